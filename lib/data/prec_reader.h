@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The record stream reader: perf.data in file form or pipe form, plain or with
+ * PERF_RECORD_COMPRESSED (perf's single unterminated zstd frame, or our independent frames),
+ * from a path, a file descriptor (standard input included) or memory.
+ *
+ * prec_reader__next() hands out records in file order.  A COMPRESSED record is handed out
+ * itself, then the records decompressed from it (marked `decompressed`); records may span
+ * COMPRESSED records.  In pipe form, HEADER_ATTR / HEADER_FEATURE / EVENT_UPDATE records are
+ * absorbed into the reader's event list and feature table as they pass, and handed out too.
+ *
+ * Robustness: every length is checked against what remains and against a fixed maximum; no
+ * allocation is driven by an unchecked size; decompression proceeds in bounded steps.  A
+ * truncated tail ends the stream normally (0) with a warning through the log callback and
+ * prec_reader__truncated() true.  Garbage returns -EBADMSG, with the byte offset logged.
+ * A byte-swapped (other-endian) file is refused with -EPROTONOSUPPORT.
+ */
+#ifndef PREC_READER_H
+#define PREC_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/perf_event.h>
+
+#include "prec_sample.h"
+
+struct prec_reader;
+
+/* One event of the recording. */
+struct prec_evsel {
+	struct perf_event_attr attr; /* zero-extended or cut to our struct size */
+	uint64_t *ids;
+	size_t nr_ids;
+	char *name; /* from EVENT_DESC / EVENT_UPDATE, or derived from the attr; never NULL */
+	struct prec_sample_layout layout;
+};
+
+struct prec_record {
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size;
+	const void *data; /* the whole record, header included, 8-byte aligned */
+	uint64_t offset; /* file offset of the record, or of the COMPRESSED record it came from */
+	uint64_t inner_offset; /* offset in the decompressed stream (decompressed records) */
+	bool decompressed;
+};
+
+/* Open `path`; "-" means standard input. */
+int prec_reader__open(const char *path, struct prec_reader **ret);
+/* Read from `fd` (not owned; it must stay open until prec_reader__free()). */
+int prec_reader__open_fd(int fd, struct prec_reader **ret);
+/* Read from memory (not copied; it must outlive the reader). For fuzzing and tests. */
+int prec_reader__open_mem(const void *data, size_t len, struct prec_reader **ret);
+void prec_reader__free(struct prec_reader *r);
+
+/*
+ * The next record: 1 and *ret filled, 0 at the end of the stream, or -errno.  Pointers in
+ * *ret stay valid until the next call.  After an error, further calls return the same error.
+ */
+int prec_reader__next(struct prec_reader *r, struct prec_record *ret);
+
+bool prec_reader__is_pipe(const struct prec_reader *r);
+bool prec_reader__truncated(const struct prec_reader *r);
+
+size_t prec_reader__nr_evsels(const struct prec_reader *r);
+const struct prec_evsel *prec_reader__evsel(const struct prec_reader *r, size_t idx);
+/*
+ * The event a kernel record belongs to, by its id (one event: always 0; id 0: the first).
+ * -ENOENT for an unknown id or when there are no events.
+ */
+int prec_reader__evsel_of(const struct prec_reader *r, const struct prec_record *rec);
+
+/*
+ * A header feature's payload, or NULL if absent.  In pipe form a feature appears once its
+ * HEADER_FEATURE record has been read.
+ */
+const void *prec_reader__feature(const struct prec_reader *r, unsigned int feat, size_t *ret_len);
+
+/* Bytes of input consumed so far (file offset of the next outer record). */
+uint64_t prec_reader__offset(const struct prec_reader *r);
+
+/* Name for an attr without a recorded name ("cycles", "cpu-clock", "raw 0x1c2", ...). */
+const char *prec_event_name_from_attr(const struct perf_event_attr *attr, char *buf, size_t len);
+
+/*
+ * Helpers to decode feature payloads: a cursor over `len` bytes.  Each getter returns 0 or
+ * -EBADMSG when the payload is too short; strings are returned malloc'ed (caller frees).
+ */
+struct prec_feat_cursor {
+	const unsigned char *p;
+	size_t len;
+	size_t off;
+};
+int prec_feat__u32(struct prec_feat_cursor *c, uint32_t *ret);
+int prec_feat__u64(struct prec_feat_cursor *c, uint64_t *ret);
+int prec_feat__string(struct prec_feat_cursor *c, char **ret);
+int prec_feat__bytes(struct prec_feat_cursor *c, size_t n, const void **ret);
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Growable byte buffer.  Invariant: len <= cap; data is NULL only when cap is 0.  Growth is
+ * geometric so appends are amortised O(1); sizes are checked for overflow.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prec_buf.h"
+
+int prec_buf__reserve(struct prec_buf *b, size_t extra)
+{
+	size_t need, cap;
+	unsigned char *p;
+
+	if (extra > SIZE_MAX - b->len)
+		return -ENOMEM;
+	need = b->len + extra;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2)
+			return -ENOMEM;
+		cap *= 2;
+	}
+	p = realloc(b->data, cap);
+	if (!p)
+		return -ENOMEM;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+int prec_buf__append(struct prec_buf *b, const void *p, size_t n)
+{
+	int err;
+
+	if (!n)
+		return 0;
+	err = prec_buf__reserve(b, n);
+	if (err)
+		return err;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+int prec_buf__append_zeros(struct prec_buf *b, size_t n)
+{
+	int err;
+
+	if (!n)
+		return 0;
+	err = prec_buf__reserve(b, n);
+	if (err)
+		return err;
+	memset(b->data + b->len, 0, n);
+	b->len += n;
+	return 0;
+}
+
+void prec_buf__consume(struct prec_buf *b, size_t n)
+{
+	if (n >= b->len) {
+		b->len = 0;
+		return;
+	}
+	memmove(b->data, b->data + n, b->len - n);
+	b->len -= n;
+}
+
+void prec_buf__release(struct prec_buf *b)
+{
+	if (!b)
+		return;
+	free(b->data);
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+}
