@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Synthesized records and header features: what the kernel will not tell us because it
+ * existed before recording started (threads, their maps, the kernel text map), and facts
+ * about the machine for `preport --header`.  Everything here reads /proc and /sys; a
+ * process that disappears while it is read is skipped silently (it raced with us).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "prec_abi.h"
+#include "precord.h"
+
+static int count_cpus(const char *path)
+{
+	char buf[256];
+	FILE *f = fopen(path, "re");
+	int n = 0;
+	char *p;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	for (p = buf; *p && *p != '\n';) {
+		long lo = strtol(p, &p, 10), hi = lo;
+
+		if (*p == '-')
+			hi = strtol(p + 1, &p, 10);
+		n += (int)(hi - lo + 1);
+		if (*p == ',')
+			p++;
+		else
+			break;
+	}
+	return n;
+}
+
+static void cpuinfo(char *desc, size_t dlen, char *id, size_t idlen)
+{
+	char line[512], vendor[64] = "", family[16] = "", model[16] = "", stepping[16] = "";
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	snprintf(desc, dlen, "unknown");
+	id[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *v;
+		size_t n;
+
+		if (!colon)
+			continue;
+		if (line[0] == '\n')
+			break;
+		v = colon + 1;
+		while (*v == ' ')
+			v++;
+		n = strlen(v);
+		while (n && (v[n - 1] == '\n' || v[n - 1] == ' '))
+			v[--n] = 0;
+		if (!strncmp(line, "model name", 10))
+			snprintf(desc, dlen, "%s", v);
+		else if (!strncmp(line, "vendor_id", 9))
+			snprintf(vendor, sizeof(vendor), "%s", v);
+		else if (!strncmp(line, "cpu family", 10))
+			snprintf(family, sizeof(family), "%s", v);
+		else if (!strncmp(line, "model", 5) && line[5] != ' ')
+			snprintf(model, sizeof(model), "%s", v);
+		else if (!strncmp(line, "model\t", 6))
+			snprintf(model, sizeof(model), "%s", v);
+		else if (!strncmp(line, "stepping", 8))
+			snprintf(stepping, sizeof(stepping), "%s", v);
+	}
+	fclose(f);
+	if (vendor[0])
+		snprintf(id, idlen, "%s,%s,%s,%s", vendor, family, model, stepping);
+}
+
+int synth_features(struct prec_writer *w, int argc, char **argv)
+{
+	char desc[256], id[128], self[PATH_MAX];
+	struct utsname u;
+	struct sysinfo si;
+	uint32_t nrcpus[2];
+	const char **args;
+	uint64_t mem;
+	ssize_t n;
+	int err, i;
+
+	if (uname(&u) == 0) {
+		err = prec_writer__add_feature_string(w, PREC_FEAT_HOSTNAME, u.nodename);
+		if (!err)
+			err = prec_writer__add_feature_string(w, PREC_FEAT_OSRELEASE, u.release);
+		if (!err)
+			err = prec_writer__add_feature_string(w, PREC_FEAT_ARCH, u.machine);
+		if (err)
+			return err;
+	}
+	err = prec_writer__add_feature_string(w, PREC_FEAT_VERSION, PACKAGE_VERSION);
+	if (err)
+		return err;
+	nrcpus[0] = (uint32_t)count_cpus("/sys/devices/system/cpu/present");
+	nrcpus[1] = (uint32_t)count_cpus("/sys/devices/system/cpu/online");
+	err = prec_writer__add_feature(w, PREC_FEAT_NRCPUS, nrcpus, sizeof(nrcpus));
+	if (err)
+		return err;
+	cpuinfo(desc, sizeof(desc), id, sizeof(id));
+	err = prec_writer__add_feature_string(w, PREC_FEAT_CPUDESC, desc);
+	if (!err && id[0])
+		err = prec_writer__add_feature_string(w, PREC_FEAT_CPUID, id);
+	if (err)
+		return err;
+	if (sysinfo(&si) == 0) {
+		mem = (uint64_t)si.totalram * si.mem_unit / 1024;
+		err = prec_writer__add_feature(w, PREC_FEAT_TOTAL_MEM, &mem, sizeof(mem));
+		if (err)
+			return err;
+	}
+	args = calloc((size_t)argc + 1, sizeof(*args));
+	if (!args)
+		return -ENOMEM;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = 0;
+	args[0] = n > 0 ? self : argv[0];
+	for (i = 1; i < argc; i++)
+		args[i] = argv[i];
+	err = prec_writer__add_feature_strings(w, PREC_FEAT_CMDLINE, args, (size_t)argc);
+	free(args);
+	return err;
+}
+
+int synth_kernel_mmap(struct prec_writer *w)
+{
+	char line[512], type, name[256];
+	uint64_t addr, text = 0, etext = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && (!text || !etext)) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (!strcmp(name, "_text"))
+			text = addr;
+		else if (!strcmp(name, "_etext"))
+			etext = addr;
+	}
+	fclose(f);
+	if (!text || etext <= text)
+		return 0; /* addresses hidden (kptr_restrict): kernel samples stay unresolved */
+	return prec_writer__add_mmap(w, PERF_RECORD_MISC_KERNEL, (uint32_t)-1, 0, text,
+				     etext - text, text, "[kernel.kallsyms]_text", NULL);
+}
+
+static int read_comm(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = 0;
+	return 0;
+}
+
+static int synth_maps(struct prec_writer *w, pid_t pid)
+{
+	char path[64], line[PATH_MAX + 256];
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!err && fgets(line, sizeof(line), f)) {
+		struct prec_mmap2 m = { 0 };
+		uint64_t start, end, off, ino;
+		unsigned int maj, min;
+		char perms[8];
+		int pos = 0;
+		char *name;
+		size_t n;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
+			   &start, &end, perms, &off, &maj, &min, &ino, &pos) < 7)
+			continue;
+		if (perms[2] != 'x')
+			continue;
+		name = line + pos;
+		n = strlen(name);
+		while (n && (name[n - 1] == '\n' || name[n - 1] == ' '))
+			name[--n] = 0;
+		if (!n)
+			name = "//anon";
+		m.pid = m.tid = (uint32_t)pid;
+		m.addr = start;
+		m.len = end - start;
+		m.pgoff = off;
+		m.maj = maj;
+		m.min = min;
+		m.ino = ino;
+		m.prot = 1 | 4; /* PROT_READ | PROT_EXEC */
+		if (perms[1] == 'w')
+			m.prot |= 2;
+		m.flags = perms[3] == 's' ? 1 : 2; /* MAP_SHARED : MAP_PRIVATE */
+		m.filename = name;
+		err = prec_writer__add_mmap2(w, PERF_RECORD_MISC_USER, &m, NULL);
+	}
+	fclose(f);
+	return err;
+}
+
+int synth_process(struct prec_writer *w, pid_t pid)
+{
+	char path[64], comm[64];
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		pid_t tid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		tid = (pid_t)atoi(de->d_name);
+		if (read_comm(pid, tid, comm, sizeof(comm)))
+			continue;
+		err = prec_writer__add_comm(w, (uint32_t)pid, (uint32_t)tid, comm, false, NULL);
+	}
+	closedir(d);
+	return err ? err : synth_maps(w, pid);
+}
+
+int synth_all_processes(struct prec_writer *w)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		err = synth_process(w, (pid_t)atoi(de->d_name));
+	}
+	closedir(d);
+	return err;
+}
