@@ -37,6 +37,7 @@
 #define MAX_IDS (1U << 20)
 #define MAX_FEATURE_SIZE (64U << 20)
 #define NO_LIMIT UINT64_MAX
+#define MAX_READ_AHEAD (32U << 20) /* bytes of header records prec_reader__read_header() keeps */
 
 struct src {
 	int fd; /* -1: memory */
@@ -54,6 +55,12 @@ struct feature {
 	void *data;
 	size_t len;
 	bool present;
+};
+
+/* A record read ahead by prec_reader__read_header(), to be handed out again. */
+struct replay_rec {
+	struct prec_record rec; /* rec.data points at `copy` */
+	void *copy;
 };
 
 struct id_entry {
@@ -89,6 +96,12 @@ struct prec_reader {
 	bool z_active;
 
 	struct prec_buf recbuf; /* aligned copy of an unaligned record */
+
+	/* pipe form: records prec_reader__read_header() consumed, already absorbed */
+	struct replay_rec *replay;
+	size_t nr_replay;
+	size_t replay_pos; /* next one to hand out */
+	bool header_read;
 };
 
 /* ---- input ---------------------------------------------------------------------------- */
@@ -718,6 +731,17 @@ int prec_reader__open(const char *path, struct prec_reader **ret)
 	return reader_finish_open(r, ret);
 }
 
+static void drop_replay(struct prec_reader *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_replay; i++)
+		free(r->replay[i].copy);
+	free(r->replay);
+	r->replay = NULL;
+	r->nr_replay = r->replay_pos = 0;
+}
+
 void prec_reader__free(struct prec_reader *r)
 {
 	size_t i;
@@ -741,6 +765,7 @@ void prec_reader__free(struct prec_reader *r)
 	prec_buf__release(&r->zin);
 	prec_buf__release(&r->dbuf);
 	prec_buf__release(&r->recbuf);
+	drop_replay(r);
 	free(r);
 }
 
@@ -1002,7 +1027,7 @@ static int next_outer(struct prec_reader *r, struct prec_record *ret)
 	return hand_out(r, p, &h, ret);
 }
 
-int prec_reader__next(struct prec_reader *r, struct prec_record *ret)
+static int next_record(struct prec_reader *r, struct prec_record *ret)
 {
 	int rc;
 
@@ -1024,6 +1049,68 @@ int prec_reader__next(struct prec_reader *r, struct prec_record *ret)
 	else if (rc == 0)
 		r->done = true;
 	return rc;
+}
+
+int prec_reader__next(struct prec_reader *r, struct prec_record *ret)
+{
+	if (r->replay_pos < r->nr_replay) {
+		*ret = r->replay[r->replay_pos++].rec;
+		return 1;
+	}
+	/* the last replayed record was handed out by the previous call: its copy may go */
+	if (r->nr_replay)
+		drop_replay(r);
+	return next_record(r, ret);
+}
+
+static int keep_for_replay(struct prec_reader *r, const struct prec_record *rec)
+{
+	struct replay_rec *v;
+	void *copy;
+
+	v = realloc(r->replay, (r->nr_replay + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->replay = v;
+	copy = malloc(rec->size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, rec->data, rec->size);
+	v[r->nr_replay].rec = *rec;
+	v[r->nr_replay].rec.data = copy;
+	v[r->nr_replay].copy = copy;
+	r->nr_replay++;
+	return 0;
+}
+
+int prec_reader__read_header(struct prec_reader *r)
+{
+	struct prec_record rec;
+	size_t kept = 0;
+	int err;
+
+	if (!r->pipe || r->header_read)
+		return 0;
+	r->header_read = true;
+	for (;;) {
+		if (kept > MAX_READ_AHEAD) {
+			prec_warn("offset %#" PRIx64 ": more than %u bytes of header records; "
+				  "later features appear only as the records are read",
+				  r->src.pos, MAX_READ_AHEAD);
+			return 0;
+		}
+		/* the end or an error stays pending in the reader: next() reports it in order */
+		if (next_record(r, &rec) <= 0)
+			return 0;
+		err = keep_for_replay(r, &rec);
+		if (err) {
+			r->err = err; /* a record was lost: the stream cannot go on */
+			return err;
+		}
+		kept += rec.size;
+		if (rec.type != PREC_REC_HEADER_ATTR && rec.type != PREC_REC_HEADER_FEATURE)
+			return 0;
+	}
 }
 
 bool prec_reader__is_pipe(const struct prec_reader *r)
@@ -1073,5 +1160,7 @@ const void *prec_reader__feature(const struct prec_reader *r, unsigned int feat,
 
 uint64_t prec_reader__offset(const struct prec_reader *r)
 {
+	if (r->replay_pos < r->nr_replay)
+		return r->replay[r->replay_pos].rec.offset;
 	return r->src.pos;
 }

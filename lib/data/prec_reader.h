@@ -61,6 +61,17 @@ void prec_reader__free(struct prec_reader *r);
  */
 int prec_reader__next(struct prec_reader *r, struct prec_record *ret);
 
+/*
+ * Make the header complete before any record is wanted.  In pipe form the events and features
+ * arrive as HEADER_ATTR / HEADER_FEATURE records: this reads and absorbs them, up to and
+ * including the first record of another type, and keeps copies, so that prec_reader__next()
+ * still hands out every record from the first one, in order (they are not absorbed twice).
+ * A read error or the end of the stream met on the way is reported by prec_reader__next()
+ * after those records.  In file form, and when called again, it does nothing.
+ * Returns 0, or -ENOMEM (the reader is then unusable).
+ */
+int prec_reader__read_header(struct prec_reader *r);
+
 bool prec_reader__is_pipe(const struct prec_reader *r);
 bool prec_reader__truncated(const struct prec_reader *r);
 
@@ -74,11 +85,12 @@ int prec_reader__evsel_of(const struct prec_reader *r, const struct prec_record 
 
 /*
  * A header feature's payload, or NULL if absent.  In pipe form a feature appears once its
- * HEADER_FEATURE record has been read.
+ * HEADER_FEATURE record has been read (call prec_reader__read_header() to have them all).
+ * The payload is owned by the reader and unchecked: decode it with the cursor below.
  */
 const void *prec_reader__feature(const struct prec_reader *r, unsigned int feat, size_t *ret_len);
 
-/* Bytes of input consumed so far (file offset of the next outer record). */
+/* File offset of the next outer record (records kept by read_header() count as unread). */
 uint64_t prec_reader__offset(const struct prec_reader *r);
 
 /* Name for an attr without a recorded name ("cycles", "cpu-clock", "raw 0x1c2", ...). */

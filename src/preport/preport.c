@@ -124,8 +124,12 @@ int main(int argc, char **argv)
 	}
 
 	err = 0;
-	if (o.header || o.header_only)
-		err = preport_print_header(r, o.input, stdout);
+	if (o.header || o.header_only) {
+		/* pipe form: the features come as records; read them now, -D still sees them */
+		err = prec_reader__read_header(r);
+		if (!err)
+			err = preport_print_header(r, o.input, stdout);
+	}
 	if (!err && !o.header_only) {
 		if (o.dump_raw) {
 			err = preport_dump(r, stdout);

@@ -19,7 +19,11 @@ struct preport_opts {
 /* -D: one line per record, then totals per type. Returns 0 or -errno. */
 int preport_dump(struct prec_reader *r, FILE *out);
 
-/* --header / --header-only: print the features. Returns 0 or -errno. */
+/*
+ * --header / --header-only: print the header and its features.  In pipe form call
+ * prec_reader__read_header() first, or the features are not known yet.  A malformed feature
+ * is one "# NAME: malformed" line, not an error.  Returns 0 or -errno (-ENOMEM, -EIO).
+ */
 int preport_print_header(struct prec_reader *r, const char *input, FILE *out);
 
 #endif
