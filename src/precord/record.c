@@ -235,7 +235,7 @@ static int setup_events(struct session *s)
 		}
 		if (s->nr_ev > 1)
 			a->sample_type |= PERF_SAMPLE_IDENTIFIER;
-		a->read_format = PERF_FORMAT_ID;
+		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 		a->disabled = 1;
 		a->inherit = o->all_cpus ? 0 : 1;
 		a->enable_on_exec = s->o->cmd && !o->all_cpus && !o->nr_pids ? 1 : 0;
@@ -266,6 +266,10 @@ static int open_one(struct session *s, struct event *e, pid_t pid, int cpu, int 
 		}
 		if (errno == EINVAL && a->build_id) {
 			a->build_id = 0; /* kernel < 5.12: plain MMAP2 */
+			continue;
+		}
+		if (errno == EINVAL && (a->read_format & PERF_FORMAT_LOST)) {
+			a->read_format &= ~(uint64_t)PERF_FORMAT_LOST; /* kernel < 6.0 */
 			continue;
 		}
 		if ((errno == EACCES || errno == EPERM) && !a->exclude_kernel) {
@@ -618,9 +622,52 @@ static int collect_tids(struct session *s)
 	return 0;
 }
 
+/*
+ * Samples the kernel dropped because a ring was full, per event (PERF_FORMAT_LOST), written
+ * as LOST_SAMPLES records like perf does.  Returns the total.
+ */
+static uint64_t write_lost_samples(struct session *s)
+{
+	uint64_t total = 0;
+	size_t e, k, per = s->nr_cpus * s->nr_tids;
+
+	for (e = 0; e < s->nr_ev; e++) {
+		uint64_t lost = 0, v[3];
+
+		if (!(s->ev[e].attr.read_format & PERF_FORMAT_LOST))
+			continue;
+		for (k = e * per; k < (e + 1) * per; k++)
+			if (s->fds[k] >= 0 && read(s->fds[k], v, sizeof(v)) == (ssize_t)sizeof(v))
+				lost += v[2];
+		if (lost && !s->write_failed) {
+			struct prec_sample_id sid = { 0 };
+			int err;
+
+			sid.id = s->ev[e].nr_ids ? s->ev[e].ids[0] : 0;
+			err = prec_writer__add_lost_samples(s->w, lost, &sid);
+			if (err)
+				report_write_error(s, err);
+		}
+		total += lost;
+	}
+	return total;
+}
+
+static const char *fmt_bytes(uint64_t n, char *buf, size_t len)
+{
+	if (n < 10 * 1024)
+		snprintf(buf, len, "%" PRIu64 " B", n);
+	else if (n < 10 * 1024 * 1024)
+		snprintf(buf, len, "%.1f KiB", (double)n / 1024);
+	else
+		snprintf(buf, len, "%.1f MiB", (double)n / (1024 * 1024));
+	return buf;
+}
+
 static void summary(struct session *s, double secs)
 {
 	struct prec_writer_stats ws;
+	char b1[32], b2[32];
 	double ratio, pct;
 
 	if (s->o->quiet || !s->w)
@@ -631,11 +678,11 @@ static void summary(struct session *s, double secs)
 		100.0 * (double)s->st.lost / (double)(s->st.samples + s->st.lost) : 0;
 	fprintf(stderr,
 		"precord: %" PRIu64 " samples in %.2f s, %" PRIu64 " lost records (%" PRIu64
-		" samples, %.2f%%), %" PRIu64 " throttle events; wrote %.2f MB (%.2f MB raw, "
+		" samples, %.2f%%), %" PRIu64 " throttle events; wrote %s (%s raw, "
 		"%.1fx) to %s\n",
 		s->st.samples, secs, s->st.lost_records, s->st.lost, pct, s->st.throttles,
-		(double)ws.written_bytes / 1e6, (double)ws.raw_bytes / 1e6, ratio,
-		strcmp(s->o->output, "-") ? s->o->output : "standard output");
+		fmt_bytes(ws.written_bytes, b1, sizeof(b1)), fmt_bytes(ws.raw_bytes, b2, sizeof(b2)),
+		ratio, strcmp(s->o->output, "-") ? s->o->output : "standard output");
 	if (s->st.lost)
 		fprintf(stderr, "precord: warning: %.2f%% of samples were lost; use a larger "
 				"buffer (-m) or a lower frequency (-F)\n", pct);
@@ -677,7 +724,7 @@ int record_run(const struct rec_opts *o)
 {
 	struct session s = { .o = o, .child = -1, .go_fd = -1, .err_fd = -1, .out_fd = -1 };
 	struct sigaction sa;
-	uint64_t start, next_flush, deadline = 0;
+	uint64_t start, next_flush, deadline = 0, lost;
 	int status = 0, rc = 1, err;
 	bool child_done = false;
 	struct pollfd *pfd = NULL;
@@ -793,6 +840,9 @@ int record_run(const struct rec_opts *o)
 
 	enable_events(&s, false);
 	drain_all(&s);
+	lost = write_lost_samples(&s);
+	if (lost > s.st.lost)
+		s.st.lost = lost; /* the LOST records and the counters describe the same drops */
 	if (s.child > 0 && !child_done) {
 		if (got_stop)
 			kill(s.child, SIGTERM);

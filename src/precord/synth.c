@@ -143,27 +143,69 @@ int synth_features(struct prec_writer *w, int argc, char **argv)
 	return err;
 }
 
-int synth_kernel_mmap(struct prec_writer *w)
+/* Find `_text` and, if etext is not NULL, `_etext` in /proc/kallsyms; stop after
+ * `max_lines` lines (0: no limit). */
+static void scan_kallsyms(uint64_t *text, uint64_t *etext, unsigned int max_lines)
 {
 	char line[512], type, name[256];
-	uint64_t addr, text = 0, etext = 0;
+	unsigned int n = 0;
+	uint64_t addr;
 	FILE *f = fopen("/proc/kallsyms", "re");
 
 	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f) && (!text || !etext)) {
+		return;
+	while (fgets(line, sizeof(line), f) && (!*text || (etext && !*etext))) {
+		if (max_lines && ++n > max_lines)
+			break;
 		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) != 3)
 			continue;
 		if (!strcmp(name, "_text"))
-			text = addr;
-		else if (!strcmp(name, "_etext"))
-			etext = addr;
+			*text = addr;
+		else if (etext && !strcmp(name, "_etext"))
+			*etext = addr;
 	}
 	fclose(f);
-	if (!text || etext <= text)
+}
+
+/* Size of the kernel text: /proc/iomem's "Kernel code" resource spans [_text, _etext). */
+static uint64_t iomem_kernel_code_size(void)
+{
+	char line[256];
+	uint64_t lo, hi, size = 0;
+	FILE *f = fopen("/proc/iomem", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, ": Kernel code"))
+			continue;
+		if (sscanf(line, " %" SCNx64 "-%" SCNx64, &lo, &hi) == 2 && hi > lo)
+			size = hi - lo + 1;
+		break;
+	}
+	fclose(f);
+	return size;
+}
+
+int synth_kernel_mmap(struct prec_writer *w)
+{
+	uint64_t text = 0, etext = 0, len;
+
+	/*
+	 * Generating all of /proc/kallsyms costs the kernel tens of milliseconds, so take
+	 * _text from its first lines and the length from /proc/iomem when we can.
+	 */
+	scan_kallsyms(&text, NULL, 64);
+	len = text ? iomem_kernel_code_size() : 0;
+	if (!len) {
+		text = 0;
+		scan_kallsyms(&text, &etext, 0);
+		len = etext > text ? etext - text : 0;
+	}
+	if (!text || !len)
 		return 0; /* addresses hidden (kptr_restrict): kernel samples stay unresolved */
-	return prec_writer__add_mmap(w, PERF_RECORD_MISC_KERNEL, (uint32_t)-1, 0, text,
-				     etext - text, text, "[kernel.kallsyms]_text", NULL);
+	return prec_writer__add_mmap(w, PERF_RECORD_MISC_KERNEL, (uint32_t)-1, 0, text, len, text,
+				     "[kernel.kallsyms]_text", NULL);
 }
 
 static int read_comm(pid_t pid, pid_t tid, char *buf, size_t len)
