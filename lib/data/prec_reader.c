@@ -37,6 +37,8 @@
 #define MAX_IDS (1U << 20)
 #define MAX_FEATURE_SIZE (64U << 20)
 #define NO_LIMIT UINT64_MAX
+/* Types at or above this are garbage: perf 6.1 stops at 82, newer perf adds a few. */
+#define PREC_REC_TYPE_LIMIT 128
 #define MAX_READ_AHEAD (32U << 20) /* bytes of header records prec_reader__read_header() keeps */
 
 struct src {
@@ -814,6 +816,13 @@ static int next_decompressed(struct prec_reader *r, struct prec_record *ret)
 					 r->z_outer_offset, r->d_offset, h.size);
 				return -EBADMSG;
 			}
+			if (h.type == 0 || h.type >= PREC_REC_TYPE_LIMIT) {
+				prec_log(PREC_LOG_ERROR,
+					 "offset %#" PRIx64 ": compressed data at +%#" PRIx64
+					 ": unknown record type %u",
+					 r->z_outer_offset, r->d_offset, h.type);
+				return -EBADMSG;
+			}
 			if (h.type == PREC_REC_COMPRESSED) {
 				prec_log(PREC_LOG_ERROR,
 					 "offset %#" PRIx64 ": COMPRESSED record nested in compressed data",
@@ -968,6 +977,8 @@ static int next_outer(struct prec_reader *r, struct prec_record *ret)
 	memcpy(&h, p, sizeof(h));
 	if (h.size < sizeof(h))
 		return bad(r, off, "record size is smaller than its header");
+	if (h.type == 0 || h.type >= PREC_REC_TYPE_LIMIT)
+		return bad(r, off, "unknown record type (garbage in the stream?)");
 	if (r->limit != NO_LIMIT && h.size > r->limit - off)
 		return bad(r, off, "record crosses the end of the data section");
 	err = src_peek(&r->src, h.size, &p, &avail);

@@ -45,23 +45,42 @@ struct prec_writer {
 	struct prec_writer_stats stats;
 };
 
+/*
+ * A failed write (disk full) may have stored part of the buffer: cut a regular file back to
+ * where this write started, so the file ends at a record boundary.  (On a pipe lseek fails
+ * and nothing can be taken back; the reader copes with a cut record.)
+ */
+static void take_back(struct prec_writer *w, off_t start, size_t done)
+{
+	if (start < 0 || !done)
+		return;
+	if (ftruncate(w->fd, start) == 0 && lseek(w->fd, start, SEEK_SET) == start)
+		w->stats.written_bytes -= done;
+}
+
 static int write_out(struct prec_writer *w)
 {
+	off_t start;
 	size_t done = 0;
 	ssize_t n;
 
 	if (w->err)
 		return w->err;
+	if (!w->out.len)
+		return 0;
+	start = lseek(w->fd, 0, SEEK_CUR);
 	while (done < w->out.len) {
 		n = write(w->fd, w->out.data + done, w->out.len - done);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			w->err = -errno;
+			take_back(w, start, done);
 			return w->err;
 		}
 		if (n == 0) {
 			w->err = -EIO;
+			take_back(w, start, done);
 			return w->err;
 		}
 		done += (size_t)n;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -248,6 +249,12 @@ static int setup_events(struct session *s)
 			a->task = 1;
 			a->context_switch = 1;
 			a->build_id = 1;
+			/*
+			 * A DWARF unwinder reads .eh_frame_hdr, which lives in a read-only,
+			 * non-executable segment: without its map the stack copies cannot be
+			 * unwound (perf record sets this for --call-graph dwarf too).
+			 */
+			a->mmap_data = o->dwarf;
 		}
 	}
 	return 0;
@@ -416,6 +423,9 @@ static int start_workload(struct session *s)
 		signal(SIGCHLD, SIG_DFL);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
+		/* with -o -, standard output carries the stream: keep the workload off it */
+		if (!strcmp(s->o->output, "-") && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(s->o->cmd[0], s->o->cmd);
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)
@@ -502,13 +512,15 @@ static int open_output(struct session *s)
 {
 	const char *path = s->o->output;
 	char old[4096];
+	struct stat st;
 	int fd;
 
 	if (!strcmp(path, "-")) {
 		s->out_fd = STDOUT_FILENO;
 		return 0;
 	}
-	if (!access(path, F_OK)) {
+	/* like perf: keep the previous recording as FILE.old (regular files only) */
+	if (!stat(path, &st) && S_ISREG(st.st_mode) && st.st_size) {
 		snprintf(old, sizeof(old), "%s.old", path);
 		if (rename(path, old)) {
 			fprintf(stderr, "precord: cannot rename '%s' to '%s': %s\n", path, old,

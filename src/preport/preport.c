@@ -15,16 +15,27 @@
 #include "prec_log.h"
 #include "preport.h"
 
-static bool verbose;
+static bool verbose, quiet;
+static char last_error[1024]; /* the library's error, reported once by main() */
 
 static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)
 {
-	static const char *const tag[] = { "error", "warning", "info", "debug" };
-
 	(void)ctx;
+	if (level == PREC_LOG_ERROR) {
+		snprintf(last_error, sizeof(last_error), "%s", msg);
+		return;
+	}
 	if (level >= PREC_LOG_INFO && !verbose)
 		return;
-	fprintf(stderr, "preport: %s: %s\n", tag[level], msg);
+	if (level == PREC_LOG_WARN && quiet)
+		return;
+	fprintf(stderr, "preport: %s: %s\n", level == PREC_LOG_WARN ? "warning" : "info", msg);
+}
+
+/* What went wrong, in the library's words if it said something, else strerror. */
+static const char *why(int err)
+{
+	return last_error[0] ? last_error : strerror(-err);
 }
 
 static void usage(FILE *f)
@@ -68,7 +79,8 @@ int main(int argc, char **argv)
 	struct prec_reader *r = NULL;
 	int c, err;
 
-	while ((c = getopt_long(argc, argv, "i:Dvqh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:Dvqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -87,6 +99,7 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			o.quiet = true;
+			quiet = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -94,8 +107,13 @@ int main(int argc, char **argv)
 		case OPT_VERSION:
 			printf("preport %s\n", PACKAGE_VERSION);
 			return 0;
+		case ':':
+			fprintf(stderr, "preport: option '%s' needs a value; run 'preport --help' for "
+					"usage\n", argv[optind - 1]);
+			return 2;
 		default:
-			fprintf(stderr, "preport: unknown option; run 'preport --help' for the list\n");
+			fprintf(stderr, "preport: unknown option '%s'; run 'preport --help' for the "
+					"list\n", argv[optind - 1]);
 			return 2;
 		}
 	}
@@ -116,8 +134,11 @@ int main(int argc, char **argv)
 	err = prec_reader__open(o.input, &r);
 	if (err) {
 		if (err == -EBADMSG || err == -EPROTONOSUPPORT)
-			fprintf(stderr, "preport: cannot read '%s': not a perf.data stream we can "
-					"read (see the error above)\n", o.input);
+			fprintf(stderr, "preport: cannot read '%s': %s; is it a perf.data or "
+					"precord recording?\n", o.input, why(err));
+		else if (err == -EISDIR)
+			fprintf(stderr, "preport: cannot read '%s': it is a directory; give the "
+					"recording file with -i\n", o.input);
 		else
 			fprintf(stderr, "preport: cannot open '%s': %s\n", o.input, strerror(-err));
 		return 1;
@@ -144,8 +165,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (err == -EBADMSG) {
-		fprintf(stderr, "preport: '%s' is corrupt (see the offset above); records before it "
-				"were printed\n", o.input);
+		fprintf(stderr, "preport: '%s' is corrupt: %s; the records before it were "
+				"printed\n", o.input, why(err));
+		return 1;
+	}
+	if (err == -ENOMEM) {
+		fprintf(stderr, "preport: out of memory reading '%s'\n", o.input);
+		return 1;
+	}
+	if (err && err != -ENOSYS) {
+		fprintf(stderr, "preport: cannot read '%s': %s\n", o.input, why(err));
 		return 1;
 	}
 	return err ? 1 : 0;

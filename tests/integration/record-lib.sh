@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: MIT
+# Helpers for tests/integration/run-record-*.sh, on top of test-lib.sh; source both with
+#   . "$(dirname "$0")/test-lib.sh"
+#   . "$(dirname "$0")/record-lib.sh"
+#
+# Environment: PRECORD (set by TESTS_ENVIRONMENT; defaults to the in-tree build) and what
+# test-lib.sh reads.  Plain POSIX sh.
+
+PRECORD=${PRECORD:-$top_builddir/src/precord/precord}
+WL=$top_builddir/tests/workloads
+
+# need_record: perf, precord, preport and the named workloads are there, and the kernel lets
+# us sample cpu-clock; skips (77) with the kernel's reason when perf_event_open is refused.
+# Usage: need_record WORKLOAD...
+need_record() {
+	need_perf
+	need_file "$PRECORD" precord
+	need_file "$PREPORT" preport
+	for _w in "$@"; do
+		need_file "$WL/$_w" "the $_w workload"
+	done
+	_p=$workdir/probe-precord.data
+	if "$PRECORD" -q -e cpu-clock -o "$_p" -- true >/dev/null 2>"$_p.err"; then
+		say "precord can record cpu-clock"
+		return 0
+	fi
+	# precord failed: a refusal by the kernel is a skip, anything else is precord's fault.
+	probe_perf_event || skip "$PERF_REFUSED"
+	fail "precord cannot record 'true' with -e cpu-clock, though perf can: $(head -n 1 "$_p.err")"
+}
+
+# record NAME PRECORD-ARGS...: run precord; its stdout goes to $workdir/NAME.out, its stderr
+# to $workdir/NAME.err, its exit status to $rec_rc.
+record() {
+	_n=$1
+	shift
+	"$PRECORD" "$@" >"$workdir/$_n.out" 2>"$workdir/$_n.err"
+	rec_rc=$?
+}
+
+# check_status LABEL GOT WANT
+check_status() {
+	if [ "$2" -eq "$3" ]; then
+		ok "$1: exit status $2"
+	else
+		bad "$1: exit status $2, want $3"
+	fi
+}
+
+# check_summary LABEL STDERR-FILE: precord printed its summary line ("precord: N samples in
+# ...") with N > 0; sets $summary_samples.
+check_summary() {
+	summary_samples=$(sed -n 's/^precord: \([0-9][0-9]*\) samples in .*/\1/p' "$2" | tail -n 1)
+	if [ -n "$summary_samples" ] && [ "$summary_samples" -gt 0 ]; then
+		ok "$1: summary line says $summary_samples samples"
+	else
+		bad "$1: no summary line with samples on stderr: $(tail -n 2 "$2" | tr '\n' ' ')"
+	fi
+}
+
+# preport_reads LABEL FILE: preport -D reads FILE with exit status 0 and nothing on stderr;
+# the dump is kept in FILE.dump and its sample lines in FILE.samples.
+preport_reads() {
+	"$PREPORT" -D -i "$2" >"$2.dump" 2>"$2.dump.err"
+	_rc=$?
+	grep -F ': SAMPLE ' "$2.dump" >"$2.samples"
+	if [ "$_rc" -eq 0 ] && [ ! -s "$2.dump.err" ]; then
+		ok "$1: preport -D reads it ($(grep -c . "$2.samples") samples)"
+	else
+		bad "$1: preport -D exits $_rc: $(head -n 2 "$2.dump.err" | tr '\n' ' ')"
+	fi
+}
+
+# counts_agree LABEL FILE: perf's record counts of FILE equal preport -D's (FILE.dump, from
+# preport_reads).
+counts_agree() {
+	if perf_stats "$2" "$2.stats" >"$2.stats.msg"; then
+		grep -v '^note:' "$2.stats.msg" | grep . | sed 's/^/  /'
+		preport_counts "$2.dump" "$2.counts"
+		compare_counts "$2.stats" "$2.counts" "$1: record counts"
+	else
+		bad "$1: $(cat "$2.stats.msg")"
+	fi
+}
+
+# count_of FILE TYPE: preport's count of records of TYPE (from counts_agree or preport_counts).
+count_of() {
+	awk -v t="$2" '$1 == t { n = $2 } END { print n + 0 }' "$1"
+}
+
+# sample_field SAMPLES NAME: the value after the word NAME in each preport -D sample line.
+sample_field() {
+	awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); break } }' "$1"
+}
+
+# perf_report LABEL FILE SORT OUT: `perf report --stdio --no-children --sort SORT` without
+# call graphs into OUT; checks the exit status and that stderr names no error.
+perf_report() {
+	"$PERF" report -i "$2" --stdio --no-children --sort "$3" -g none >"$4" 2>"$4.err"
+	_rc=$?
+	if [ "$_rc" -ne 0 ]; then
+		bad "$1: perf report --sort $3 exits $_rc: $(grep . "$4.err" | head -n 2 | tr '\n' ' ')"
+	elif grep -E -i "couldn't|failed|error|invalid" "$4.err" >/dev/null; then
+		bad "$1: perf report complains: $(grep -E -i "couldn't|failed|error|invalid" "$4.err" | head -n 2 | tr '\n' ' ')"
+	else
+		ok "$1: perf report --sort $3 reads it ($(sed -n "s/^# Samples: *\([0-9]*\).*/\1/p" "$4" | head -n 1) samples)"
+	fi
+}
+
+# share REPORT SYM [KEY]: the summed percentage of the report lines whose last field is SYM
+# (and, with KEY, whose second field is KEY: the comm or dso of --sort comm,sym / dso,sym).
+share() {
+	awk -v s="$2" -v k="${3:-}" '$1 ~ /%$/ && $NF == s && (k == "" || $2 == k) {
+		sub(/%$/, "", $1); t += $1 } END { printf "%.2f\n", t }' "$1"
+}
+
+# check_share LABEL REPORT SYM WANT [KEY]: SYM's share is WANT% +-5 points.
+check_share() {
+	_got=$(share "$2" "$3" "${5:-}")
+	_what="$3${5:+ in $5}"
+	if awk -v g="$_got" -v w="$4" 'BEGIN { d = g - w; exit !(d <= 5 && d >= -5) }'; then
+		ok "$1: $_what $_got% (want $4% +-5)"
+	else
+		bad "$1: $_what $_got%, want $4% +-5"
+	fi
+}
+
+# perf_chains LABEL FILE OUT: perf script's samples of FILE, one a line in OUT:
+#   COMM PID TID FRAME;FRAME;...   (leaf first; spaces in COMM become _)
+# FILE must have call chains (-g or --call-graph dwarf).
+perf_chains() {
+	"$PERF" script -i "$2" -F comm,pid,tid,ip,sym >"$3.raw" 2>"$3.err"
+	_rc=$?
+	awk 'function flush() {
+		if (hdr != "")
+			print hdr, (chain == "" ? "-" : chain)
+		hdr = ""
+		chain = ""
+	}
+	/^\t/ {
+		n = split($0, f, " ")
+		chain = chain (chain == "" ? "" : ";") (n >= 2 ? f[2] : "[unknown]")
+		next
+	}
+	/^[ \t]*$/ { flush(); next }
+	{
+		flush()
+		split($NF, pt, "/")
+		c = $1
+		for (i = 2; i < NF; i++)
+			c = c "_" $i
+		hdr = c " " pt[1] " " pt[2]
+	}
+	END { flush() }' "$3.raw" >"$3"
+	if [ "$_rc" -eq 0 ] && [ -s "$3" ]; then
+		ok "$1: perf script reads it ($(grep -c . "$3") samples)"
+	else
+		bad "$1: perf script exits $_rc with $(grep -c . "$3") samples: $(grep . "$3.err" | head -n 2 | tr '\n' ' ')"
+	fi
+}
+
+# check_chains LABEL CHAINS LEAF REGEX [MIN%]: at least MIN% (default 95) of the samples whose
+# leaf is LEAF have a chain matching the awk regular expression REGEX; and there are such
+# samples.
+check_chains() {
+	_r=$(awk -v l="$3" -v re="$4" '{ split($4, f, ";") } f[1] == l { n++; if ($4 ~ re) m++ }
+		END { printf "%d %d\n", m, n }' "$2")
+	_m=${_r% *}
+	_n=${_r#* }
+	_min=${5:-95}
+	if [ "$_n" -gt 0 ] && [ $((_m * 100)) -ge $((_n * _min)) ]; then
+		ok "$1: $_m of $_n $3 samples have the chain $4 (want >= $_min%)"
+	else
+		bad "$1: $_m of $_n $3 samples have the chain $4, want >= $_min%; most common: $(awk -v l="$3" '{ split($4, f, ";") } f[1] == l { print $4 }' "$2" | sort | uniq -c | sort -rn | head -n 1)"
+	fi
+}
+
+# leaf_values CHAINS LEAF FIELD: the distinct values of FIELD (1 comm, 2 pid, 3 tid) among the
+# samples whose leaf is LEAF, one a line.
+leaf_values() {
+	awk -v l="$2" -v k="$3" '{ split($4, f, ";") } f[1] == l { print $k }' "$1" | sort -u
+}
+
+# children_of PID: the pids of PID's children, one a line.
+children_of() {
+	if [ -r "/proc/$1/task/$1/children" ]; then
+		tr ' ' '\n' <"/proc/$1/task/$1/children" | grep .
+	else
+		pgrep -P "$1"
+	fi
+}
