@@ -41,9 +41,12 @@ int record_run(const struct rec_opts *o);
 int synth_features(struct prec_writer *w, int argc, char **argv);
 /* The kernel text map, from /proc/kallsyms (skipped quietly when addresses are hidden). */
 int synth_kernel_mmap(struct prec_writer *w);
-/* COMM for every thread of `pid` and MMAP2 for its executable mappings. */
-int synth_process(struct prec_writer *w, pid_t pid);
+/*
+ * COMM for every thread of `pid` and MMAP2 for its executable mappings; with data_maps also
+ * for its other readable mappings (DWARF unwinding needs the one holding .eh_frame_hdr).
+ */
+int synth_process(struct prec_writer *w, pid_t pid, bool data_maps);
 /* Every process on the system. */
-int synth_all_processes(struct prec_writer *w);
+int synth_all_processes(struct prec_writer *w, bool data_maps);
 
 #endif

@@ -561,9 +561,9 @@ static int write_header(struct session *s)
 	if (!err)
 		err = synth_kernel_mmap(s->w);
 	if (!err && s->o->all_cpus)
-		err = synth_all_processes(s->w);
+		err = synth_all_processes(s->w, s->o->dwarf);
 	for (i = 0; !err && i < s->o->nr_pids && !s->o->all_cpus; i++)
-		err = synth_process(s->w, s->o->pids[i]);
+		err = synth_process(s->w, s->o->pids[i], s->o->dwarf);
 	if (!err && s->child > 0)
 		err = prec_writer__add_comm(s->w, (uint32_t)s->child, (uint32_t)s->child,
 					    "precord", false, NULL);
@@ -738,7 +738,7 @@ int record_run(const struct rec_opts *o)
 	struct sigaction sa;
 	uint64_t start, next_flush, deadline = 0, lost;
 	int status = 0, rc = 1, err;
-	bool child_done = false;
+	bool child_done = false, timed_out = false;
 	struct pollfd *pfd = NULL;
 	size_t i;
 
@@ -796,7 +796,7 @@ int record_run(const struct rec_opts *o)
 			waitpid(s.child, NULL, 0);
 			s.child = -1;
 			flush(&s);
-			rc = 127;
+			rc = err == -ENOENT ? 127 : 126; /* as shells do */
 			goto out;
 		}
 	}
@@ -817,8 +817,10 @@ int record_run(const struct rec_opts *o)
 		int timeout = next_flush > now ? (int)(next_flush - now) : 0;
 		size_t hup = 0;
 
-		if (deadline && deadline <= now)
+		if (deadline && deadline <= now) {
+			timed_out = true;
 			break;
+		}
 		if (deadline && (int)(deadline - now) < timeout)
 			timeout = (int)(deadline - now);
 		if (poll(pfd, s.nr_rings + 1, timeout) < 0 && errno != EINTR)
@@ -856,8 +858,8 @@ int record_run(const struct rec_opts *o)
 	if (lost > s.st.lost)
 		s.st.lost = lost; /* the LOST records and the counters describe the same drops */
 	if (s.child > 0 && !child_done) {
-		if (got_stop)
-			kill(s.child, SIGTERM);
+		if (got_stop || timed_out)
+			kill(s.child, SIGTERM); /* the workload does not outlive the recording */
 		waitpid(s.child, &status, 0);
 		child_done = true;
 	}

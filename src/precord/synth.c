@@ -229,7 +229,7 @@ static int read_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 	return 0;
 }
 
-static int synth_maps(struct prec_writer *w, pid_t pid)
+static int synth_maps(struct prec_writer *w, pid_t pid, bool data_maps)
 {
 	char path[64], line[PATH_MAX + 256];
 	FILE *f;
@@ -244,6 +244,7 @@ static int synth_maps(struct prec_writer *w, pid_t pid)
 		uint64_t start, end, off, ino;
 		unsigned int maj, min;
 		char perms[8];
+		uint16_t misc;
 		int pos = 0;
 		char *name;
 		size_t n;
@@ -251,7 +252,7 @@ static int synth_maps(struct prec_writer *w, pid_t pid)
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
 			   &start, &end, perms, &off, &maj, &min, &ino, &pos) < 7)
 			continue;
-		if (perms[2] != 'x')
+		if (perms[2] != 'x' && (!data_maps || perms[0] != 'r'))
 			continue;
 		name = line + pos;
 		n = strlen(name);
@@ -266,18 +267,45 @@ static int synth_maps(struct prec_writer *w, pid_t pid)
 		m.maj = maj;
 		m.min = min;
 		m.ino = ino;
-		m.prot = 1 | 4; /* PROT_READ | PROT_EXEC */
-		if (perms[1] == 'w')
-			m.prot |= 2;
+		m.prot = (perms[0] == 'r' ? 1 : 0) | (perms[1] == 'w' ? 2 : 0) |
+			 (perms[2] == 'x' ? 4 : 0); /* PROT_READ, PROT_WRITE, PROT_EXEC */
 		m.flags = perms[3] == 's' ? 1 : 2; /* MAP_SHARED : MAP_PRIVATE */
 		m.filename = name;
-		err = prec_writer__add_mmap2(w, PERF_RECORD_MISC_USER, &m, NULL);
+		misc = PERF_RECORD_MISC_USER;
+		if (perms[2] != 'x')
+			misc |= PERF_RECORD_MISC_MMAP_DATA; /* as the kernel marks such maps */
+		err = prec_writer__add_mmap2(w, misc, &m, NULL);
 	}
 	fclose(f);
 	return err;
 }
 
-int synth_process(struct prec_writer *w, pid_t pid)
+/* The process (thread group) that thread `tid` belongs to; tid itself when /proc cannot say. */
+static pid_t read_tgid(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Tgid:", 5)) {
+			long v = strtol(line + 5, NULL, 10);
+
+			if (v > 0 && v <= INT_MAX)
+				tgid = (pid_t)v;
+			break;
+		}
+	}
+	fclose(f);
+	return tgid;
+}
+
+/* COMM and MMAP2 records of process `pid` (a thread group id). */
+static int synth_tgid(struct prec_writer *w, pid_t pid, bool data_maps)
 {
 	char path[64], comm[64];
 	struct dirent *de;
@@ -299,10 +327,16 @@ int synth_process(struct prec_writer *w, pid_t pid)
 		err = prec_writer__add_comm(w, (uint32_t)pid, (uint32_t)tid, comm, false, NULL);
 	}
 	closedir(d);
-	return err ? err : synth_maps(w, pid);
+	return err ? err : synth_maps(w, pid, data_maps);
 }
 
-int synth_all_processes(struct prec_writer *w)
+int synth_process(struct prec_writer *w, pid_t pid, bool data_maps)
+{
+	/* -t passes thread ids: the records must name the thread's process, as samples do */
+	return synth_tgid(w, read_tgid(pid), data_maps);
+}
+
+int synth_all_processes(struct prec_writer *w, bool data_maps)
 {
 	struct dirent *de;
 	DIR *d = opendir("/proc");
@@ -313,7 +347,7 @@ int synth_all_processes(struct prec_writer *w)
 	while (!err && (de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		err = synth_process(w, (pid_t)atoi(de->d_name));
+		err = synth_tgid(w, (pid_t)atoi(de->d_name), data_maps);
 	}
 	closedir(d);
 	return err;

@@ -5,6 +5,7 @@
 #
 # Environment: PRECORD (set by TESTS_ENVIRONMENT; defaults to the in-tree build) and what
 # test-lib.sh reads.  Plain POSIX sh.
+# shellcheck shell=sh disable=SC2154,SC2034 # workdir comes from test-lib.sh; rec_rc is output
 
 PRECORD=${PRECORD:-$top_builddir/src/precord/precord}
 WL=$top_builddir/tests/workloads
@@ -93,6 +94,16 @@ sample_field() {
 	awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); break } }' "$1"
 }
 
+# sample_event SAMPLES: the event name of each preport -D sample line (the word after SAMPLE
+# and its optional [u]/[k] mode).
+sample_event() {
+	awk '{ for (i = 1; i < NF; i++) if ($i == "SAMPLE") {
+		if ($(i + 1) ~ /^\[/) i++
+		print $(i + 1)
+		break
+	} }' "$1"
+}
+
 # perf_report LABEL FILE SORT OUT: `perf report --stdio --no-children --sort SORT` without
 # call graphs into OUT; checks the exit status and that stderr names no error.
 perf_report() {
@@ -103,7 +114,7 @@ perf_report() {
 	elif grep -E -i "couldn't|failed|error|invalid" "$4.err" >/dev/null; then
 		bad "$1: perf report complains: $(grep -E -i "couldn't|failed|error|invalid" "$4.err" | head -n 2 | tr '\n' ' ')"
 	else
-		ok "$1: perf report --sort $3 reads it ($(sed -n "s/^# Samples: *\([0-9]*\).*/\1/p" "$4" | head -n 1) samples)"
+		ok "$1: perf report --sort $3 reads it ($(sed -n "s/^# Samples: *\([0-9][0-9.]*[KM]*\) .*/\1/p" "$4" | head -n 1) samples)"
 	fi
 }
 
@@ -159,19 +170,22 @@ perf_chains() {
 	fi
 }
 
-# check_chains LABEL CHAINS LEAF REGEX [MIN%]: at least MIN% (default 95) of the samples whose
-# leaf is LEAF have a chain matching the awk regular expression REGEX; and there are such
-# samples.
+# check_chains LABEL CHAINS LEAF REGEX [MIN% [DESC]]: at least MIN% (default 95) of the samples
+# whose leaf is LEAF have a chain matching the awk regular expression REGEX (described as DESC
+# in the message, default REGEX itself); and there are such samples.
 check_chains() {
 	_r=$(awk -v l="$3" -v re="$4" '{ split($4, f, ";") } f[1] == l { n++; if ($4 ~ re) m++ }
 		END { printf "%d %d\n", m, n }' "$2")
 	_m=${_r% *}
 	_n=${_r#* }
 	_min=${5:-95}
+	_desc=${6:-$4}
 	if [ "$_n" -gt 0 ] && [ $((_m * 100)) -ge $((_n * _min)) ]; then
-		ok "$1: $_m of $_n $3 samples have the chain $4 (want >= $_min%)"
+		ok "$1: $_m of $_n $3 samples have the chain $_desc (want >= $_min%)"
 	else
-		bad "$1: $_m of $_n $3 samples have the chain $4, want >= $_min%; most common: $(awk -v l="$3" '{ split($4, f, ";") } f[1] == l { print $4 }' "$2" | sort | uniq -c | sort -rn | head -n 1)"
+		_common=$(awk -v l="$3" '{ split($4, f, ";") } f[1] == l { print $4 }' "$2" |
+			sort | uniq -c | sort -rn | head -n 1)
+		bad "$1: $_m of $_n $3 samples have the chain $_desc, want >= $_min%; most common: $_common"
 	fi
 }
 
@@ -189,3 +203,25 @@ children_of() {
 		pgrep -P "$1"
 	fi
 }
+
+# ---- workloads in the background ----
+# start_bg CMD ARGS...: start CMD in the background; its pid in $bg_pid.  Whatever is still
+# running at exit is killed (by pid).  stop_bg PID: kill it and reap it.
+bg_pids=
+start_bg() {
+	"$@" >/dev/null 2>&1 &
+	bg_pid=$!
+	bg_pids="$bg_pids $bg_pid"
+}
+stop_bg() {
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	bg_pids=$(echo "$bg_pids" | tr ' ' '\n' | grep -v "^$1\$" | tr '\n' ' ')
+}
+_record_cleanup() {
+	for _b in $bg_pids; do
+		kill "$_b" 2>/dev/null
+	done
+	_cleanup
+}
+trap _record_cleanup EXIT
