@@ -82,8 +82,10 @@ struct prec_reader {
 	struct prec_evsel *evsels;
 	bool *named;
 	size_t nr_evsels;
-	struct id_entry *ids;
+	struct id_entry *ids; /* sorted index of all events' ids, rebuilt when ids_dirty */
 	size_t nr_ids;
+	size_t ids_total; /* ids of all events, at most MAX_IDS */
+	bool ids_dirty;
 
 	struct feature features[PREC_FEAT_BITS];
 
@@ -195,6 +197,9 @@ static int src_pread(struct src *s, uint64_t off, void *dst, size_t n)
 		memcpy(dst, s->mem + off, n);
 		return 0;
 	}
+	/* an offset off_t cannot hold is past any file (pread would say EINVAL) */
+	if (off > (uint64_t)INT64_MAX - n)
+		return -EBADMSG;
 	while (done < n) {
 		got = pread(s->fd, (char *)dst + done, n - done, (off_t)(off + done));
 		if (got < 0) {
@@ -227,12 +232,13 @@ static int src_seek(struct src *s, uint64_t off)
 		s->pos = off;
 		return 0;
 	}
-	if (lseek(s->fd, (off_t)off, SEEK_SET) < 0)
-		return -errno;
 	s->buf.len = 0;
 	s->bpos = 0;
 	s->pos = off;
-	s->eof = false;
+	/* past the end there is nothing to read, and lseek may refuse the offset (EINVAL) */
+	s->eof = off >= src_size(s);
+	if (!s->eof && lseek(s->fd, (off_t)off, SEEK_SET) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -318,10 +324,20 @@ static int rebuild_ids(struct prec_reader *r)
 	free(r->ids);
 	r->ids = v;
 	r->nr_ids = n;
+	r->ids_dirty = false;
 	return 0;
 }
 
-/* Take an attr of `asz` bytes (validated by the caller) and its ids. */
+/*
+ * The index is rebuilt once after a run of attrs, not per attr: attrs may share one id
+ * array, and re-sorting everything per attr made a small file cost minutes.
+ */
+static int ensure_ids(struct prec_reader *r)
+{
+	return r->ids_dirty ? rebuild_ids(r) : 0;
+}
+
+/* Take an attr of `asz` bytes (validated by the caller) and its ids; marks the index stale. */
 static int add_evsel(struct prec_reader *r, const void *attr, size_t asz, const void *ids,
 		     size_t nr_ids)
 {
@@ -329,7 +345,7 @@ static int add_evsel(struct prec_reader *r, const void *attr, size_t asz, const 
 	bool *named;
 	char nbuf[64];
 
-	if (r->nr_evsels >= MAX_ATTRS)
+	if (r->nr_evsels >= MAX_ATTRS || nr_ids > MAX_IDS - r->ids_total)
 		return -EBADMSG;
 	e = realloc(r->evsels, (r->nr_evsels + 1) * sizeof(*e));
 	if (!e)
@@ -357,7 +373,9 @@ static int add_evsel(struct prec_reader *r, const void *attr, size_t asz, const 
 	prec_sample_layout__init(&e->layout, &e->attr);
 	r->named[r->nr_evsels] = false;
 	r->nr_evsels++;
-	return rebuild_ids(r);
+	r->ids_total += nr_ids;
+	r->ids_dirty = true;
+	return 0;
 }
 
 static void set_name(struct prec_reader *r, size_t idx, const char *name)
@@ -561,10 +579,15 @@ static int read_file_header(struct prec_reader *r)
 			}
 		}
 		err = add_evsel(r, abuf, asz, idv, ids[1] / 8);
-		if (err)
+		if (err) {
+			err = err == -EBADMSG ? bad(r, off, "too many ids") : err;
 			goto out;
+		}
 		off += asz + 16;
 	}
+	err = ensure_ids(r);
+	if (err)
+		goto out;
 
 	if (data_size == 0) {
 		prec_warn("data size is 0: the recording did not finish (killed?); reading the records up to the end of the file");
@@ -592,6 +615,12 @@ static int read_file_header(struct prec_reader *r)
 			if (sec[1] > MAX_FEATURE_SIZE) {
 				prec_warn("feature %s: size %" PRIu64 " is not sane; skipped",
 					  prec_feature_name(feat), sec[1]);
+				continue;
+			}
+			/* before allocating: the size comes from the file */
+			if (fsize != NO_LIMIT && (sec[0] > fsize || sec[1] > fsize - sec[0])) {
+				prec_warn("feature %s lies outside the file; skipped",
+					  prec_feature_name(feat));
 				continue;
 			}
 			free(abuf);
@@ -926,7 +955,7 @@ static void absorb_event_update(struct prec_reader *r, const unsigned char *p, s
 		return;
 	memcpy(&type, p + 8, 8);
 	memcpy(&id, p + 16, 8);
-	if (type != 2) /* PERF_EVENT_UPDATE__NAME */
+	if (type != 2 || ensure_ids(r)) /* PERF_EVENT_UPDATE__NAME */
 		return;
 	n = size - 24 < sizeof(name) - 1 ? size - 24 : sizeof(name) - 1;
 	memcpy(name, p + 24, n);
@@ -1055,6 +1084,12 @@ static int next_record(struct prec_reader *r, struct prec_record *ret)
 		}
 	}
 	rc = next_outer(r, ret);
+	if (rc >= 0 && (rc == 0 || ret->type != PREC_REC_HEADER_ATTR)) {
+		int err = ensure_ids(r);
+
+		if (err)
+			rc = err;
+	}
 	if (rc < 0)
 		r->err = rc;
 	else if (rc == 0)
