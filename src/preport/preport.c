@@ -42,14 +42,213 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: preport [options]\n"
-		"  -i, --input FILE       input file (default: precord.data, then perf.data; - for stdin)\n"
-		"  -D, --dump-raw-trace   print every record, then totals per record type\n"
-		"      --header           print the recording's header features, then the report\n"
-		"      --header-only      print only the header features\n"
-		"  -v, --verbose          more messages\n"
-		"  -q, --quiet            fewer messages\n"
-		"  -h, --help             this help\n"
-		"      --version          print the version\n");
+		"  -i, --input FILE         input file (default: precord.data, then perf.data; - for stdin)\n"
+		"      --stdio              text output (the only one; accepted for perf's habits)\n"
+		"  -s, --sort KEYS          comm,pid,tid,dso,sym,srcline,cpu (default comm,dso,sym)\n"
+		"      --children           add callees' samples to each function (default with call chains)\n"
+		"      --no-children        self samples only\n"
+		"  -n, --show-nr-samples    a column with the number of samples\n"
+		"      --percent-limit PCT  hide entries below PCT percent\n"
+		"  -g, --call-graph[=SPEC]  MODE,THRESHOLD,ORDER: graph|flat|folded|none, percent\n"
+		"                           (default 0.5), caller|callee; default graph with call chains\n"
+		"  -G, --inverted           call graphs from the outermost caller down\n"
+		"      --folded             one line per stack: comm;outer;...;leaf COUNT (flame graphs)\n"
+		"  -t, --field-separator S  separate fields with S, no padding (for scripts)\n"
+		"      --comms LIST         only these commands\n"
+		"      --pid LIST           only these process ids\n"
+		"      --tid LIST           only these thread ids\n"
+		"      --cpu LIST           only these CPUs (e.g. 0-3,6)\n"
+		"      --time START,END     only samples in this time window (seconds, as -D shows)\n"
+		"      --dsos LIST          only entries in these shared objects\n"
+		"      --symbols LIST       only these functions\n"
+		"      --inline             show inlined functions as frames of their own\n"
+		"      --symfs DIR          look for binaries under DIR first\n"
+		"      --kallsyms FILE      kernel symbols of the recorded machine\n"
+		"  -D, --dump-raw-trace     print every record, then totals per record type\n"
+		"      --header             print the recording's header features, then the report\n"
+		"      --header-only        print only the header features\n"
+		"  -v, --verbose            more messages\n"
+		"  -q, --quiet              fewer messages\n"
+		"  -h, --help               this help\n"
+		"      --version            print the version\n");
+}
+
+/* Split a comma list into a NULL-terminated array of pieces of one copy (free_list()). */
+static const char **split_list(const char *s)
+{
+	size_t n = 3, i = 1;
+	const char *p;
+	char *copy, *tok, *save = NULL;
+	const char **v;
+
+	for (p = s; *p; p++)
+		n += *p == ',';
+	v = calloc(n, sizeof(*v));
+	copy = strdup(s);
+	if (!v || !copy) {
+		free(v);
+		free(copy);
+		return NULL;
+	}
+	v[0] = copy; /* the owner, hidden before the list */
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		v[i++] = tok;
+	return v + 1;
+}
+
+static void free_list(const char **v)
+{
+	if (!v)
+		return;
+	free((void *)v[-1]);
+	free(v - 1);
+}
+
+static int parse_u32_list(const char *s, uint32_t **ret, size_t *ret_nr)
+{
+	size_t n = 1, i = 0;
+	const char *p = s;
+	uint32_t *v;
+
+	for (; *p; p++)
+		n += *p == ',';
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (p = s; *p;) {
+		char *end;
+		unsigned long x;
+
+		errno = 0;
+		x = strtoul(p, &end, 10);
+		if (errno || end == p || x > UINT32_MAX || (*end && *end != ',')) {
+			free(v);
+			return -EINVAL;
+		}
+		v[i++] = (uint32_t)x;
+		p = *end ? end + 1 : end;
+	}
+	*ret = v;
+	*ret_nr = i;
+	return 0;
+}
+
+#define MAX_CPU_FILTER 4096
+
+static int parse_cpu_list(const char *s, bool **ret, uint32_t *ret_nr)
+{
+	bool *v = calloc(MAX_CPU_FILTER, sizeof(*v));
+	const char *p = s;
+
+	if (!v)
+		return -ENOMEM;
+	while (*p) {
+		char *end;
+		unsigned long a, b;
+
+		a = strtoul(p, &end, 10);
+		if (end == p || a >= MAX_CPU_FILTER)
+			goto bad;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtoul(p, &end, 10);
+			if (end == p || b >= MAX_CPU_FILTER || b < a)
+				goto bad;
+		}
+		if (*end && *end != ',')
+			goto bad;
+		for (; a <= b; a++)
+			v[a] = true;
+		p = *end ? end + 1 : end;
+	}
+	*ret = v;
+	*ret_nr = MAX_CPU_FILTER;
+	return 0;
+bad:
+	free(v);
+	return -EINVAL;
+}
+
+/* "12345.678901" seconds -> ns; empty -> 0. */
+static int parse_time_ns(const char *s, size_t len, uint64_t *ret)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000ULL;
+	size_t i = 0;
+
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (sec > UINT64_MAX / 10 / 1000000000ULL)
+			return -EINVAL;
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < len && s[i] == '.')
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(s[i] - '0') * scale;
+			}
+	if (i != len)
+		return -EINVAL;
+	*ret = sec * 1000000000ULL + frac;
+	return 0;
+}
+
+/* --call-graph MODE,THRESHOLD,ORDER (any order, any subset, like perf). */
+static int parse_graph_spec(const char *spec, struct preport_report_opts *o)
+{
+	const char *p = spec;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char tok[32];
+
+		if (len >= sizeof(tok))
+			return -EINVAL;
+		memcpy(tok, p, len);
+		tok[len] = 0;
+		if (!strcmp(tok, "graph") || !strcmp(tok, "fractal"))
+			o->graph = PREC_GRAPH_GRAPH;
+		else if (!strcmp(tok, "flat"))
+			o->graph = PREC_GRAPH_FLAT;
+		else if (!strcmp(tok, "folded"))
+			o->graph = PREC_GRAPH_FOLDED;
+		else if (!strcmp(tok, "none"))
+			o->graph = PREC_GRAPH_NONE;
+		else if (!strcmp(tok, "caller"))
+			o->order = 1;
+		else if (!strcmp(tok, "callee"))
+			o->order = 0;
+		else if (!strcmp(tok, "function") || !strcmp(tok, "address") ||
+			 !strcmp(tok, "percent") || !strcmp(tok, "period") || !strcmp(tok, "count"))
+			; /* perf's print-type / sort-by / value: ours are function and percent */
+		else if (tok[0] >= '0' && tok[0] <= '9') {
+			char *end;
+			double t = strtod(tok, &end);
+
+			if (*end || t < 0 || t > 100)
+				return -EINVAL;
+			o->graph_threshold = t;
+		} else
+			return -EINVAL;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static bool looks_like_graph_spec(const char *s)
+{
+	static const char *const words[] = { "graph", "flat", "folded", "fractal", "none",
+					     "caller", "callee", NULL };
+	size_t i;
+
+	if (s[0] >= '0' && s[0] <= '9')
+		return true;
+	for (i = 0; words[i]; i++)
+		if (!strncmp(s, words[i], strlen(words[i])))
+			return true;
+	return false;
 }
 
 static const char *default_input(void)
@@ -61,14 +260,61 @@ static const char *default_input(void)
 	return NULL;
 }
 
+static int bad_value(const char *opt, const char *val, const char *what)
+{
+	fprintf(stderr, "preport: bad value '%s' for %s: %s\n", val, opt, what);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_HEADER = 256, OPT_HEADER_ONLY, OPT_VERSION };
+	enum {
+		OPT_HEADER = 256,
+		OPT_HEADER_ONLY,
+		OPT_VERSION,
+		OPT_STDIO,
+		OPT_CHILDREN,
+		OPT_NO_CHILDREN,
+		OPT_PERCENT_LIMIT,
+		OPT_FOLDED,
+		OPT_COMMS,
+		OPT_PID,
+		OPT_TID,
+		OPT_CPU,
+		OPT_TIME,
+		OPT_DSOS,
+		OPT_SYMBOLS,
+		OPT_INLINE,
+		OPT_NO_INLINE,
+		OPT_SYMFS,
+		OPT_KALLSYMS,
+	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "dump-raw-trace", no_argument, NULL, 'D' },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "sort", required_argument, NULL, 's' },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+		{ "show-nr-samples", no_argument, NULL, 'n' },
+		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "call-graph", optional_argument, NULL, 'g' },
+		{ "inverted", no_argument, NULL, 'G' },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "field-separator", required_argument, NULL, 't' },
+		{ "comms", required_argument, NULL, OPT_COMMS },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "dsos", required_argument, NULL, OPT_DSOS },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -76,11 +322,25 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct preport_opts o = { 0 };
+	struct preport_report_opts ro = { 0 };
+	const char **comms = NULL, **dsos = NULL, **syms = NULL, *bad;
+	uint32_t *pids = NULL, *tids = NULL;
+	bool *cpus = NULL;
 	struct prec_reader *r = NULL;
-	int c, err;
+	size_t bad_len;
+	int c, err, rc = 2;
 
+	ro.children = -1;
+	ro.graph = -1;
+	ro.order = -1;
+	ro.graph_threshold = 0.5;
+	ro.keys[0] = PREC_SORT_COMM;
+	ro.keys[1] = PREC_SORT_DSO;
+	ro.keys[2] = PREC_SORT_SYM;
+	ro.nr_keys = 3;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:Dvqh", longopts, NULL)) != -1) {
+	/* '+': no permutation, so "-g caller" can take its value from the next word */
+	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -94,6 +354,125 @@ int main(int argc, char **argv)
 		case OPT_HEADER_ONLY:
 			o.header_only = true;
 			break;
+		case OPT_STDIO:
+			break;
+		case 's':
+			if (prec_sort_keys__parse(optarg, ro.keys, &ro.nr_keys, &bad, &bad_len)) {
+				fprintf(stderr, "preport: unknown sort key '%.*s'; the keys are comm, "
+						"pid, tid, dso, sym, srcline, cpu\n", (int)bad_len, bad);
+				goto out;
+			}
+			break;
+		case OPT_CHILDREN:
+			ro.children = 1;
+			break;
+		case OPT_NO_CHILDREN:
+			ro.children = 0;
+			break;
+		case 'n':
+			ro.show_nr_samples = true;
+			break;
+		case OPT_PERCENT_LIMIT: {
+			char *end;
+
+			ro.percent_limit = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%")) || ro.percent_limit < 0) {
+				rc = bad_value("--percent-limit", optarg, "give a percentage");
+				goto out;
+			}
+			break;
+		}
+		case 'g': {
+			const char *spec = optarg;
+
+			if (!spec && optind < argc && looks_like_graph_spec(argv[optind]))
+				spec = argv[optind++];
+			if (ro.graph < 0)
+				ro.graph = PREC_GRAPH_GRAPH;
+			if (spec && parse_graph_spec(spec, &ro)) {
+				rc = bad_value("--call-graph", spec,
+					       "use MODE,THRESHOLD,ORDER, e.g. graph,0.5,caller");
+				goto out;
+			}
+			break;
+		}
+		case 'G':
+			ro.order = 1;
+			break;
+		case OPT_FOLDED:
+			ro.folded = true;
+			break;
+		case 't':
+			ro.field_sep = optarg;
+			break;
+		case OPT_COMMS:
+			free_list(comms);
+			comms = split_list(optarg);
+			if (!comms)
+				goto nomem;
+			break;
+		case OPT_DSOS:
+			free_list(dsos);
+			dsos = split_list(optarg);
+			if (!dsos)
+				goto nomem;
+			break;
+		case OPT_SYMBOLS:
+			free_list(syms);
+			syms = split_list(optarg);
+			if (!syms)
+				goto nomem;
+			break;
+		case OPT_PID:
+			free(pids);
+			pids = NULL;
+			if (parse_u32_list(optarg, &pids, &ro.nr_pids)) {
+				rc = bad_value("--pid", optarg, "give process ids like 12,34");
+				goto out;
+			}
+			break;
+		case OPT_TID:
+			free(tids);
+			tids = NULL;
+			if (parse_u32_list(optarg, &tids, &ro.nr_tids)) {
+				rc = bad_value("--tid", optarg, "give thread ids like 12,34");
+				goto out;
+			}
+			break;
+		case OPT_CPU:
+			free(cpus);
+			cpus = NULL;
+			if (parse_cpu_list(optarg, &cpus, &ro.nr_cpu_bits)) {
+				rc = bad_value("--cpu", optarg, "give CPUs like 0-3,6");
+				goto out;
+			}
+			break;
+		case OPT_TIME: {
+			const char *comma = strchr(optarg, ',');
+
+			if (!comma ||
+			    parse_time_ns(optarg, (size_t)(comma - optarg), &ro.time_start) ||
+			    parse_time_ns(comma + 1, strlen(comma + 1), &ro.time_end) ||
+			    (ro.time_end && ro.time_end < ro.time_start)) {
+				rc = bad_value("--time", optarg,
+					       "give START,END in seconds, e.g. 1234.5,1240");
+				goto out;
+			}
+			ro.time_set = true;
+			break;
+		}
+		case OPT_INLINE:
+			ro.inline_frames = true;
+			break;
+		case OPT_NO_INLINE:
+			ro.inline_frames = false;
+			break;
+		case OPT_SYMFS:
+			ro.symfs = optarg;
+			break;
+		case OPT_KALLSYMS:
+			ro.kallsyms = optarg;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -103,34 +482,44 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			rc = 0;
+			goto out;
 		case OPT_VERSION:
 			printf("preport %s\n", PACKAGE_VERSION);
-			return 0;
+			rc = 0;
+			goto out;
 		case ':':
 			fprintf(stderr, "preport: option '%s' needs a value; run 'preport --help' for "
 					"usage\n", argv[optind - 1]);
-			return 2;
+			goto out;
 		default:
 			fprintf(stderr, "preport: unknown option '%s'; run 'preport --help' for the "
 					"list\n", argv[optind - 1]);
-			return 2;
+			goto out;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "preport: unexpected argument '%s'; run 'preport --help' for usage\n",
 			argv[optind]);
-		return 2;
+		goto out;
 	}
+	ro.comms = comms;
+	ro.dsos = dsos;
+	ro.syms = syms;
+	ro.pids = pids;
+	ro.tids = tids;
+	ro.cpus = cpus;
+	ro.quiet = o.quiet;
 	if (!o.input)
 		o.input = default_input();
 	if (!o.input) {
 		fprintf(stderr, "preport: no precord.data or perf.data here; give the recording "
 				"with -i FILE\n");
-		return 2;
+		goto out;
 	}
 	prec_log_set_fn(log_to_stderr, NULL);
 
+	rc = 1;
 	err = prec_reader__open(o.input, &r);
 	if (err) {
 		if (err == -EBADMSG || err == -EPROTONOSUPPORT)
@@ -141,7 +530,7 @@ int main(int argc, char **argv)
 					"recording file with -i\n", o.input);
 		else
 			fprintf(stderr, "preport: cannot open '%s': %s\n", o.input, strerror(-err));
-		return 1;
+		goto out;
 	}
 
 	err = 0;
@@ -152,30 +541,40 @@ int main(int argc, char **argv)
 			err = preport_print_header(r, o.input, stdout);
 	}
 	if (!err && !o.header_only) {
-		if (o.dump_raw) {
+		if (o.dump_raw)
 			err = preport_dump(r, stdout);
-		} else {
-			fprintf(stderr, "preport: reports are not built yet; use -D or --header\n");
-			err = -ENOSYS;
-		}
+		else
+			err = preport_report(r, o.input, &ro, stdout);
 	}
 	prec_reader__free(r);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "preport: cannot write the output: %s\n", strerror(errno));
-		return 1;
+		goto out;
 	}
 	if (err == -EBADMSG) {
 		fprintf(stderr, "preport: '%s' is corrupt: %s; the records before it were "
-				"printed\n", o.input, why(err));
-		return 1;
+				"%s\n", o.input, why(err), o.dump_raw ? "printed" : "reported");
+		goto out;
 	}
 	if (err == -ENOMEM) {
 		fprintf(stderr, "preport: out of memory reading '%s'\n", o.input);
-		return 1;
+		goto out;
 	}
-	if (err && err != -ENOSYS) {
+	if (err) {
 		fprintf(stderr, "preport: cannot read '%s': %s\n", o.input, why(err));
-		return 1;
+		goto out;
 	}
-	return err ? 1 : 0;
+	rc = 0;
+	goto out;
+nomem:
+	fprintf(stderr, "preport: out of memory\n");
+	rc = 1;
+out:
+	free_list(comms);
+	free_list(dsos);
+	free_list(syms);
+	free(pids);
+	free(tids);
+	free(cpus);
+	return rc;
 }

@@ -16,6 +16,41 @@ struct preport_opts {
 	bool quiet;
 };
 
+#include "prec_hist.h"
+#include "prec_view.h"
+
+/* What the report shows (see preport --help). */
+struct preport_report_opts {
+	enum prec_sort_key keys[PREC_HIST_MAX_KEYS];
+	size_t nr_keys;
+	int children; /* -1: when there are call chains */
+	int graph; /* enum prec_graph_mode, -1: graph when there are call chains */
+	double graph_threshold;
+	int order; /* -1: perf's default, 0: callee, 1: caller */
+	bool folded;
+	bool show_nr_samples;
+	double percent_limit;
+	const char *field_sep;
+	bool inline_frames;
+	const char *symfs, *kallsyms;
+	bool quiet;
+	/* filters; NULL / 0 when not given */
+	const char *const *comms, *const *dsos, *const *syms;
+	const uint32_t *pids, *tids;
+	size_t nr_pids, nr_tids;
+	const bool *cpus; /* nr_cpu_bits flags */
+	uint32_t nr_cpu_bits;
+	bool time_set;
+	uint64_t time_start, time_end; /* ns; end 0: open */
+};
+
+/*
+ * Read the records and print the report.  Returns 0, -EBADMSG after printing what came
+ * before a corrupt part, or -errno (-ENOMEM, -EIO).
+ */
+int preport_report(struct prec_reader *r, const char *input, const struct preport_report_opts *o,
+		   FILE *out);
+
 /* -D: one line per record, then totals per type. Returns 0 or -errno. */
 int preport_dump(struct prec_reader *r, FILE *out);
 

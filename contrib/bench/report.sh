@@ -1,0 +1,75 @@
+#!/bin/bash
+# Reporter benchmark: preport side by side with perf report, in one run, on the same files.
+#
+#   contrib/bench/report.sh [BUILDDIR]      (BUILDDIR defaults to the source tree)
+#
+# Two recordings, both made by perf record (so perf report reads its own files):
+#   A. system-wide `-a -g` during a compiler run (this project built from scratch with
+#      make -j2), -F $FA (default 4000): about 130k samples, many processes and DSOs;
+#   B. one process, `-g -c $CB` (default 20000 ns of cpu-clock) on the 2-thread spin
+#      workload, $SB x 1000M iterations per thread: about 2M samples, few distinct stacks.
+# For each: wall time and peak RSS (median of $N runs) of `perf report --stdio` and
+# `preport --stdio` with the same view, with children (the default with call chains) and
+# with --no-children; output to /dev/null.  Needs root (or a low perf_event_paranoid).
+set -u
+B=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+PREPORT=$B/src/preport/preport
+N=${N:-3}
+EV=${EV:-cpu-clock}
+FA=${FA:-4000}
+CB=${CB:-20000}
+SB=${SB:-6}
+T=${T:-$(mktemp -d)}
+KEEP=${KEEP:-0}
+[ "$KEEP" = 1 ] || trap 'rm -rf "$T"' EXIT
+
+[ -x "$PREPORT" ] || { echo "report.sh: $PREPORT not built; run make" >&2; exit 1; }
+command -v perf >/dev/null || { echo "report.sh: perf not installed (apt-get install linux-perf)" >&2; exit 1; }
+export PERF_PAGER=cat PAGER=cat
+
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+# run LABEL CMD...: N runs; prints "WALL_S PEAK_KIB" medians into $T/LABEL.
+run() {
+	_l=$1
+	shift
+	for _i in $(seq "$N"); do
+		/usr/bin/time -o "$T/t.out" -f "%e %M" "$@" >/dev/null 2>"$T/$_l.err"
+		cat "$T/t.out"
+	done >"$T/$_l.all"
+	echo "$(awk '{print $1}' "$T/$_l.all" | median) $(awk '{print $2}' "$T/$_l.all" | median)" >"$T/$_l"
+}
+
+compare() { # compare NAME FILE
+	for view in children no-children; do
+		run "perf.$1.$view" perf report -i "$2" --stdio --$view
+		run "prep.$1.$view" "$PREPORT" -i "$2" --stdio --$view
+		read -r pw pm <"$T/perf.$1.$view"
+		read -r qw qm <"$T/prep.$1.$view"
+		awk -v n="$1" -v v="$view" -v pw="$pw" -v pm="$pm" -v qw="$qw" -v qm="$qm" 'BEGIN {
+			printf "%-3s --%-12s perf report %7.2f s %7.1f MiB   preport %6.2f s %6.1f MiB   time %5.3fx  memory %5.3fx\n",
+				n, v, pw, pm / 1024, qw, qm / 1024, qw / pw, qm / pm }'
+	done
+}
+
+if [ ! -s "$T/a.data" ]; then
+	echo "== recording A: perf record -a -g -F $FA during a build of this project (make -j2)"
+	rm -rf "$T/build" && mkdir -p "$T/build"
+	(cd "$T/build" && "$SRC/configure" -q >/dev/null 2>&1) || { echo "report.sh: configure failed" >&2; exit 1; }
+	perf record -q -e "$EV" -a -g -F "$FA" -o "$T/a.data" -- make -s -C "$T/build" -j2 >/dev/null 2>&1
+fi
+if [ ! -s "$T/b.data" ]; then
+	echo "== recording B: perf record -g -c $CB on spin (2 threads) ($SB x 1000M iterations per thread)"
+	cc -O1 -g -fno-omit-frame-pointer -pthread -o "$T/spin" "$SRC/contrib/bench/spin.c" || exit 1
+	# spin's work is in millions of iterations per thread; ~1000M is about 1 s here
+	perf record -q -e "$EV" -g -c "$CB" -o "$T/b.data" -- "$T/spin" 2 $((SB * 1000)) >/dev/null 2>&1
+fi
+for f in a b; do
+	printf '%s: %s samples, %s MiB\n' "$f" \
+		"$(perf report -i "$T/$f.data" --stats 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -n 1)" \
+		"$(du -m "$T/$f.data" | cut -f1)"
+done
+echo "== wall time and peak RSS, median of $N (ratio: preport / perf report)"
+compare A "$T/a.data"
+compare B "$T/b.data"

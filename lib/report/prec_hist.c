@@ -1,0 +1,669 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Aggregation: contexts, frames and stacks interned while reading; symbolization and entries
+ * once at the end.
+ *
+ * Invariants: ids are dense and never change.  A trie node id indexes node_* arrays; its key
+ * is (parent node, frame id), roots being (UINT32_MAX, context id).  A node whose self count
+ * is non-zero ends at least one sample: it is a "stack".  Everything after the read is
+ * proportional to the number of distinct frames and stacks, never to the number of samples.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prec_hist.h"
+#include "prec_symbol.h"
+
+#define ROOT_PARENT UINT32_MAX
+#define MAX_INLINE 16
+
+static const char *const key_names[PREC_SORT__MAX] = {
+	[PREC_SORT_COMM] = "comm", [PREC_SORT_PID] = "pid",	    [PREC_SORT_TID] = "tid",
+	[PREC_SORT_DSO] = "dso",   [PREC_SORT_SYM] = "sym",	    [PREC_SORT_SRCLINE] = "srcline",
+	[PREC_SORT_CPU] = "cpu",
+};
+
+const char *prec_sort_key__name(enum prec_sort_key k)
+{
+	return k < PREC_SORT__MAX ? key_names[k] : "?";
+}
+
+int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *ret_nr,
+			  const char **ret_bad, size_t *ret_bad_len)
+{
+	const char *p = list;
+	size_t nr = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int k, found = -1;
+
+		for (k = 0; k < PREC_SORT__MAX; k++)
+			if (strlen(key_names[k]) == len && !strncmp(p, key_names[k], len))
+				found = k;
+		/* perf's long names for the same keys */
+		if (found < 0 && len == 6 && !strncmp(p, "symbol", 6))
+			found = PREC_SORT_SYM;
+		if (found < 0 && len == 7 && !strncmp(p, "command", 7))
+			found = PREC_SORT_COMM;
+		if (found < 0 || nr == PREC_HIST_MAX_KEYS) {
+			*ret_bad = p;
+			*ret_bad_len = len;
+			return -EINVAL;
+		}
+		keys[nr++] = (enum prec_sort_key)found;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!nr) {
+		*ret_bad = list;
+		*ret_bad_len = 0;
+		return -EINVAL;
+	}
+	*ret_nr = nr;
+	return 0;
+}
+
+static bool has_key(const struct prec_hist_opts *o, enum prec_sort_key k)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == k)
+			return true;
+	return false;
+}
+
+/* Grow an array of `size`-byte elements to hold at least `need`. */
+static int grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* grow(), with the new elements zeroed. */
+static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t old = *cap;
+
+	if (grow(arr, cap, need, size))
+		return -ENOMEM;
+	if (*cap > old)
+		memset((char *)*arr + old * size, 0, (*cap - old) * size);
+	return 0;
+}
+
+int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, uint32_t nr_evsels,
+		   struct prec_hist **ret)
+{
+	struct prec_hist *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	h->opts = *opts;
+	h->symtab = st;
+	h->ctx_comm = opts->need_comm || has_key(opts, PREC_SORT_COMM) ||
+		      has_key(opts, PREC_SORT_PID) || has_key(opts, PREC_SORT_TID);
+	h->ctx_pid = has_key(opts, PREC_SORT_PID);
+	h->ctx_tid = has_key(opts, PREC_SORT_TID);
+	h->ctx_cpu = has_key(opts, PREC_SORT_CPU);
+	prec_keyset__init(&h->dso_ids, sizeof(uintptr_t));
+	prec_keyset__init(&h->ctxs, sizeof(struct prec_ctx_key));
+	prec_keyset__init(&h->frames, sizeof(struct prec_hist_frame));
+	prec_keyset__init(&h->nodes, 2 * sizeof(uint32_t));
+	prec_keyset__init(&h->sframes, sizeof(struct prec_sframe));
+	prec_keyset__init(&h->entry_ids, sizeof(struct prec_entry_key));
+	h->nr_ev = nr_evsels ? nr_evsels : 1;
+	h->ev = calloc(h->nr_ev, sizeof(*h->ev));
+	h->dsos = calloc(16, sizeof(*h->dsos));
+	if (!h->ev || !h->dsos) {
+		prec_hist__free(h);
+		return -ENOMEM;
+	}
+	h->cap_dsos = 16;
+	h->nr_dsos = 1; /* id 0: no mapping */
+	*ret = h;
+	return 0;
+}
+
+void prec_hist__free(struct prec_hist *h)
+{
+	if (!h)
+		return;
+	prec_keyset__release(&h->dso_ids);
+	prec_keyset__release(&h->ctxs);
+	prec_keyset__release(&h->frames);
+	prec_keyset__release(&h->nodes);
+	prec_keyset__release(&h->sframes);
+	prec_keyset__release(&h->entry_ids);
+	prec_strset__release(&h->strs);
+	free(h->dsos);
+	free(h->ctx_root);
+	free(h->node_parent);
+	free(h->node_frame);
+	free(h->node_self_period);
+	free(h->node_self_count);
+	free(h->ev);
+	free(h->frame_sf_start);
+	free(h->frame_sf_n);
+	free(h->sf_seq);
+	free(h->frame_srcline);
+	free(h->entries);
+	free(h->occ);
+	free(h->unsym);
+	free(h);
+}
+
+long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
+{
+	uintptr_t key = (uintptr_t)d;
+	bool is_new;
+	long id;
+
+	if (!d)
+		return 0;
+	id = prec_keyset__intern(&h->dso_ids, &key, &is_new);
+	if (id < 0)
+		return id;
+	if (is_new) {
+		if (h->nr_dsos == h->cap_dsos) {
+			size_t cap = h->cap_dsos;
+
+			if (grow((void **)&h->dsos, &cap, cap + 1, sizeof(*h->dsos)))
+				return -ENOMEM;
+			h->cap_dsos = (uint32_t)cap;
+		}
+		h->dsos[h->nr_dsos++] = d;
+	}
+	return id + 1;
+}
+
+/* The node (parent, frame), added if new. */
+static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t frame)
+{
+	uint32_t key[2] = { parent, frame };
+	bool is_new;
+	long id = prec_keyset__intern(&h->nodes, key, &is_new);
+
+	if (id < 0 || !is_new)
+		return id;
+	if ((size_t)id >= h->cap_nodes) {
+		size_t cap = h->cap_nodes, c2 = cap, c3 = cap, c4 = cap;
+
+		if (grow((void **)&h->node_parent, &cap, (size_t)id + 1, sizeof(uint32_t)) ||
+		    grow((void **)&h->node_frame, &c2, (size_t)id + 1, sizeof(uint32_t)) ||
+		    grow((void **)&h->node_self_period, &c3, (size_t)id + 1, sizeof(uint64_t)) ||
+		    grow((void **)&h->node_self_count, &c4, (size_t)id + 1, sizeof(uint64_t)))
+			return -ENOMEM;
+		h->cap_nodes = cap;
+	}
+	h->node_parent[id] = parent;
+	h->node_frame[id] = frame;
+	h->node_self_period[id] = 0;
+	h->node_self_count[id] = 0;
+	return id;
+}
+
+long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
+{
+	struct prec_ctx_key ck;
+	bool is_new;
+	long ctx, node;
+
+	memset(&ck, 0, sizeof(ck));
+	ck.evsel = s->evsel < h->nr_ev ? s->evsel : 0;
+	if (h->ctx_comm)
+		ck.comm = s->comm;
+	if (h->ctx_pid)
+		ck.pid = s->pid;
+	if (h->ctx_tid) {
+		ck.pid = s->pid;
+		ck.tid = s->tid;
+	}
+	if (h->ctx_cpu)
+		ck.cpu = s->cpu;
+	ctx = prec_keyset__intern(&h->ctxs, &ck, &is_new);
+	if (ctx < 0 || !is_new)
+		return ctx;
+	{
+		size_t cap = h->cap_ctx;
+
+		if (grow((void **)&h->ctx_root, &cap, (size_t)ctx + 1, sizeof(uint32_t)))
+			return -ENOMEM;
+		h->cap_ctx = cap;
+	}
+	node = node_intern(h, ROOT_PARENT, (uint32_t)ctx);
+	if (node < 0)
+		return node;
+	h->ctx_root[ctx] = (uint32_t)node;
+	return ctx;
+}
+
+long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_frame *frames,
+		      size_t nr)
+{
+	long node = h->ctx_root[ctx], fid;
+	size_t i;
+
+	for (i = nr; i-- > 0;) {
+		fid = prec_keyset__intern(&h->frames, &frames[i], NULL);
+		if (fid < 0)
+			return fid;
+		node = node_intern(h, (uint32_t)node, (uint32_t)fid);
+		if (node < 0)
+			return node;
+	}
+	return node;
+}
+
+void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t period)
+{
+	uint32_t ev = prec_hist__ctx(h, ctx)->evsel;
+
+	h->node_self_period[node] += period;
+	h->node_self_count[node]++;
+	h->ev[ev].nr_samples++;
+	h->ev[ev].period += period;
+}
+
+int prec_hist__add(struct prec_hist *h, const struct prec_hist_sample *s,
+		   const struct prec_hist_frame *frames, size_t nr)
+{
+	long ctx = prec_hist__context(h, s), node;
+
+	if (ctx < 0)
+		return (int)ctx;
+	node = prec_hist__stack(h, (uint32_t)ctx, frames, nr);
+	if (node < 0)
+		return (int)node;
+	prec_hist__count(h, (uint32_t)ctx, (uint32_t)node, s->period);
+	return 0;
+}
+
+static long sframe_intern(struct prec_hist *h, uint32_t dso, enum prec_sframe_kind kind,
+			  uint64_t addr, const char *name, bool kernel)
+{
+	struct prec_sframe sf;
+
+	memset(&sf, 0, sizeof(sf));
+	sf.dso = dso;
+	sf.kind = kind;
+	sf.addr = addr;
+	sf.name = name;
+	sf.kernel = kernel;
+	return prec_keyset__intern(&h->sframes, &sf, NULL);
+}
+
+static int seq_push(struct prec_hist *h, size_t *cap, uint32_t v)
+{
+	if (grow((void **)&h->sf_seq, cap, h->nr_sf_seq + 1, sizeof(uint32_t)))
+		return -ENOMEM;
+	h->sf_seq[h->nr_sf_seq++] = v;
+	return 0;
+}
+
+/* perf's srcline for an address without line info: "sym+0xOFF", else "dso+0xADDR". */
+static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame *f,
+			      struct prec_dso *d, uint64_t addr, const struct prec_sym *sym,
+			      bool have_sym)
+{
+	const char *s = d ? prec_dso__srcline(d, addr) : NULL;
+	char buf[512];
+
+	if (s)
+		return prec_strset__intern(&h->strs, s);
+	if (have_sym)
+		snprintf(buf, sizeof(buf), "%s+%#" PRIx64, sym->name,
+			 addr >= sym->start ? addr - sym->start : 0);
+	else
+		snprintf(buf, sizeof(buf), "%s+%#" PRIx64, d ? prec_dso__short_name(d) : "[unknown]",
+			 f->addr);
+	return prec_strset__intern(&h->strs, buf);
+}
+
+/* Symbolize every distinct frame once. */
+static int symbolize_frames(struct prec_hist *h)
+{
+	uint32_t n = h->frames.n, i;
+	bool want_src = has_key(&h->opts, PREC_SORT_SRCLINE);
+	size_t seq_cap = 0;
+
+	h->frame_sf_start = calloc(n ? n : 1, sizeof(uint32_t));
+	h->frame_sf_n = calloc(n ? n : 1, 1);
+	if (want_src)
+		h->frame_srcline = calloc(n ? n : 1, sizeof(char *));
+	if (!h->frame_sf_start || !h->frame_sf_n || (want_src && !h->frame_srcline))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct prec_hist_frame *f = prec_keyset__key(&h->frames, i);
+		struct prec_dso *d = prec_hist__dso(h, f->dso);
+		bool kernel = f->flags & PREC_FRAME_KERNEL;
+		uint64_t addr = f->addr - ((f->flags & PREC_FRAME_RET) && f->addr ? 1 : 0);
+		struct prec_sym sym;
+		long sf;
+		int nr = 0, k, rc = -ENOENT;
+
+		h->frame_sf_start[i] = (uint32_t)h->nr_sf_seq;
+		if (!d) {
+			sf = sframe_intern(h, 0, PREC_SF_NOMAP, f->addr, NULL, kernel);
+		} else {
+			rc = prec_dso__lookup(d, addr, &sym, NULL);
+			if (!rc) {
+				if (h->opts.inline_frames) {
+					struct prec_inline_frame inl[MAX_INLINE];
+
+					nr = prec_dso__inlines(d, addr, inl, MAX_INLINE);
+					for (k = 0; k < nr; k++) {
+						sf = sframe_intern(h, f->dso, PREC_SF_INLINE, 0,
+								   inl[k].name, kernel);
+						if (sf < 0 || seq_push(h, &seq_cap, (uint32_t)sf))
+							return -ENOMEM;
+					}
+					if (nr < 0)
+						return nr;
+				}
+				sf = sframe_intern(h, f->dso, PREC_SF_SYM, sym.start, sym.name,
+						   kernel);
+			} else if (prec_dso__status(d) != PREC_DSO_OK) {
+				sf = sframe_intern(h, f->dso, PREC_SF_UNKNOWN, 0, NULL, kernel);
+			} else {
+				sf = sframe_intern(h, f->dso, PREC_SF_ADDR, f->addr, NULL, kernel);
+			}
+		}
+		if (sf < 0 || seq_push(h, &seq_cap, (uint32_t)sf))
+			return -ENOMEM;
+		h->frame_sf_n[i] = (uint8_t)(nr > 0 ? nr + 1 : 1);
+		if (want_src) {
+			h->frame_srcline[i] = srcline_of(h, f, d, addr, &sym, !rc);
+			if (!h->frame_srcline[i])
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node)
+{
+	while (h->node_parent[node] != ROOT_PARENT)
+		node = h->node_parent[node];
+	return h->node_frame[node];
+}
+
+/* The stack of `node`, leaf first, as sframe ids, with the frame of each position. */
+static long stack_seq2(const struct prec_hist *h, uint32_t node, uint32_t **seq, uint32_t **fr,
+		       size_t *cap)
+{
+	size_t n = 0;
+
+	for (; h->node_parent[node] != ROOT_PARENT; node = h->node_parent[node]) {
+		uint32_t f = h->node_frame[node], k, nsf = h->frame_sf_n[f];
+
+		if (n + nsf > *cap) {
+			size_t c1 = *cap, c2 = *cap;
+
+			if (grow((void **)seq, &c1, n + nsf, sizeof(uint32_t)) ||
+			    (fr && grow((void **)fr, &c2, n + nsf, sizeof(uint32_t))))
+				return -ENOMEM;
+			*cap = c1;
+		}
+		for (k = 0; k < nsf; k++) {
+			(*seq)[n] = h->sf_seq[h->frame_sf_start[f] + k];
+			if (fr)
+				(*fr)[n] = f;
+			n++;
+		}
+	}
+	return (long)n;
+}
+
+long prec_hist__stack_seq(const struct prec_hist *h, uint32_t node, uint32_t **seq, size_t *cap)
+{
+	return stack_seq2(h, node, seq, NULL, cap);
+}
+
+static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
+		     const char *srcline)
+{
+	const struct prec_sframe *s = prec_hist__sframe(h, sf);
+	struct prec_entry_key k;
+	bool is_new;
+	long id;
+	size_t i;
+
+	memset(&k, 0, sizeof(k));
+	k.evsel = ck->evsel;
+	for (i = 0; i < h->opts.nr_keys; i++) {
+		switch (h->opts.keys[i]) {
+		case PREC_SORT_COMM:
+			k.comm = ck->comm;
+			break;
+		case PREC_SORT_PID:
+			k.comm = ck->comm;
+			k.pid = ck->pid;
+			break;
+		case PREC_SORT_TID:
+			k.comm = ck->comm;
+			k.pid = ck->pid;
+			k.tid = ck->tid;
+			break;
+		case PREC_SORT_CPU:
+			k.cpu = ck->cpu;
+			break;
+		case PREC_SORT_DSO:
+			k.dso = s->dso;
+			break;
+		case PREC_SORT_SYM:
+			k.sframe = sf + 1;
+			break;
+		case PREC_SORT_SRCLINE:
+			k.srcline = srcline;
+			break;
+		default:
+			break;
+		}
+	}
+	id = prec_keyset__intern(&h->entry_ids, &k, &is_new);
+	if (id < 0 || !is_new)
+		return id;
+	if (grow((void **)&h->entries, &h->cap_entries, (size_t)id + 1, sizeof(*h->entries)))
+		return -ENOMEM;
+	memset(&h->entries[id], 0, sizeof(h->entries[id]));
+	h->entries[id].key = k;
+	h->entries[id].sframe = sf;
+	h->nr_entries = (uint32_t)id + 1;
+	return id;
+}
+
+struct occ3 {
+	uint32_t entry, node, pos;
+};
+
+static int unsym_add(struct prec_hist *h, uint32_t dso, uint64_t period, size_t *cap)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_unsym; i++) {
+		if (h->unsym[i].dso == dso) {
+			h->unsym[i].period += period;
+			return 0;
+		}
+	}
+	if (grow((void **)&h->unsym, cap, h->nr_unsym + 1, sizeof(*h->unsym)))
+		return -ENOMEM;
+	h->unsym[h->nr_unsym].dso = dso;
+	h->unsym[h->nr_unsym].period = period;
+	h->nr_unsym++;
+	return 0;
+}
+
+static int cmp_unsym(const void *a, const void *b)
+{
+	const struct prec_dso_unsym *x = a, *y = b;
+
+	return x->period < y->period ? 1 : x->period > y->period ? -1 : 0;
+}
+
+int prec_hist__finish(struct prec_hist *h)
+{
+	uint32_t *seq = NULL, *fr = NULL, *stamp = NULL, node, nnodes = h->nodes.n;
+	struct occ3 *o3 = NULL;
+	size_t cap = 0, o3_cap = 0, nr_o3 = 0, unsym_cap = 0, stamp_cap = 0, i;
+	uint32_t gen = 0;
+	int err;
+
+	if (h->finished)
+		return 0;
+	h->finished = true;
+	err = symbolize_frames(h);
+	if (err)
+		return err;
+	for (node = 0; node < nnodes; node++) {
+		const struct prec_ctx_key *ck;
+		uint64_t p, c;
+		long n, e, k;
+
+		if (!h->node_self_count[node])
+			continue;
+		p = h->node_self_period[node];
+		c = h->node_self_count[node];
+		n = stack_seq2(h, node, &seq, &fr, &cap);
+		if (n < 0)
+			goto nomem;
+		if (n == 0)
+			continue;
+		ck = prec_hist__ctx(h, prec_hist__node_ctx(h, node));
+		{
+			/* symbolized or not is a property of the leaf's real (not inlined) frame */
+			uint32_t f0 = fr[0];
+			const struct prec_sframe *real = prec_hist__sframe(
+				h, h->sf_seq[h->frame_sf_start[f0] + h->frame_sf_n[f0] - 1]);
+
+			if (real->kind != PREC_SF_SYM) {
+				h->ev[ck->evsel].unsym_period += p;
+				h->ev[ck->evsel].unsym_count += c;
+				if (unsym_add(h, real->dso, p, &unsym_cap))
+					goto nomem;
+			}
+		}
+		/* self: the leaf */
+		e = entry_of(h, ck, seq[0], h->frame_srcline ? h->frame_srcline[fr[0]] : NULL);
+		if (e < 0)
+			goto nomem;
+		h->entries[e].self_period += p;
+		h->entries[e].self_count += c;
+		if (!h->opts.children && !h->opts.keep_occurrences)
+			continue;
+		if (++gen == 0) { /* wrapped: clear the stamps */
+			memset(stamp, 0, stamp_cap * sizeof(*stamp));
+			gen = 1;
+		}
+		for (k = 0; k < n; k++) {
+			/* position order decides which occurrence of a recursive function
+			 * carries the graph: the leaf first, then the outermost (caller order)
+			 * or the innermost (callee order) */
+			long pos = k == 0 ? 0 : h->opts.callee_order ? k : n - k;
+
+			if (pos) {
+				e = entry_of(h, ck, seq[pos],
+					     h->frame_srcline ? h->frame_srcline[fr[pos]] : NULL);
+				if (e < 0)
+					goto nomem;
+			}
+			if (grow_zero((void **)&stamp, &stamp_cap, h->nr_entries, sizeof(*stamp)))
+				goto nomem;
+			if (stamp[e] == gen)
+				continue;
+			stamp[e] = gen;
+			if (h->opts.children) {
+				h->entries[e].acc_period += p;
+				h->entries[e].acc_count += c;
+			}
+			if (h->opts.keep_occurrences && (pos == 0 || h->opts.children)) {
+				if (grow((void **)&o3, &o3_cap, nr_o3 + 1, sizeof(*o3)))
+					goto nomem;
+				o3[nr_o3].entry = (uint32_t)e;
+				o3[nr_o3].node = node;
+				o3[nr_o3].pos = (uint32_t)pos;
+				nr_o3++;
+			}
+		}
+	}
+	if (h->opts.keep_occurrences) {
+		uint32_t *cnt = calloc((size_t)h->nr_entries + 1, sizeof(uint32_t));
+
+		h->occ = malloc((nr_o3 ? nr_o3 : 1) * sizeof(*h->occ));
+		if (!cnt || !h->occ) {
+			free(cnt);
+			goto nomem;
+		}
+		for (i = 0; i < nr_o3; i++)
+			cnt[o3[i].entry + 1]++;
+		for (i = 0; i < h->nr_entries; i++) {
+			h->entries[i].occ_start = cnt[i];
+			h->entries[i].occ_n = cnt[i + 1];
+			cnt[i + 1] += cnt[i];
+		}
+		for (i = 0; i < h->nr_entries; i++)
+			cnt[i] = h->entries[i].occ_start;
+		for (i = 0; i < nr_o3; i++) {
+			uint32_t en = o3[i].entry;
+
+			h->occ[cnt[en]].node = o3[i].node;
+			h->occ[cnt[en]].pos = o3[i].pos;
+			cnt[en]++;
+		}
+		h->nr_occ = nr_o3;
+		free(cnt);
+	}
+	qsort(h->unsym, h->nr_unsym, sizeof(*h->unsym), cmp_unsym);
+	free(seq);
+	free(fr);
+	free(stamp);
+	free(o3);
+	return 0;
+nomem:
+	free(seq);
+	free(fr);
+	free(stamp);
+	free(o3);
+	return -ENOMEM;
+}
+
+static bool name_in(const char *name, const char *const *list)
+{
+	for (; name && *list; list++)
+		if (!strcmp(name, *list))
+			return true;
+	return false;
+}
+
+bool prec_hist__sframe_shown(const struct prec_hist *h, uint32_t sfid)
+{
+	const struct prec_sframe *sf = prec_hist__sframe(h, sfid);
+
+	if (h->opts.dso_filter) {
+		struct prec_dso *d = prec_hist__dso(h, sf->dso);
+
+		if (!d || (!name_in(prec_dso__short_name(d), h->opts.dso_filter) &&
+			   !name_in(prec_dso__long_name(d), h->opts.dso_filter)))
+			return false;
+	}
+	if (h->opts.sym_filter && !name_in(sf->name, h->opts.sym_filter))
+		return false;
+	return true;
+}

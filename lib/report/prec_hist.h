@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sample aggregation for the reporter.
+ *
+ * While records are read, each sample is reduced to a context (event, comm, pid, tid, cpu:
+ * only the parts the report needs) and a stack of frames, each frame a (DSO, address) pair.
+ * Frames are interned once; stacks are interned as paths in a trie whose roots are contexts,
+ * so memory grows with the number of distinct stacks, not with the number of samples.
+ *
+ * prec_hist__finish() then symbolizes each distinct frame once and folds the stacks into
+ * entries keyed by the sort keys, with self and children (cumulative) totals.  The views
+ * (prec_view.h) print them.
+ *
+ * Addresses in frames are what prec_symbol.h takes: a file offset for an ELF DSO, the absolute
+ * address for the kernel, JIT maps, and frames without a mapping.  Not thread-safe.
+ */
+#ifndef PREC_HIST_H
+#define PREC_HIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prec_hash.h"
+
+struct prec_symtab;
+struct prec_dso;
+
+enum prec_sort_key {
+	PREC_SORT_COMM,
+	PREC_SORT_PID,
+	PREC_SORT_TID,
+	PREC_SORT_DSO,
+	PREC_SORT_SYM,
+	PREC_SORT_SRCLINE,
+	PREC_SORT_CPU,
+	PREC_SORT__MAX,
+};
+
+#define PREC_HIST_MAX_KEYS 8
+
+/* Parse a --sort list ("comm,dso,sym"). 0, or -EINVAL with the bad key in *ret_bad. */
+int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *ret_nr,
+			  const char **ret_bad, size_t *ret_bad_len);
+const char *prec_sort_key__name(enum prec_sort_key k);
+
+struct prec_hist_opts {
+	enum prec_sort_key keys[PREC_HIST_MAX_KEYS];
+	size_t nr_keys;
+	bool children; /* cumulative totals for every function on a stack */
+	bool inline_frames; /* expand inlined functions into frames of their own (libdw) */
+	bool need_comm; /* keep comm in contexts even if not a sort key (--folded) */
+	bool keep_occurrences; /* remember where each entry occurs, for call graphs */
+	bool callee_order; /* which occurrence of a recursive function a graph starts from */
+	const char *const *dso_filter; /* NULL-terminated short or long names; NULL: all */
+	const char *const *sym_filter; /* NULL-terminated symbol names; NULL: all */
+};
+
+/* Frame flags. */
+#define PREC_FRAME_KERNEL 1u /* a kernel address ([k] rather than [.]) */
+#define PREC_FRAME_RET 2u /* a return address: looked up at addr - 1 */
+
+struct prec_hist_frame {
+	uint32_t dso; /* from prec_hist__dso_id(); 0: no mapping */
+	uint32_t flags;
+	uint64_t addr;
+};
+
+struct prec_hist_sample {
+	uint32_t evsel;
+	uint32_t pid, tid, cpu;
+	const char *comm; /* a stable (interned) pointer */
+	uint64_t period;
+};
+
+/* A symbolized frame. */
+enum prec_sframe_kind {
+	PREC_SF_SYM, /* a function of the DSO */
+	PREC_SF_INLINE, /* a function inlined there (with --inline) */
+	PREC_SF_ADDR, /* the DSO loaded, but no symbol covers the address */
+	PREC_SF_UNKNOWN, /* the DSO could not be used (gone, changed, ...) */
+	PREC_SF_NOMAP, /* no mapping held the address */
+};
+
+struct prec_sframe {
+	uint32_t dso; /* hist DSO id; 0 none */
+	uint32_t kind; /* enum prec_sframe_kind */
+	uint64_t addr; /* symbol start (SYM), the address (ADDR, NOMAP), 0 otherwise */
+	const char *name; /* symbol name, or NULL */
+	uint32_t kernel; /* 1 for [k] */
+	uint32_t pad;
+};
+
+struct prec_entry_key {
+	const char *comm;
+	const char *srcline;
+	uint32_t evsel, pid, tid, cpu;
+	uint32_t dso; /* hist DSO id when dso is a key, else 0 */
+	uint32_t sframe; /* sframe id + 1 when sym is a key, else 0 */
+};
+
+struct prec_entry {
+	struct prec_entry_key key;
+	uint32_t sframe; /* a representative sframe (for the dso/sym columns) */
+	uint64_t self_period, self_count;
+	uint64_t acc_period, acc_count; /* children mode: every stack it is on */
+	uint32_t occ_start, occ_n; /* occurrences, when kept */
+};
+
+/* Where an entry occurs: on stack (leaf trie node) `node`, at position `pos` of its
+ * symbolized sequence (0 = leaf). */
+struct prec_occurrence {
+	uint32_t node;
+	uint32_t pos;
+};
+
+struct prec_evsel_stats {
+	uint64_t nr_samples, period; /* all samples that passed the sample filters */
+	uint64_t unsym_period, unsym_count; /* leaf frame not symbolized */
+};
+
+/* Per-DSO unsymbolized totals (for the report header). */
+struct prec_dso_unsym {
+	uint32_t dso;
+	uint64_t period;
+};
+
+struct prec_hist {
+	struct prec_hist_opts opts;
+	struct prec_symtab *symtab; /* not owned */
+	bool ctx_comm, ctx_pid, ctx_tid, ctx_cpu; /* which context parts are kept */
+
+	struct prec_dso **dsos; /* [0] = NULL (no mapping) */
+	uint32_t nr_dsos, cap_dsos;
+	struct prec_keyset dso_ids; /* pointer value -> id */
+
+	struct prec_keyset ctxs; /* context key -> id */
+	uint32_t *ctx_root; /* context id -> root node */
+	size_t cap_ctx;
+
+	struct prec_keyset frames; /* struct prec_hist_frame -> frame id */
+
+	struct prec_keyset nodes; /* (parent, frame) -> node id */
+	uint32_t *node_parent; /* UINT32_MAX for roots */
+	uint32_t *node_frame; /* frame id; the context id for roots */
+	uint64_t *node_self_period, *node_self_count;
+	size_t cap_nodes;
+
+	struct prec_evsel_stats *ev;
+	uint32_t nr_ev;
+
+	/* after prec_hist__finish() */
+	struct prec_keyset sframes; /* struct prec_sframe -> id */
+	uint32_t *frame_sf_start; /* frame id -> first of its sframes in sf_seq */
+	uint8_t *frame_sf_n;
+	uint32_t *sf_seq;
+	size_t nr_sf_seq;
+	const char **frame_srcline; /* with the srcline key */
+	struct prec_keyset entry_ids;
+	struct prec_entry *entries;
+	uint32_t nr_entries;
+	size_t cap_entries;
+	struct prec_occurrence *occ;
+	size_t nr_occ;
+	struct prec_dso_unsym *unsym; /* sorted by period, descending */
+	size_t nr_unsym;
+	struct prec_strset strs;
+	bool finished;
+};
+
+int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, uint32_t nr_evsels,
+		   struct prec_hist **ret);
+void prec_hist__free(struct prec_hist *h);
+
+/* The id of a DSO for frames (cache it, e.g. in the map).  -ENOMEM. */
+long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d);
+static inline struct prec_dso *prec_hist__dso(const struct prec_hist *h, uint32_t id)
+{
+	return id < h->nr_dsos ? h->dsos[id] : NULL;
+}
+
+/*
+ * Counting a sample in three steps, so that a caller can cache the stack of a repeated call
+ * chain: its context id, the trie node of its frames (leaf first, at least one), and the count.
+ * Both ids stay valid for the hist's lifetime.  -ENOMEM / -E2BIG.
+ */
+long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s);
+long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_frame *frames,
+		      size_t nr);
+void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t period);
+
+/* All three at once.  0 or -ENOMEM / -E2BIG. */
+int prec_hist__add(struct prec_hist *h, const struct prec_hist_sample *s,
+		   const struct prec_hist_frame *frames, size_t nr);
+
+/* Symbolize and build the entries.  0 or -ENOMEM. */
+int prec_hist__finish(struct prec_hist *h);
+
+static inline const struct prec_sframe *prec_hist__sframe(const struct prec_hist *h, uint32_t id)
+{
+	return (const struct prec_sframe *)prec_keyset__key(&h->sframes, id);
+}
+
+/* The symbolized sequence of stack `node` (a leaf trie node), leaf first, into *seq
+ * (reallocated as needed; *cap its capacity).  Returns its length, or -ENOMEM. */
+long prec_hist__stack_seq(const struct prec_hist *h, uint32_t node, uint32_t **seq, size_t *cap);
+/* The context id of a trie node's stack, and the context's key. */
+uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node);
+
+struct prec_ctx_key {
+	const char *comm;
+	uint32_t evsel, pid, tid, cpu;
+};
+static inline const struct prec_ctx_key *prec_hist__ctx(const struct prec_hist *h, uint32_t id)
+{
+	return (const struct prec_ctx_key *)prec_keyset__key(&h->ctxs, id);
+}
+
+/* Does this sframe pass the --dso / --symbols filters? */
+bool prec_hist__sframe_shown(const struct prec_hist *h, uint32_t sf);
+
+#endif

@@ -1,0 +1,784 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The --stdio and folded views.  Entries are chosen and sorted per event; columns are sized
+ * from the rows about to be printed.  A call graph is built for one entry at a time from the
+ * stacks the entry occurs on, so its memory is bounded by the largest single graph.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prec_symbol.h"
+#include "prec_view.h"
+
+#define NAME_MAX_LEN 1024
+
+/* ---- text of a symbolized frame ---- */
+
+static const char *dso_text(const struct prec_hist *h, uint32_t dso_id)
+{
+	struct prec_dso *d = prec_hist__dso(h, dso_id);
+
+	return d ? prec_dso__short_name(d) : "[unknown]";
+}
+
+/* The function name as a call graph or folded stack shows it. */
+static const char *frame_name(const struct prec_hist *h, uint32_t sfid, bool folded, char *buf,
+			      size_t len)
+{
+	const struct prec_sframe *sf = prec_hist__sframe(h, sfid);
+
+	switch (sf->kind) {
+	case PREC_SF_SYM:
+		return sf->name;
+	case PREC_SF_INLINE:
+		if (folded)
+			return sf->name;
+		snprintf(buf, len, "%s (inlined)", sf->name);
+		return buf;
+	case PREC_SF_ADDR:
+	case PREC_SF_NOMAP:
+		if (folded) {
+			snprintf(buf, len, "[%s]", dso_text(h, sf->dso));
+			return sf->dso ? buf : "[unknown]";
+		}
+		snprintf(buf, len, "%#" PRIx64, sf->addr);
+		return buf;
+	default:
+		if (folded) {
+			snprintf(buf, len, "[%s]", dso_text(h, sf->dso));
+			return buf;
+		}
+		return "[unknown]";
+	}
+}
+
+/* The Symbol column: "[.] name", "[k] name", "[.] 0x00000000000011a9". */
+static void sym_text(const struct prec_hist *h, uint32_t sfid, char *buf, size_t len)
+{
+	const struct prec_sframe *sf = prec_hist__sframe(h, sfid);
+	const char *mode = sf->kernel ? "[k]" : "[.]";
+
+	switch (sf->kind) {
+	case PREC_SF_SYM:
+		snprintf(buf, len, "%s %s", mode, sf->name);
+		break;
+	case PREC_SF_INLINE:
+		snprintf(buf, len, "%s %s (inlined)", mode, sf->name);
+		break;
+	case PREC_SF_ADDR:
+	case PREC_SF_NOMAP:
+		snprintf(buf, len, "%s 0x%016" PRIx64, mode, sf->addr);
+		break;
+	default:
+		snprintf(buf, len, "%s [unknown]", mode);
+		break;
+	}
+}
+
+/* ---- flat entries ---- */
+
+enum col_kind { COL_CHILDREN, COL_SELF, COL_SAMPLES, COL_KEY };
+
+struct col {
+	enum col_kind kind;
+	enum prec_sort_key key;
+	const char *title;
+	bool right;
+	int width;
+};
+
+struct view {
+	struct prec_hist *h;
+	const struct prec_view_opts *o;
+	FILE *out;
+	uint32_t evsel;
+	uint64_t total; /* the event's period */
+	struct col cols[PREC_HIST_MAX_KEYS + 3];
+	size_t nr_cols;
+};
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+static void cell(const struct view *v, const struct col *c, const struct prec_entry *e, char *buf,
+		 size_t len)
+{
+	const struct prec_hist *h = v->h;
+
+	switch (c->kind) {
+	case COL_CHILDREN:
+		snprintf(buf, len, "%.2f%%", pct(e->acc_period, v->total));
+		return;
+	case COL_SELF:
+		snprintf(buf, len, "%.2f%%", pct(e->self_period, v->total));
+		return;
+	case COL_SAMPLES:
+		snprintf(buf, len, "%" PRIu64, e->self_count);
+		return;
+	case COL_KEY:
+		break;
+	}
+	switch (c->key) {
+	case PREC_SORT_COMM:
+		snprintf(buf, len, "%s", e->key.comm ? e->key.comm : "[unknown]");
+		break;
+	case PREC_SORT_PID:
+		snprintf(buf, len, "%7" PRIu32 ":%s", e->key.pid, e->key.comm ? e->key.comm : "");
+		break;
+	case PREC_SORT_TID:
+		snprintf(buf, len, "%7" PRIu32 ":%s", e->key.tid, e->key.comm ? e->key.comm : "");
+		break;
+	case PREC_SORT_CPU:
+		snprintf(buf, len, "%03d", (int)e->key.cpu);
+		break;
+	case PREC_SORT_DSO:
+		snprintf(buf, len, "%s", dso_text(h, prec_hist__sframe(h, e->sframe)->dso));
+		break;
+	case PREC_SORT_SYM:
+		sym_text(h, e->sframe, buf, len);
+		break;
+	case PREC_SORT_SRCLINE:
+		snprintf(buf, len, "%s", e->key.srcline ? e->key.srcline : "??:0");
+		break;
+	default:
+		buf[0] = 0;
+		break;
+	}
+}
+
+static void add_col(struct view *v, enum col_kind kind, enum prec_sort_key key, const char *title,
+		    bool right, int width)
+{
+	struct col *c = &v->cols[v->nr_cols++];
+
+	c->kind = kind;
+	c->key = key;
+	c->title = title;
+	c->right = right;
+	c->width = width > (int)strlen(title) ? width : (int)strlen(title);
+}
+
+static const char *key_title(enum prec_sort_key k)
+{
+	switch (k) {
+	case PREC_SORT_COMM:
+		return "Command";
+	case PREC_SORT_PID:
+		return "Pid:Command";
+	case PREC_SORT_TID:
+		return "Tid:Command";
+	case PREC_SORT_CPU:
+		return "CPU";
+	case PREC_SORT_DSO:
+		return "Shared Object";
+	case PREC_SORT_SYM:
+		return "Symbol";
+	case PREC_SORT_SRCLINE:
+		return "Source:Line";
+	default:
+		return "?";
+	}
+}
+
+static uint64_t primary(const struct view *v, const struct prec_entry *e)
+{
+	return v->h->opts.children ? e->acc_period : e->self_period;
+}
+
+static const struct view *sort_view; /* qsort has no context argument */
+
+static int cmp_entries(const void *a, const void *b)
+{
+	const struct prec_entry *x = &sort_view->h->entries[*(const uint32_t *)a];
+	const struct prec_entry *y = &sort_view->h->entries[*(const uint32_t *)b];
+	uint64_t px = primary(sort_view, x), py = primary(sort_view, y);
+
+	if (px != py)
+		return px < py ? 1 : -1;
+	if (x->self_period != y->self_period)
+		return x->self_period < y->self_period ? 1 : -1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* ---- call graphs ---- */
+
+struct gnode {
+	uint32_t sf;
+	uint32_t first_child, next_sibling; /* 0: none (node 0 is the root) */
+	uint64_t period; /* of the chains through this node */
+	uint64_t end_period; /* of the chains ending here */
+};
+
+struct graph {
+	struct prec_keyset ids; /* (parent, sframe) -> node id - 1 */
+	struct gnode *nodes;
+	size_t nr, cap;
+	uint32_t *seq;
+	size_t seq_cap;
+	char *prefix;
+	size_t prefix_cap;
+};
+
+static long gnode_child(struct graph *g, uint32_t parent, uint32_t sf)
+{
+	uint32_t key[2] = { parent, sf };
+	bool is_new;
+	long id = prec_keyset__intern(&g->ids, key, &is_new);
+
+	if (id < 0)
+		return id;
+	id++;
+	if (is_new) {
+		if ((size_t)id >= g->cap) {
+			size_t ncap = g->cap ? g->cap * 2 : 256;
+			struct gnode *n = realloc(g->nodes, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			g->nodes = n;
+			g->cap = ncap;
+		}
+		memset(&g->nodes[id], 0, sizeof(g->nodes[id]));
+		g->nodes[id].sf = sf;
+		g->nodes[id].next_sibling = g->nodes[parent].first_child;
+		g->nodes[parent].first_child = (uint32_t)id;
+		g->nr = (size_t)id + 1;
+	}
+	return id;
+}
+
+/* Build the graph of entry `e`: the chains of every stack it is on (see prec_hist.h). */
+static int graph_build(struct graph *g, const struct view *v, const struct prec_entry *e)
+{
+	const struct prec_hist *h = v->h;
+	bool caller = v->o->caller_order;
+	uint32_t i;
+
+	prec_keyset__release(&g->ids);
+	prec_keyset__init(&g->ids, 2 * sizeof(uint32_t));
+	if (!g->cap) {
+		g->nodes = malloc(256 * sizeof(*g->nodes));
+		if (!g->nodes)
+			return -ENOMEM;
+		g->cap = 256;
+	}
+	memset(&g->nodes[0], 0, sizeof(g->nodes[0]));
+	g->nr = 1;
+	for (i = 0; i < e->occ_n; i++) {
+		const struct prec_occurrence *oc = &h->occ[e->occ_start + i];
+		uint64_t p = h->node_self_period[oc->node];
+		long n = prec_hist__stack_seq(h, oc->node, &g->seq, &g->seq_cap), k, id = 0;
+		long from, to, step;
+
+		if (n < 0)
+			return (int)n;
+		if ((long)oc->pos >= n)
+			continue;
+		if (caller) { /* outermost first; from the entry down, or whole for the leaf */
+			from = oc->pos == 0 ? n - 1 : (long)oc->pos;
+			to = -1;
+			step = -1;
+		} else {
+			from = oc->pos;
+			to = n;
+			step = 1;
+		}
+		g->nodes[0].period += p;
+		for (k = from; k != to; k += step) {
+			id = gnode_child(g, (uint32_t)id, g->seq[k]);
+			if (id < 0)
+				return (int)id;
+			g->nodes[id].period += p;
+		}
+		g->nodes[id].end_period += p;
+	}
+	return 0;
+}
+
+static int cmp_gnodes_desc(const void *a, const void *b)
+{
+	const struct gnode *x = *(const struct gnode *const *)a;
+	const struct gnode *y = *(const struct gnode *const *)b;
+
+	if (x->period != y->period)
+		return x->period < y->period ? 1 : -1;
+	return x->sf < y->sf ? -1 : x->sf > y->sf;
+}
+
+/* The children of `node` above the threshold, largest first, malloc'ed; -1 on -ENOMEM. */
+static long visible_kids(const struct view *v, struct graph *g, uint32_t node,
+			 struct gnode ***ret)
+{
+	struct gnode **k = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t c;
+
+	for (c = g->nodes[node].first_child; c; c = g->nodes[c].next_sibling) {
+		if (pct(g->nodes[c].period, v->total) < v->o->graph_threshold)
+			continue;
+		if (n == cap) {
+			struct gnode **nk;
+
+			cap = cap ? cap * 2 : 4;
+			nk = realloc(k, cap * sizeof(*k));
+			if (!nk) {
+				free(k);
+				return -1;
+			}
+			k = nk;
+		}
+		k[n++] = &g->nodes[c];
+	}
+	qsort(k, n, sizeof(*k), cmp_gnodes_desc);
+	*ret = k;
+	return (long)n;
+}
+
+static int set_prefix(struct graph *g, size_t len)
+{
+	if (len + 1 > g->prefix_cap) {
+		size_t ncap = (len + 1) * 2;
+		char *p = realloc(g->prefix, ncap);
+
+		if (!p)
+			return -ENOMEM;
+		g->prefix = p;
+		g->prefix_cap = ncap;
+	}
+	g->prefix[len] = 0;
+	return 0;
+}
+
+static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen);
+
+/* Print the single path below `node` (prefix g->prefix[0..plen)), then its branches. */
+static int print_follow(const struct view *v, struct graph *g, uint32_t node, size_t plen)
+{
+	char buf[NAME_MAX_LEN];
+
+	for (;;) {
+		struct gnode **kids;
+		long n = visible_kids(v, g, node, &kids);
+
+		if (n < 0)
+			return -ENOMEM;
+		if (n == 1 && kids[0]->period == g->nodes[node].period) {
+			node = (uint32_t)(kids[0] - g->nodes);
+			free(kids);
+			if (set_prefix(g, plen))
+				return -ENOMEM;
+			fprintf(v->out, "%s%s\n", g->prefix,
+				frame_name(v->h, g->nodes[node].sf, false, buf, sizeof(buf)));
+			continue;
+		}
+		free(kids);
+		return n ? print_branches(v, g, node, plen) : 0;
+	}
+}
+
+static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen)
+{
+	char buf[NAME_MAX_LEN], p[32];
+	struct gnode **kids;
+	long n = visible_kids(v, g, node, &kids), i;
+	int err = 0;
+
+	if (n < 0)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		bool last = i == n - 1;
+		uint32_t kid = (uint32_t)(kids[i] - g->nodes);
+		size_t w = (size_t)snprintf(p, sizeof(p), "--%.2f%%--", pct(kids[i]->period,
+									     v->total));
+
+		if (set_prefix(g, plen + 1 + w)) {
+			err = -ENOMEM;
+			break;
+		}
+		g->prefix[plen] = 0;
+		fprintf(v->out, "%s|\n", g->prefix);
+		fprintf(v->out, "%s%c%s%s\n", g->prefix, last ? ' ' : '|', p,
+			frame_name(v->h, kids[i]->sf, false, buf, sizeof(buf)));
+		g->prefix[plen] = last ? ' ' : '|';
+		memset(g->prefix + plen + 1, ' ', w);
+		err = print_follow(v, g, kid, plen + 1 + w);
+		g->prefix[plen] = 0;
+	}
+	free(kids);
+	return err;
+}
+
+#define GRAPH_INDENT 12
+
+static int print_graph_tree(const struct view *v, struct graph *g)
+{
+	char buf[NAME_MAX_LEN];
+	struct gnode **kids;
+	long n = visible_kids(v, g, 0, &kids);
+	int err;
+
+	if (n < 0)
+		return -ENOMEM;
+	if (set_prefix(g, GRAPH_INDENT + 3))
+		return -ENOMEM;
+	memset(g->prefix, ' ', GRAPH_INDENT + 3);
+	if (n == 1 && kids[0]->period == g->nodes[0].period) {
+		uint32_t kid = (uint32_t)(kids[0] - g->nodes);
+
+		free(kids);
+		fprintf(v->out, "%*s|\n%*s---%s\n", GRAPH_INDENT, "", GRAPH_INDENT, "",
+			frame_name(v->h, g->nodes[kid].sf, false, buf, sizeof(buf)));
+		err = print_follow(v, g, kid, GRAPH_INDENT + 3);
+	} else {
+		free(kids);
+		err = n ? print_branches(v, g, 0, GRAPH_INDENT) : 0;
+	}
+	return err;
+}
+
+/* -g flat / folded: every chain that ends somewhere, with its share. */
+static int print_chains(const struct view *v, struct graph *g, uint32_t node, uint32_t *path,
+			size_t depth)
+{
+	char buf[NAME_MAX_LEN];
+	uint32_t c;
+	size_t i;
+	int err;
+
+	if (node && g->nodes[node].end_period &&
+	    pct(g->nodes[node].end_period, v->total) >= v->o->graph_threshold) {
+		if (v->o->graph == PREC_GRAPH_FLAT) {
+			fprintf(v->out, "%*s%.2f%%\n", GRAPH_INDENT, "",
+				pct(g->nodes[node].end_period, v->total));
+			for (i = 0; i < depth; i++)
+				fprintf(v->out, "%*s%s\n", GRAPH_INDENT + 4, "",
+					frame_name(v->h, g->nodes[path[i]].sf, false, buf,
+						   sizeof(buf)));
+			fputc('\n', v->out);
+		} else {
+			fprintf(v->out, "%*s%.2f%% ", GRAPH_INDENT, "",
+				pct(g->nodes[node].end_period, v->total));
+			for (i = 0; i < depth; i++)
+				fprintf(v->out, "%s%s", i ? ";" : "",
+					frame_name(v->h, g->nodes[path[i]].sf, false, buf,
+						   sizeof(buf)));
+			fputc('\n', v->out);
+		}
+	}
+	for (c = g->nodes[node].first_child; c; c = g->nodes[c].next_sibling) {
+		path[depth] = c;
+		err = print_chains(v, g, c, path, depth + 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int print_graph(const struct view *v, struct graph *g, const struct prec_entry *e)
+{
+	int err = graph_build(g, v, e);
+
+	if (err)
+		return err;
+	if (v->o->graph == PREC_GRAPH_GRAPH) {
+		err = print_graph_tree(v, g);
+	} else {
+		uint32_t *path = malloc((g->nr + 1) * sizeof(*path));
+
+		if (!path)
+			return -ENOMEM;
+		err = print_chains(v, g, 0, path, 0);
+		free(path);
+	}
+	fputc('\n', v->out);
+	return err;
+}
+
+/* ---- the stdio view ---- */
+
+static void print_event_header(const struct view *v)
+{
+	const struct prec_hist *h = v->h;
+	const struct prec_evsel_stats *st = &h->ev[v->evsel];
+	const struct prec_view_evsel *ve = v->o->evsels ? &v->o->evsels[v->evsel] : NULL;
+	uint64_t lost = ve ? ve->lost_samples : 0, n = st->nr_samples;
+	char unit = ' ';
+	size_t i, shown = 0;
+
+	fprintf(v->out, "#\n# Total Lost Samples: %" PRIu64, lost);
+	if (lost)
+		fprintf(v->out, " (%.2f%% of %" PRIu64 ")", pct(lost, lost + st->nr_samples),
+			lost + st->nr_samples);
+	fputs("\n#\n", v->out);
+	if (n > 1000) {
+		n /= 1000;
+		unit = 'K';
+	}
+	if (n > 1000) {
+		n /= 1000;
+		unit = 'M';
+	}
+	fprintf(v->out, "# Samples: %" PRIu64 "%c of event '%s'\n", n, unit,
+		ve && ve->name ? ve->name : "unknown");
+	fprintf(v->out, "# Event count (approx.): %" PRIu64 "\n", st->period);
+	if (st->unsym_period) {
+		double u = pct(st->unsym_period, st->period);
+
+		if (u < 0.01)
+			fputs("# Not symbolized: <0.01% of the event count", v->out);
+		else
+			fprintf(v->out, "# Not symbolized: %.2f%% of the event count", u);
+		for (i = 0; i < h->nr_unsym && shown < 4; i++) {
+			struct prec_dso *d = prec_hist__dso(h, h->unsym[i].dso);
+
+			if (pct(h->unsym[i].period, st->period) < 0.01)
+				continue;
+			fprintf(v->out, "%s %s %.2f%% (%s)", shown ? ";" : ":",
+				d ? prec_dso__short_name(d) : "[unknown]",
+				pct(h->unsym[i].period, st->period),
+				!d ? "no mapping"
+				   : prec_dso__status(d) == PREC_DSO_OK
+					     ? "no symbol at the address"
+					     : prec_dso_status__str(prec_dso__status(d)));
+			shown++;
+		}
+		fputc('\n', v->out);
+	}
+	fputs("#\n", v->out);
+}
+
+static int stdio_event(struct view *v, struct graph *g)
+{
+	struct prec_hist *h = v->h;
+	const struct prec_view_opts *o = v->o;
+	const char *sep = o->field_sep;
+	uint32_t *rows = NULL, i;
+	size_t nr = 0, c;
+	char buf[NAME_MAX_LEN];
+	int err = 0;
+
+	rows = malloc(((size_t)h->nr_entries + 1) * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < h->nr_entries; i++) {
+		const struct prec_entry *e = &h->entries[i];
+
+		if (e->key.evsel != v->evsel || !primary(v, e))
+			continue;
+		if (pct(primary(v, e), v->total) < o->percent_limit)
+			continue;
+		if ((h->opts.dso_filter || h->opts.sym_filter) &&
+		    !prec_hist__sframe_shown(h, e->sframe))
+			continue;
+		rows[nr++] = i;
+	}
+	sort_view = v;
+	qsort(rows, nr, sizeof(*rows), cmp_entries);
+
+	for (c = 0; c < v->nr_cols && !sep; c++) {
+		for (i = 0; i < nr; i++) {
+			int w;
+
+			cell(v, &v->cols[c], &h->entries[rows[i]], buf, sizeof(buf));
+			w = (int)strlen(buf);
+			if (w > v->cols[c].width)
+				v->cols[c].width = w;
+		}
+	}
+	print_event_header(v);
+	if (sep) {
+		fputs("# ", v->out);
+		for (c = 0; c < v->nr_cols; c++)
+			fprintf(v->out, "%s%s", c ? sep : "", v->cols[c].title);
+		fputc('\n', v->out);
+	} else {
+		fputs("# ", v->out);
+		for (c = 0; c < v->nr_cols; c++)
+			fprintf(v->out, "%s%*s", c ? "  " : "",
+				v->cols[c].right ? v->cols[c].width : -v->cols[c].width,
+				v->cols[c].title);
+		fputs("\n# ", v->out);
+		for (c = 0; c < v->nr_cols; c++) {
+			int k;
+
+			fputs(c ? "  " : "", v->out);
+			for (k = 0; k < v->cols[c].width; k++)
+				fputc('.', v->out);
+		}
+		fputs("\n#\n", v->out);
+	}
+	for (i = 0; i < nr && !err; i++) {
+		const struct prec_entry *e = &h->entries[rows[i]];
+
+		fputs(sep ? "" : "  ", v->out);
+		for (c = 0; c < v->nr_cols; c++) {
+			const struct col *col = &v->cols[c];
+
+			cell(v, col, e, buf, sizeof(buf));
+			if (sep)
+				fprintf(v->out, "%s%s", c ? sep : "", buf);
+			else if (c + 1 == v->nr_cols && !col->right)
+				fprintf(v->out, "  %s", buf);
+			else
+				fprintf(v->out, "%s%*s", c ? "  " : "",
+					col->right ? col->width : -col->width, buf);
+		}
+		fputc('\n', v->out);
+		if (o->graph != PREC_GRAPH_NONE && e->occ_n && !sep)
+			err = print_graph(v, g, e);
+	}
+	fputs("\n\n", v->out);
+	free(rows);
+	return err;
+}
+
+int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *out)
+{
+	struct graph g;
+	struct view v;
+	uint32_t ev;
+	size_t k;
+	int err = 0;
+
+	memset(&g, 0, sizeof(g));
+	prec_keyset__init(&g.ids, 2 * sizeof(uint32_t));
+	if (!o->field_sep)
+		fputs("# To display the recording's header, use --header or --header-only.\n#\n", out);
+	for (ev = 0; ev < h->nr_ev && !err; ev++) {
+		if (!h->ev[ev].nr_samples && h->nr_ev > 1)
+			continue;
+		memset(&v, 0, sizeof(v));
+		v.h = h;
+		v.o = o;
+		v.out = out;
+		v.evsel = ev;
+		v.total = h->ev[ev].period;
+		if (h->opts.children) {
+			add_col(&v, COL_CHILDREN, 0, "Children", true, 8);
+			add_col(&v, COL_SELF, 0, "Self", true, 8);
+		} else {
+			add_col(&v, COL_SELF, 0, "Overhead", true, 8);
+		}
+		if (o->show_nr_samples)
+			add_col(&v, COL_SAMPLES, 0, "Samples", true, 12);
+		for (k = 0; k < h->opts.nr_keys; k++)
+			add_col(&v, COL_KEY, h->opts.keys[k], key_title(h->opts.keys[k]), false, 0);
+		err = stdio_event(&v, &g);
+	}
+	prec_keyset__release(&g.ids);
+	free(g.nodes);
+	free(g.seq);
+	free(g.prefix);
+	if (!err && ferror(out))
+		err = -EIO;
+	return err;
+}
+
+/* ---- folded stacks ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int prec_view__folded(struct prec_hist *h, FILE *out)
+{
+	struct prec_strset lines;
+	struct prec_keyset ids; /* interned line pointer -> id */
+	const char **order = NULL;
+	uint64_t *counts = NULL;
+	size_t cap = 0, seq_cap = 0, len_cap = 0, i;
+	uint32_t *seq = NULL, node;
+	char *line = NULL, buf[NAME_MAX_LEN];
+	int err = -ENOMEM;
+
+	memset(&lines, 0, sizeof(lines));
+	prec_keyset__init(&ids, sizeof(uintptr_t));
+	for (node = 0; node < h->nodes.n; node++) {
+		const struct prec_ctx_key *ck;
+		const char *s;
+		uintptr_t key;
+		size_t len = 0;
+		long n, k, id;
+		bool is_new;
+
+		if (!h->node_self_count[node])
+			continue;
+		n = prec_hist__stack_seq(h, node, &seq, &seq_cap);
+		if (n < 0)
+			goto out;
+		ck = prec_hist__ctx(h, prec_hist__node_ctx(h, node));
+		for (k = n; k >= -1; k--) {
+			size_t l;
+
+			if (k == n)
+				s = ck->comm ? ck->comm : "[unknown]";
+			else if (k >= 0)
+				s = frame_name(h, seq[k], true, buf, sizeof(buf));
+			else
+				break;
+			l = strlen(s);
+			if (len + l + 2 > len_cap) {
+				char *nl;
+
+				len_cap = (len + l + 2) * 2;
+				nl = realloc(line, len_cap);
+				if (!nl)
+					goto out;
+				line = nl;
+			}
+			if (k != n)
+				line[len++] = ';';
+			memcpy(line + len, s, l);
+			len += l;
+			line[len] = 0;
+		}
+		s = prec_strset__intern(&lines, line);
+		if (!s)
+			goto out;
+		key = (uintptr_t)s;
+		id = prec_keyset__intern(&ids, &key, &is_new);
+		if (id < 0)
+			goto out;
+		if ((size_t)id >= cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			uint64_t *nc = realloc(counts, ncap * sizeof(*nc));
+			const char **no;
+
+			if (!nc)
+				goto out;
+			counts = nc;
+			no = realloc(order, ncap * sizeof(*no));
+			if (!no)
+				goto out;
+			order = no;
+			cap = ncap;
+		}
+		if (is_new) {
+			counts[id] = 0;
+			order[id] = s;
+		}
+		counts[id] += h->node_self_count[node];
+	}
+	/* sorted lines, each with its count: find the count back through the id table */
+	qsort(order, ids.n, sizeof(*order), cmp_str);
+	for (i = 0; i < ids.n; i++) {
+		uintptr_t key = (uintptr_t)order[i];
+		long id = prec_keyset__find(&ids, &key);
+
+		fprintf(out, "%s %" PRIu64 "\n", order[i], id >= 0 ? counts[id] : 0);
+	}
+	err = ferror(out) ? -EIO : 0;
+out:
+	prec_strset__release(&lines);
+	prec_keyset__release(&ids);
+	free(order);
+	free(counts);
+	free(seq);
+	free(line);
+	return err;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Views of a finished prec_hist: perf report's --stdio layout (flat entries, each optionally
+ * with its call graph as a tree), and folded stacks for flame graph tools.  Output goes to a
+ * FILE; errors are -EIO when it fails (the caller reports them) or -ENOMEM.
+ */
+#ifndef PREC_VIEW_H
+#define PREC_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "prec_hist.h"
+
+enum prec_graph_mode {
+	PREC_GRAPH_NONE,
+	PREC_GRAPH_GRAPH, /* a tree per entry, percentages of the event's total */
+	PREC_GRAPH_FLAT, /* every chain in full */
+	PREC_GRAPH_FOLDED, /* every chain on one line, frames joined by ';' */
+};
+
+struct prec_view_evsel {
+	const char *name;
+	uint64_t lost_samples; /* for "# Total Lost Samples" */
+};
+
+struct prec_view_opts {
+	bool show_nr_samples; /* -n */
+	double percent_limit; /* hide entries under this share (percent) */
+	const char *field_sep; /* -t: no alignment, fields joined by this; NULL: columns */
+	enum prec_graph_mode graph;
+	double graph_threshold; /* percent of the event's total; smaller branches hidden */
+	bool caller_order; /* graph chains from the outermost caller down (else from the
+			    * entry toward its callers) */
+	const struct prec_view_evsel *evsels; /* hist->nr_ev of them */
+};
+
+/* perf report --stdio. */
+int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *out);
+
+/* One line per distinct symbolized stack: "comm;outer;...;leaf COUNT" (sample counts). */
+int prec_view__folded(struct prec_hist *h, FILE *out);
+
+#endif

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Replays COMM / FORK / MMAP / MMAP2 into threads and address spaces.
+ *
+ * Invariants: each mspace's maps are sorted by start and never overlap (a new mapping cuts
+ * away whatever it covers, as mmap(2) does); every thread points to the mspace of its pid;
+ * every string is interned in the machine's strset.  A COMM with the exec flag empties the
+ * process's address space: the new image's mappings follow it.  Record bodies are
+ * bounds-checked before any field is read.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/perf_event.h>
+
+#include "prec_machine.h"
+
+struct prec_machine {
+	struct prec_strset strs;
+	struct prec_keyset tid_index; /* key: u64 tid -> index in threads */
+	struct prec_thread **threads;
+	size_t nr_threads, cap_threads;
+	struct prec_keyset pid_index; /* key: u64 pid -> index in spaces */
+	struct prec_mspace **spaces;
+	size_t nr_spaces, cap_spaces;
+	struct prec_mspace kernel;
+	struct prec_keyset bid_index; /* key: interned path pointer -> index in bids */
+	struct bid {
+		uint8_t len;
+		uint8_t id[PREC_BUILD_ID_MAX];
+	} *bids;
+	uint64_t gen; /* bumped by every record that may change a thread or a mapping */
+};
+
+int prec_machine__new(struct prec_machine **ret)
+{
+	struct prec_machine *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	prec_keyset__init(&m->tid_index, sizeof(uint64_t));
+	prec_keyset__init(&m->pid_index, sizeof(uint64_t));
+	prec_keyset__init(&m->bid_index, sizeof(const char *));
+	m->kernel.pid = PREC_PID_KERNEL;
+	*ret = m;
+	return 0;
+}
+
+void prec_machine__free(struct prec_machine *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nr_threads; i++)
+		free(m->threads[i]);
+	for (i = 0; i < m->nr_spaces; i++) {
+		free(m->spaces[i]->maps);
+		free(m->spaces[i]);
+	}
+	free(m->threads);
+	free(m->spaces);
+	free(m->kernel.maps);
+	free(m->bids);
+	prec_keyset__release(&m->tid_index);
+	prec_keyset__release(&m->pid_index);
+	prec_keyset__release(&m->bid_index);
+	prec_strset__release(&m->strs);
+	free(m);
+}
+
+uint64_t prec_machine__generation(const struct prec_machine *m)
+{
+	return m->gen;
+}
+
+const char *prec_machine__intern(struct prec_machine *m, const char *s)
+{
+	return prec_strset__intern(&m->strs, s);
+}
+
+struct prec_mspace *prec_machine__kernel(struct prec_machine *m)
+{
+	return &m->kernel;
+}
+
+/* Grow an array of pointers by one slot. */
+static int push_ptr(void ***arr, size_t *nr, size_t *cap, void *p)
+{
+	if (*nr == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		void **a = realloc(*arr, c * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		*arr = a;
+		*cap = c;
+	}
+	(*arr)[(*nr)++] = p;
+	return 0;
+}
+
+static struct prec_mspace *mspace_of(struct prec_machine *m, uint32_t pid, bool *ret_new)
+{
+	uint64_t key = pid;
+	struct prec_mspace *ms;
+	bool is_new;
+	long id;
+
+	if (pid == PREC_PID_KERNEL)
+		return &m->kernel;
+	id = prec_keyset__intern(&m->pid_index, &key, &is_new);
+	if (id < 0)
+		return NULL;
+	if (ret_new)
+		*ret_new = is_new;
+	if (!is_new)
+		return m->spaces[id];
+	ms = calloc(1, sizeof(*ms));
+	if (!ms || push_ptr((void ***)&m->spaces, &m->nr_spaces, &m->cap_spaces, ms)) {
+		/* keep the index and the array in step: the key is already in the index */
+		free(ms);
+		return NULL;
+	}
+	ms->pid = pid;
+	return ms;
+}
+
+static struct prec_thread *find_thread(struct prec_machine *m, uint32_t tid)
+{
+	uint64_t key = tid;
+	long id = prec_keyset__find(&m->tid_index, &key);
+
+	return id < 0 ? NULL : m->threads[id];
+}
+
+struct prec_thread *prec_machine__thread(struct prec_machine *m, uint32_t pid, uint32_t tid)
+{
+	struct prec_thread *t = find_thread(m, tid);
+	char name[24];
+	uint64_t key = tid;
+	long id;
+
+	if (t) {
+		if (t->pid != pid && pid != UINT32_MAX) {
+			/* a tid reused by another process, or a pid learnt late */
+			struct prec_mspace *ms = mspace_of(m, pid, NULL);
+
+			if (!ms)
+				return NULL;
+			t->pid = pid;
+			t->ms = ms;
+		}
+		return t;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	if (tid == 0)
+		snprintf(name, sizeof(name), "swapper");
+	else
+		snprintf(name, sizeof(name), ":%u", tid);
+	t->comm = prec_strset__intern(&m->strs, name);
+	t->ms = mspace_of(m, pid, NULL);
+	if (!t->comm || !t->ms)
+		goto fail;
+	if (push_ptr((void ***)&m->threads, &m->nr_threads, &m->cap_threads, t))
+		goto fail;
+	id = prec_keyset__intern(&m->tid_index, &key, NULL);
+	if (id < 0) {
+		m->nr_threads--;
+		goto fail;
+	}
+	return t;
+fail:
+	free(t);
+	return NULL;
+}
+
+struct prec_map *prec_mspace__find(struct prec_mspace *ms, uint64_t addr)
+{
+	size_t lo = 0, hi = ms->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ms->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= ms->maps[lo - 1].end)
+		return NULL;
+	return &ms->maps[lo - 1];
+}
+
+static int mspace_reserve(struct prec_mspace *ms, size_t extra)
+{
+	if (ms->nr + extra > ms->cap) {
+		size_t cap = ms->cap ? ms->cap * 2 : 16;
+		struct prec_map *v;
+
+		while (cap < ms->nr + extra)
+			cap *= 2;
+		v = realloc(ms->maps, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		ms->maps = v;
+		ms->cap = cap;
+	}
+	return 0;
+}
+
+/* Insert `nm`, cutting away the parts of existing maps it covers. */
+static int mspace_insert(struct prec_mspace *ms, const struct prec_map *nm)
+{
+	struct prec_map left, right;
+	bool has_left = false, has_right = false;
+	size_t first, last, i, keep;
+
+	if (mspace_reserve(ms, 3))
+		return -ENOMEM;
+	/* first map that ends after nm->start */
+	for (first = 0; first < ms->nr && ms->maps[first].end <= nm->start; first++)
+		;
+	for (last = first; last < ms->nr && ms->maps[last].start < nm->end; last++)
+		;
+	/* maps [first, last) overlap nm */
+	if (first < last && ms->maps[first].start < nm->start) {
+		left = ms->maps[first];
+		left.end = nm->start;
+		has_left = true;
+	}
+	if (first < last && ms->maps[last - 1].end > nm->end) {
+		right = ms->maps[last - 1];
+		right.pgoff += nm->end - right.start;
+		right.start = nm->end;
+		has_right = true;
+	}
+	keep = (size_t)has_left + 1 + (size_t)has_right;
+	memmove(&ms->maps[first + keep], &ms->maps[last], (ms->nr - last) * sizeof(*ms->maps));
+	ms->nr = ms->nr - (last - first) + keep;
+	i = first;
+	if (has_left)
+		ms->maps[i++] = left;
+	ms->maps[i++] = *nm;
+	if (has_right)
+		ms->maps[i] = right;
+	return 0;
+}
+
+int prec_machine__add_build_id(struct prec_machine *m, const char *path, const uint8_t *id,
+			       size_t len)
+{
+	const char *p = prec_strset__intern(&m->strs, path);
+	bool is_new;
+	long idx;
+
+	if (!p)
+		return -ENOMEM;
+	idx = prec_keyset__intern(&m->bid_index, &p, &is_new);
+	if (idx < 0)
+		return (int)idx;
+	if (is_new) {
+		struct bid *b = realloc(m->bids, (size_t)(idx + 1) * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM; /* the index holds a key without a payload: harmless, see lookup */
+		m->bids = b;
+	}
+	if (len > PREC_BUILD_ID_MAX)
+		len = PREC_BUILD_ID_MAX;
+	m->bids[idx].len = (uint8_t)len;
+	memcpy(m->bids[idx].id, id, len);
+	return 0;
+}
+
+static void attach_build_id(struct prec_machine *m, struct prec_map *map)
+{
+	long idx = prec_keyset__find(&m->bid_index, &map->path);
+
+	/* an index entry whose payload could not be allocated is past the array: skip it */
+	if (idx < 0 || (uint32_t)idx >= m->bid_index.n || !m->bids)
+		return;
+	map->build_id_len = m->bids[idx].len;
+	memcpy(map->build_id, m->bids[idx].id, m->bids[idx].len);
+}
+
+/* A NUL-terminated string at `off` inside the record, or NULL if it is not terminated. */
+static const char *rec_string(const unsigned char *rec, size_t size, size_t off)
+{
+	if (off >= size || !memchr(rec + off, 0, size - off))
+		return NULL;
+	return (const char *)rec + off;
+}
+
+static int do_mmap(struct prec_machine *m, uint32_t type, uint16_t misc, const unsigned char *p,
+		   size_t size)
+{
+	struct prec_map nm = { 0 };
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	struct prec_mspace *ms;
+	const char *name;
+	size_t name_off = type == PERF_RECORD_MMAP2 ? 72 : 40;
+
+	memcpy(&pid, p + 8, 4);
+	memcpy(&tid, p + 12, 4);
+	memcpy(&addr, p + 16, 8);
+	memcpy(&len, p + 24, 8);
+	memcpy(&pgoff, p + 32, 8);
+	name = rec_string(p, size, name_off);
+	if (!name)
+		return -EBADMSG;
+	if (len == 0 || addr + len < addr)
+		return 0; /* nothing mapped, or nonsense: ignore rather than fail the report */
+	nm.start = addr;
+	nm.end = addr + len;
+	nm.pgoff = pgoff;
+	nm.path = prec_strset__intern(&m->strs, name);
+	if (!nm.path)
+		return -ENOMEM;
+	if (type == PERF_RECORD_MMAP2) {
+		memcpy(&nm.prot, p + 64, 4);
+		if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			uint8_t n = p[40];
+
+			nm.build_id_len = n > PREC_BUILD_ID_MAX ? PREC_BUILD_ID_MAX : n;
+			memcpy(nm.build_id, p + 44, nm.build_id_len);
+		}
+	} else {
+		nm.prot = 5; /* MMAP records are executable mappings */
+	}
+	if (!nm.build_id_len)
+		attach_build_id(m, &nm);
+	/* kernel maps: pid -1; in user records a pid of -1 also means "not a process" */
+	ms = mspace_of(m, pid, NULL);
+	if (!ms)
+		return -ENOMEM;
+	if (pid != PREC_PID_KERNEL && !prec_machine__thread(m, pid, tid))
+		return -ENOMEM;
+	return mspace_insert(ms, &nm);
+}
+
+static int do_comm(struct prec_machine *m, uint16_t misc, const unsigned char *p, size_t size)
+{
+	struct prec_thread *t;
+	const char *name;
+	uint32_t pid, tid;
+
+	memcpy(&pid, p + 8, 4);
+	memcpy(&tid, p + 12, 4);
+	name = rec_string(p, size, 16);
+	if (!name)
+		return -EBADMSG;
+	t = prec_machine__thread(m, pid, tid);
+	if (!t)
+		return -ENOMEM;
+	t->comm = prec_strset__intern(&m->strs, name);
+	if (!t->comm)
+		return -ENOMEM;
+	if (misc & PERF_RECORD_MISC_COMM_EXEC)
+		t->ms->nr = 0; /* the new image's mappings follow */
+	return 0;
+}
+
+static int do_fork(struct prec_machine *m, const unsigned char *p)
+{
+	uint32_t pid, ppid, tid, ptid;
+	struct prec_thread *parent, *child;
+	bool is_new = false;
+
+	memcpy(&pid, p + 8, 4);
+	memcpy(&ppid, p + 12, 4);
+	memcpy(&tid, p + 16, 4);
+	memcpy(&ptid, p + 20, 4);
+	parent = prec_machine__thread(m, ppid, ptid);
+	if (!parent)
+		return -ENOMEM;
+	if (pid != ppid) {
+		struct prec_mspace *ms = mspace_of(m, pid, &is_new);
+
+		if (!ms)
+			return -ENOMEM;
+		/* a new process starts with a copy of its parent's mappings */
+		if (ms->nr == 0 && parent->ms && parent->ms->nr) {
+			if (mspace_reserve(ms, parent->ms->nr))
+				return -ENOMEM;
+			memcpy(ms->maps, parent->ms->maps, parent->ms->nr * sizeof(*ms->maps));
+			ms->nr = parent->ms->nr;
+		}
+	}
+	child = prec_machine__thread(m, pid, tid);
+	if (!child)
+		return -ENOMEM;
+	child->comm = parent->comm;
+	return 0;
+}
+
+int prec_machine__process(struct prec_machine *m, uint32_t type, uint16_t misc, const void *rec,
+			  size_t size)
+{
+	const unsigned char *p = rec;
+
+	m->gen++;
+	switch (type) {
+	case PERF_RECORD_MMAP:
+		return size < 41 ? -EBADMSG : do_mmap(m, type, misc, p, size);
+	case PERF_RECORD_MMAP2:
+		return size < 73 ? -EBADMSG : do_mmap(m, type, misc, p, size);
+	case PERF_RECORD_COMM:
+		return size < 17 ? -EBADMSG : do_comm(m, misc, p, size);
+	case PERF_RECORD_FORK:
+		return size < 32 ? -EBADMSG : do_fork(m, p);
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The state of the recorded machine, replayed from side records in time order: threads
+ * (tid -> pid, comm) and one address space per process (pid) holding its file mappings, plus
+ * the kernel's address space (mappings recorded with pid -1).
+ *
+ * Records are fed with prec_machine__process(); samples then find their thread and, for each
+ * address, the mapping that held it at that time.  Maps do not know about symbols: the layer
+ * above keeps what it derives from a map (its DSO) in map->priv.
+ *
+ * Thread and map pointers stay valid until prec_machine__free(), except that a map pointer
+ * is valid only until the next record is processed (mappings move when others are added).
+ */
+#ifndef PREC_MACHINE_H
+#define PREC_MACHINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prec_hash.h"
+
+#define PREC_PID_KERNEL UINT32_MAX /* pid -1 in MMAP records */
+#define PREC_BUILD_ID_MAX 20
+
+struct prec_map {
+	uint64_t start, end; /* [start, end) */
+	uint64_t pgoff;
+	const char *path; /* interned; as recorded */
+	uint32_t prot;
+	uint8_t build_id_len; /* 0: none recorded */
+	uint8_t build_id[PREC_BUILD_ID_MAX];
+	void *priv; /* for the layer above; NULL on a new map */
+};
+
+struct prec_mspace {
+	uint32_t pid;
+	struct prec_map *maps; /* sorted by start, not overlapping */
+	size_t nr, cap;
+};
+
+struct prec_thread {
+	uint32_t pid, tid;
+	const char *comm; /* interned; ":TID" until a COMM is seen, "swapper" for tid 0 */
+	struct prec_mspace *ms;
+};
+
+struct prec_machine;
+
+int prec_machine__new(struct prec_machine **ret);
+void prec_machine__free(struct prec_machine *m); /* NULL-safe */
+
+/*
+ * Apply one kernel side record (COMM, MMAP, MMAP2, FORK, EXIT; others are ignored): `rec`
+ * points to the whole record, header included, `size` bytes.  Returns 0, -EBADMSG for a
+ * record too short for its type, or -ENOMEM.
+ */
+int prec_machine__process(struct prec_machine *m, uint32_t type, uint16_t misc, const void *rec,
+			  size_t size);
+
+/*
+ * Build-ids from the BUILD_ID header feature, by path: a map of that path without a build-id
+ * of its own gets this one.  -ENOMEM.
+ */
+int prec_machine__add_build_id(struct prec_machine *m, const char *path, const uint8_t *id,
+			       size_t len);
+
+/* The thread `tid` of process `pid`, created if unknown.  NULL on -ENOMEM. */
+struct prec_thread *prec_machine__thread(struct prec_machine *m, uint32_t pid, uint32_t tid);
+
+/* The kernel's address space (maps recorded with pid -1). Never NULL. */
+struct prec_mspace *prec_machine__kernel(struct prec_machine *m);
+
+/* The mapping holding `addr`, or NULL. */
+struct prec_map *prec_mspace__find(struct prec_mspace *ms, uint64_t addr);
+
+/*
+ * A number that changes whenever a processed record may have changed a thread or a mapping
+ * (build-ids added by prec_machine__add_build_id() do not count): what was derived from the
+ * maps under one value stays true while it is unchanged.
+ */
+uint64_t prec_machine__generation(const struct prec_machine *m);
+
+/* Interned copy of a string (for callers that need one with the machine's lifetime). */
+const char *prec_machine__intern(struct prec_machine *m, const char *s);
+
+#endif

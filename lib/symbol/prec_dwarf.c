@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Source lines and inline frames from DWARF, through libdw.
+ *
+ * libdw is opened for a DSO only when one of these questions is first asked, from the symbol
+ * file if it has DWARF, else from its separate debug file (build-id, then .gnu_debuglink);
+ * a dwz .gnu_debugaltlink file is found the same way and handed to libdw, so libdw never
+ * opens files itself.  Each distinct address is answered once: the answer (source line and
+ * inline frames) is kept in a per-DSO table keyed by address, strings interned in the symtab.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include "prec_symbol_int.h"
+
+#define INLINE_MAX 32 /* frames kept per address */
+
+struct dw_answer {
+	const char *srcline;
+	uint32_t first, n; /* into frames */
+};
+
+struct prec_dwarf {
+	struct prec_elf own; /* the debug file, when DWARF is not in the symbol file */
+	struct prec_elf alt; /* the dwz file */
+	Dwarf *dw, *altdw;
+	struct prec_keyset cache; /* uint64_t vaddr -> index in answers */
+	struct dw_answer *answers;
+	uint32_t capanswers;
+	struct prec_inline_frame *frames;
+	uint32_t nframes, capframes;
+};
+
+void prec_dwarf__free(struct prec_dwarf *w)
+{
+	if (!w)
+		return;
+	if (w->dw)
+		dwarf_end(w->dw);
+	if (w->altdw)
+		dwarf_end(w->altdw);
+	prec_elf_close(&w->alt);
+	prec_elf_close(&w->own);
+	prec_keyset__release(&w->cache);
+	free(w->answers);
+	free(w->frames);
+	free(w);
+}
+
+static bool try_alt(struct prec_dwarf *w, const char *path, const uint8_t *bid, size_t bid_len)
+{
+	struct prec_elf pe;
+
+	if (prec_elf_open(path, &pe) != PREC_OPEN_OK)
+		return false;
+	if (bid_len && !prec_build_id_match(bid, bid_len, pe.build_id, pe.build_id_len)) {
+		prec_elf_close(&pe);
+		return false;
+	}
+	w->altdw = dwarf_begin_elf(pe.elf, DWARF_C_READ, NULL);
+	if (!w->altdw) {
+		prec_elf_close(&pe);
+		return false;
+	}
+	w->alt = pe;
+	return true;
+}
+
+/* The dwz common file named by .gnu_debugaltlink of the file behind `elf` at `path`. */
+static void open_alt(struct prec_dso *d, struct prec_dwarf *w, Elf *elf, const char *path)
+{
+	const struct prec_symtab_opts *o = &d->st->opts;
+	const uint8_t *bid;
+	size_t bid_len, i;
+	const char *link = prec_elf_altlink(elf, &bid, &bid_len), *slash;
+	char buf[PATH_MAX], hex[2 * PREC_BUILD_ID_MAX + 1];
+
+	if (!link)
+		return;
+	if (bid_len > PREC_BUILD_ID_MAX)
+		bid_len = 0;
+	if (link[0] == '/') {
+		if (o->symfs &&
+		    snprintf(buf, sizeof(buf), "%s%s", o->symfs, link) < (int)sizeof(buf) &&
+		    try_alt(w, buf, bid, bid_len))
+			goto found;
+		if (try_alt(w, link, bid, bid_len))
+			goto found;
+	} else if ((slash = strrchr(path, '/')) &&
+		   snprintf(buf, sizeof(buf), "%.*s/%s", (int)(slash - path), path, link) <
+		       (int)sizeof(buf) &&
+		   try_alt(w, buf, bid, bid_len)) {
+		goto found;
+	}
+	if (bid_len) {
+		for (i = 0; i < bid_len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+		if (snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s.debug", o->debug_dir, hex,
+			     hex + 2) < (int)sizeof(buf) &&
+		    try_alt(w, buf, bid, bid_len))
+			goto found;
+	}
+	return;
+found:
+	dwarf_setalt(w->dw, w->altdw);
+}
+
+int prec_dwarf__open(struct prec_dso *d)
+{
+	struct prec_dwarf *w;
+	const char *path = d->file_used;
+
+	if (d->dwarf_tried)
+		return d->dwarf ? 0 : -ENOENT;
+	d->dwarf_tried = true;
+	if ((d->kind != PREC_DSO_KIND_ELF && d->kind != PREC_DSO_KIND_VDSO) ||
+	    prec_dso__status(d) != PREC_DSO_OK || !d->elf)
+		return -ENOENT;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	prec_keyset__init(&w->cache, sizeof(uint64_t));
+	w->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+	if (!w->dw && d->kind == PREC_DSO_KIND_ELF &&
+	    prec_dso__open_debug_file(d, &w->own, &path) == PREC_OPEN_OK) {
+		if (w->own.has_debug_info)
+			w->dw = dwarf_begin_elf(w->own.elf, DWARF_C_READ, NULL);
+	}
+	if (!w->dw) {
+		prec_dwarf__free(w);
+		return -ENOENT;
+	}
+	open_alt(d, w, w->own.elf ? w->own.elf : d->elf, path);
+	d->dwarf = w;
+	return 0;
+}
+
+/* "file.c:12" for a path and line, interned; NULL without both. */
+static const char *srcline_str(struct prec_dso *d, const char *file, int line)
+{
+	const char *base;
+	char buf[PATH_MAX + 16];
+
+	if (!file || line <= 0)
+		return NULL;
+	base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	snprintf(buf, sizeof(buf), "%s:%d", base, line);
+	return prec_symtab__intern(d->st, buf);
+}
+
+static bool cu_of(Dwarf *dw, uint64_t pc, Dwarf_Die *ret)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (dwarf_addrdie(dw, pc, ret))
+		return true;
+	/* no usable .debug_aranges: ask each unit */
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, ret) && dwarf_haspc(ret, pc) > 0)
+			return true;
+		off = next;
+	}
+	return false;
+}
+
+/* The call site of inlined instance `die` ("file.c:N" inside its caller). */
+static const char *call_site(struct prec_dso *d, Dwarf_Die *cu, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file, line;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	if (!dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &file) ||
+	    !dwarf_attr(die, DW_AT_call_line, &a) || dwarf_formudata(&a, &line) ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) || file >= nfiles || line > INT_MAX)
+		return NULL;
+	return srcline_str(d, dwarf_filesrc(files, file, NULL, NULL), (int)line);
+}
+
+static int push_frame(struct prec_dwarf *w, const char *name, const char *srcline)
+{
+	if (w->nframes == w->capframes) {
+		uint32_t cap = w->capframes ? w->capframes * 2 : 64;
+		struct prec_inline_frame *v;
+
+		if (!cap)
+			return -E2BIG;
+		v = realloc(w->frames, (size_t)cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		w->frames = v;
+		w->capframes = cap;
+	}
+	w->frames[w->nframes].name = name;
+	w->frames[w->nframes].srcline = srcline;
+	w->nframes++;
+	return 0;
+}
+
+#define SCOPE_DEPTH_MAX 64	   /* nesting of scopes we follow */
+#define SCOPE_VISITS_MAX (1 << 22) /* DIEs looked at for one address */
+
+/* The scopes containing a pc, outermost first. */
+struct scope_path {
+	Dwarf_Die die[SCOPE_DEPTH_MAX];
+	int n;
+	long visits;
+};
+
+static bool is_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+	       tag == DW_TAG_catch_block || tag == DW_TAG_entry_point;
+}
+
+/* DIEs without an address range that may still hold functions. */
+static bool is_container(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_interface_type;
+}
+
+/*
+ * Walk down from `parent` along the scopes that contain pc.  Our own walk rather than
+ * dwarf_getscopes(): that one continues into the abstract origin past an inlined instance
+ * (we want the concrete callers) and leaks on some corrupt input.  Offsets must grow and the
+ * walk is bounded, so corrupt sibling links cannot make it loop.
+ */
+static bool find_scopes(Dwarf_Die *parent, Dwarf_Addr pc, struct scope_path *p, int depth)
+{
+	Dwarf_Die child;
+	Dwarf_Off last = 0;
+
+	if (depth >= SCOPE_DEPTH_MAX || dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		Dwarf_Off off = dwarf_dieoffset(&child);
+		int tag = dwarf_tag(&child);
+
+		if (off <= last || ++p->visits > SCOPE_VISITS_MAX)
+			return false;
+		last = off;
+		if (is_scope(tag) && dwarf_haspc(&child, pc) > 0) {
+			p->die[p->n++] = child;
+			find_scopes(&p->die[p->n - 1], pc, p, depth + 1);
+			return true;
+		}
+		if (is_container(tag) && find_scopes(&child, pc, p, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Source line and inline chain at pc, into a new answer. */
+static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct dw_answer *a)
+{
+	struct scope_path *path;
+	Dwarf_Die cu;
+	Dwarf_Line *line;
+	const char *where, *name;
+	int i, lineno, err = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->first = w->nframes;
+	if (!cu_of(w->dw, pc, &cu))
+		return 0;
+	line = dwarf_getsrc_die(&cu, pc);
+	if (line && !dwarf_lineno(line, &lineno))
+		a->srcline = srcline_str(d, dwarf_linesrc(line, NULL, NULL), lineno);
+
+	path = calloc(1, sizeof(*path));
+	if (!path)
+		return -ENOMEM;
+	find_scopes(&cu, pc, path, 0);
+	/* innermost first: inlined instances up to the function they were inlined into */
+	where = a->srcline;
+	for (i = path->n - 1; i >= 0 && a->n < INLINE_MAX; i--) {
+		int tag = dwarf_tag(&path->die[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		name = dwarf_diename(&path->die[i]);
+		name = prec_symtab__intern(d->st, name ? name : "??");
+		if (!name) {
+			err = -ENOMEM;
+			break;
+		}
+		err = push_frame(w, name, where);
+		if (err)
+			break;
+		a->n++;
+		where = call_site(d, &cu, &path->die[i]);
+	}
+	free(path);
+	if (err)
+		w->nframes = a->first;
+	return err;
+}
+
+/* The cached answer for `addr` (same space as lookups), or NULL without DWARF. */
+static const struct dw_answer *answer(struct prec_dso *d, uint64_t addr, int *ret_err)
+{
+	struct prec_dwarf *w;
+	struct dw_answer a;
+	uint64_t pc;
+	long id;
+	bool is_new;
+	int err;
+
+	*ret_err = 0;
+	if (prec_dwarf__open(d))
+		return NULL;
+	w = d->dwarf;
+	pc = prec_dso__off_to_vaddr(d, addr);
+	id = prec_keyset__find(&w->cache, &pc);
+	if (id >= 0)
+		return &w->answers[id];
+	err = compute(d, w, pc, &a);
+	if (err)
+		goto fail;
+	if (w->cache.n == w->capanswers) {
+		uint32_t cap = w->capanswers ? w->capanswers * 2 : 256;
+		struct dw_answer *v = cap ? realloc(w->answers, (size_t)cap * sizeof(*v)) : NULL;
+
+		if (!v) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		w->answers = v;
+		w->capanswers = cap;
+	}
+	id = prec_keyset__intern(&w->cache, &pc, &is_new);
+	if (id < 0) {
+		err = (int)id;
+		goto fail;
+	}
+	w->answers[id] = a;
+	return &w->answers[id];
+fail:
+	w->nframes = a.first;
+	*ret_err = err;
+	return NULL;
+}
+
+int prec_dso__inlines(struct prec_dso *d, uint64_t addr, struct prec_inline_frame *ret, size_t max)
+{
+	const struct dw_answer *a;
+	size_t n;
+	int err;
+
+	a = answer(d, addr, &err);
+	if (!a)
+		return err;
+	n = a->n < max ? a->n : max;
+	if (n)
+		memcpy(ret, d->dwarf->frames + a->first, n * sizeof(*ret));
+	return (int)n;
+}
+
+const char *prec_dso__srcline(struct prec_dso *d, uint64_t addr)
+{
+	const struct dw_answer *a;
+	int err;
+
+	a = answer(d, addr, &err);
+	return a ? a->srcline : NULL;
+}

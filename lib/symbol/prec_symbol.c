@@ -1,0 +1,942 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symtab: one prec_dso per (path, build-id), kernel, or JIT map, each loaded on its first
+ * question; finding the file to read (--symfs, the recorded path, the build-id directory,
+ * .gnu_debuglink); the sorted symbol array every loader fills and the binary search over it.
+ *
+ * Invariants: a DSO's symbol array is sorted by start, holds one symbol per start address,
+ * and each entry's `up` names the nearest earlier entry whose range reaches past its start, so
+ * a lookup is one binary search plus a walk up nested ranges (none in ordinary files).  A
+ * file whose build-id differs from the recorded one is never read for symbols.  A lookup
+ * allocates nothing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "prec_log.h"
+#include "prec_symbol_int.h"
+
+/* ---- the sorted symbol array ---- */
+
+int prec_symvec__reserve(struct prec_symvec *sv, uint32_t extra)
+{
+	struct prec_syment *v;
+	uint64_t cap = (uint64_t)sv->n + extra;
+
+	if (cap <= sv->cap)
+		return 0;
+	if (cap > 2ULL * PREC_SYMS_MAX)
+		return -E2BIG;
+	v = realloc(sv->v, (size_t)cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	sv->v = v;
+	sv->cap = (uint32_t)cap;
+	return 0;
+}
+
+int prec_symvec__push(struct prec_symvec *sv, uint64_t start, uint64_t size, const char *name,
+		      uint8_t bind, uint8_t type)
+{
+	struct prec_syment *e;
+
+	if (sv->n == sv->cap) {
+		uint32_t cap = sv->cap ? sv->cap * 2 : 256;
+		struct prec_syment *v;
+
+		if (sv->cap >= PREC_SYMS_MAX * 2)
+			return -E2BIG;
+		v = realloc(sv->v, (size_t)cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		sv->v = v;
+		sv->cap = cap;
+	}
+	e = &sv->v[sv->n];
+	e->start = start;
+	e->end = start + size < start ? UINT64_MAX : start + size;
+	e->name = name;
+	e->up = sv->n;
+	e->module = 0;
+	e->bind = bind;
+	e->type = type;
+	sv->n++;
+	return 0;
+}
+
+static int syment_cmp(const void *a, const void *b)
+{
+	const struct prec_syment *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->up < y->up ? -1 : x->up > y->up;
+}
+
+struct sortkey {
+	uint64_t start;
+	uint64_t idx;
+};
+
+/* LSD radix sort of (start, index) pairs, a byte per pass; passes where every key has the
+ * same byte (most of the high ones) are skipped.  Stable, so equal starts keep their order. */
+static struct sortkey *radix_sort(struct sortkey *a, struct sortkey *b, uint32_t n)
+{
+	unsigned shift;
+	uint32_t i;
+
+	for (shift = 0; shift < 64; shift += 8) {
+		uint32_t cnt[256] = { 0 }, sum = 0, c;
+		struct sortkey *t;
+
+		for (i = 0; i < n; i++)
+			cnt[(a[i].start >> shift) & 0xff]++;
+		if (cnt[(a[0].start >> shift) & 0xff] == n)
+			continue;
+		for (i = 0; i < 256; i++) {
+			c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[cnt[(a[i].start >> shift) & 0xff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+void prec_symvec__sort(struct prec_symvec *sv)
+{
+	struct sortkey *keys, *sorted;
+	struct prec_syment *out;
+	uint32_t i;
+	bool is_sorted = true;
+
+	/* `up` holds the position until link(): equal starts keep insertion order, as in perf's
+	 * rb-tree */
+	for (i = 0; i < sv->n; i++) {
+		sv->v[i].up = i;
+		if (i && sv->v[i].start < sv->v[i - 1].start)
+			is_sorted = false;
+	}
+	if (is_sorted)
+		return;
+	keys = malloc(2 * (size_t)sv->n * sizeof(*keys));
+	out = malloc((size_t)sv->n * sizeof(*out));
+	if (!keys || !out) {
+		/* slower, but needs no memory */
+		free(keys);
+		free(out);
+		qsort(sv->v, sv->n, sizeof(*sv->v), syment_cmp);
+		return;
+	}
+	for (i = 0; i < sv->n; i++) {
+		keys[i].start = sv->v[i].start;
+		keys[i].idx = i;
+	}
+	sorted = radix_sort(keys, keys + sv->n, sv->n);
+	for (i = 0; i < sv->n; i++)
+		out[i] = sv->v[sorted[i].idx];
+	free(keys);
+	free(sv->v);
+	sv->v = out;
+	sv->cap = sv->n;
+}
+
+static uint64_t page_after(uint64_t a)
+{
+	uint64_t r = (a + 4095) & ~4095ULL;
+
+	if (r < a || r + 4096 < r)
+		return UINT64_MAX;
+	return r + 4096;
+}
+
+void prec_symvec__fixup_end(struct prec_symvec *sv, bool kallsyms)
+{
+	uint32_t i;
+
+	for (i = 0; i + 1 < sv->n; i++) {
+		struct prec_syment *p = &sv->v[i], *c = &sv->v[i + 1];
+
+		if (p->end != p->start)
+			continue;
+		if (kallsyms && !p->module != !c->module)
+			p->end = page_after(p->start);
+		else
+			p->end = c->start;
+	}
+	if (sv->n && sv->v[sv->n - 1].end == sv->v[sv->n - 1].start)
+		sv->v[sv->n - 1].end = page_after(sv->v[sv->n - 1].start);
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* perf's choose_best_symbol(): true when b should replace a. */
+static bool better(const struct prec_syment *a, const struct prec_syment *b)
+{
+	uint64_t la = a->end - a->start, lb = b->end - b->start;
+	bool wa, wb;
+	size_t na, nb;
+
+	if (!lb && la)
+		return false;
+	if (!la && lb)
+		return true;
+	wa = a->bind == STB_WEAK;
+	wb = b->bind == STB_WEAK;
+	if (wa != wb)
+		return wa;
+	wa = a->bind == STB_GLOBAL;
+	wb = b->bind == STB_GLOBAL;
+	if (wa != wb)
+		return wb;
+	na = leading_underscores(a->name);
+	nb = leading_underscores(b->name);
+	if (na != nb)
+		return na > nb;
+	na = strlen(a->name);
+	nb = strlen(b->name);
+	if (na != nb)
+		return nb > na;
+	/* perf's generic arch__choose_best_symbol(): avoid the kernel's SyS aliases */
+	return !strncmp(a->name, "SyS", 3) || !strncmp(a->name, "compat_SyS", 10);
+}
+
+void prec_symvec__dedup(struct prec_symvec *sv)
+{
+	uint32_t i, out = 0;
+
+	for (i = 0; i < sv->n; i++) {
+		if (out && sv->v[out - 1].start == sv->v[i].start) {
+			if (better(&sv->v[out - 1], &sv->v[i]))
+				sv->v[out - 1] = sv->v[i];
+			continue;
+		}
+		sv->v[out++] = sv->v[i];
+	}
+	sv->n = out;
+}
+
+void prec_symvec__link(struct prec_symvec *sv)
+{
+	uint32_t i, top = 0;
+	uint32_t *stack;
+
+	if (!sv->n)
+		return;
+	/* a stack of candidates: an entry that ends before some start ends before every later
+	 * start too, so it is popped for good */
+	stack = malloc((size_t)sv->n * sizeof(*stack));
+	for (i = 0; i < sv->n; i++) {
+		struct prec_syment *e = &sv->v[i];
+
+		if (!stack) {
+			e->up = i && sv->v[i - 1].end > e->start ? i - 1 : PREC_NO_UP;
+			continue;
+		}
+		while (top && sv->v[stack[top - 1]].end <= e->start)
+			top--;
+		e->up = top ? stack[top - 1] : PREC_NO_UP;
+		stack[top++] = i;
+	}
+	free(stack);
+}
+
+void prec_symvec__release(struct prec_symvec *sv)
+{
+	free(sv->v);
+	memset(sv, 0, sizeof(*sv));
+}
+
+static const struct prec_syment *find_sym(const struct prec_dso *d, uint64_t a)
+{
+	uint32_t lo = 0, hi = d->nsyms, i;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->syms[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	for (i = lo - 1; i != PREC_NO_UP; i = d->syms[i].up) {
+		const struct prec_syment *e = &d->syms[i];
+
+		/* perf's symbols__find(): [start, end), and a zero-size symbol at its start */
+		if (a < e->end || (a == e->start && e->start == e->end))
+			return e;
+	}
+	return NULL;
+}
+
+/* ---- symtab ---- */
+
+struct dso_key {
+	const char *path;
+	uint32_t pid;
+	uint8_t kind;
+	uint8_t bid_len;
+	uint8_t pad[2];
+	uint8_t bid[PREC_BUILD_ID_MAX];
+};
+
+const char *prec_symtab__intern(struct prec_symtab *st, const char *s)
+{
+	return prec_strset__intern(&st->strs, s);
+}
+
+int prec_symtab__new(const struct prec_symtab_opts *opts, struct prec_symtab **ret)
+{
+	struct prec_symtab *st;
+	struct prec_symtab_opts o = { 0 };
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOTSUP;
+	if (opts)
+		o = *opts;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	prec_keyset__init(&st->keys, sizeof(struct dso_key));
+	st->opts.use_proc_kallsyms = o.use_proc_kallsyms;
+	if ((o.symfs && o.symfs[0] && !(st->opts.symfs = prec_symtab__intern(st, o.symfs))) ||
+	    (o.kallsyms && !(st->opts.kallsyms = prec_symtab__intern(st, o.kallsyms))) ||
+	    !(st->opts.debug_dir = prec_symtab__intern(
+		  st, o.debug_dir && o.debug_dir[0] ? o.debug_dir : "/usr/lib/debug")) ||
+	    !(st->opts.jit_dir =
+		  prec_symtab__intern(st, o.jit_dir && o.jit_dir[0] ? o.jit_dir : "/tmp"))) {
+		prec_symtab__free(st);
+		return -ENOMEM;
+	}
+	*ret = st;
+	return 0;
+}
+
+static void dso_free(struct prec_dso *d)
+{
+	prec_dwarf__free(d->dwarf);
+	elf_end(d->elf);
+	free(d->image);
+	free(d->syms);
+	free(d->segs);
+	free(d);
+}
+
+void prec_symtab__free(struct prec_symtab *st)
+{
+	uint32_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->ndsos; i++)
+		dso_free(st->dsos[i]);
+	free(st->dsos);
+	free(st->modules);
+	prec_keyset__release(&st->keys);
+	prec_strset__release(&st->strs);
+	free(st);
+}
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* Mappings with no file to read; the short name perf shows for them. */
+static enum prec_dso_kind classify(const char *path, const char **ret_short)
+{
+	static const char *const anon[] = {"//anon", "/dev/zero", "/anon_hugepage", "[anon"};
+	size_t i;
+
+	*ret_short = NULL;
+	if (!strcmp(path, "[vdso]"))
+		return PREC_DSO_KIND_VDSO;
+	for (i = 0; i < sizeof(anon) / sizeof(anon[0]); i++) {
+		if (has_prefix(path, anon[i])) {
+			*ret_short = "[unknown]";
+			return PREC_DSO_KIND_ANON;
+		}
+	}
+	if (path[0] == '[' || has_prefix(path, "/memfd:") || has_prefix(path, "/SYSV") || !path[0])
+		return PREC_DSO_KIND_ANON;
+	return PREC_DSO_KIND_ELF;
+}
+
+static struct prec_dso *dso_get(struct prec_symtab *st, const struct dso_key *k,
+				const char *long_name, const char *short_name)
+{
+	struct prec_dso *d;
+	long id;
+
+	id = prec_keyset__find(&st->keys, k);
+	if (id >= 0)
+		return st->dsos[id];
+	/* everything that can fail comes before the key is added, which then cannot leave a
+	 * key without its DSO */
+	if (st->ndsos == st->capdsos) {
+		uint32_t cap = st->capdsos ? st->capdsos * 2 : 64;
+		struct prec_dso **v = realloc(st->dsos, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		st->dsos = v;
+		st->capdsos = cap;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->st = st;
+	d->kind = k->kind;
+	d->long_name = prec_symtab__intern(st, long_name);
+	d->short_name = prec_symtab__intern(st, short_name);
+	d->pid = k->pid;
+	d->build_id_len = k->bid_len;
+	memcpy(d->build_id, k->bid, sizeof(d->build_id));
+	if (!d->long_name || !d->short_name || prec_keyset__intern(&st->keys, k, NULL) < 0) {
+		free(d);
+		return NULL;
+	}
+	st->dsos[st->ndsos++] = d;
+	return d;
+}
+
+struct prec_dso *prec_symtab__dso(struct prec_symtab *st, const char *path, const uint8_t *build_id,
+				  size_t build_id_len)
+{
+	struct dso_key k;
+	const char *short_name, *slash;
+
+	if (!path)
+		path = "";
+	if (has_prefix(path, "[kernel.kallsyms]"))
+		return prec_symtab__kernel(st);
+	memset(&k, 0, sizeof(k));
+	k.kind = (uint8_t)classify(path, &short_name);
+	k.path = prec_symtab__intern(st, path);
+	if (!k.path)
+		return NULL;
+	if (build_id && build_id_len) {
+		if (build_id_len > PREC_BUILD_ID_MAX) {
+			k.bid_len = 0xff;
+		} else {
+			k.bid_len = (uint8_t)build_id_len;
+			memcpy(k.bid, build_id, build_id_len);
+		}
+	}
+	if (!short_name) {
+		slash = strrchr(path, '/');
+		short_name = slash && slash[1] ? slash + 1 : path;
+	}
+	if (!path[0])
+		short_name = "[unknown]";
+	return dso_get(st, &k, path, short_name);
+}
+
+struct prec_dso *prec_symtab__kernel(struct prec_symtab *st)
+{
+	struct dso_key k;
+
+	if (st->kernel)
+		return st->kernel;
+	memset(&k, 0, sizeof(k));
+	k.kind = PREC_DSO_KIND_KERNEL;
+	st->kernel = dso_get(st, &k, "[kernel.kallsyms]", "[kernel.kallsyms]");
+	return st->kernel;
+}
+
+struct prec_dso *prec_symtab__jit(struct prec_symtab *st, uint32_t pid)
+{
+	char path[PATH_MAX], name[32];
+	struct dso_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.kind = PREC_DSO_KIND_JIT;
+	k.pid = pid;
+	snprintf(name, sizeof(name), "perf-%" PRIu32 ".map", pid);
+	snprintf(path, sizeof(path), "%s/%s", st->opts.jit_dir, name);
+	return dso_get(st, &k, path, name);
+}
+
+/* ---- finding files ---- */
+
+bool prec_build_id_match(const uint8_t *rec, size_t rec_len, const uint8_t *file, size_t file_len)
+{
+	size_t i;
+
+	/* perf pads build-ids to 20 bytes with zeros */
+	if (!file_len || rec_len < file_len || memcmp(rec, file, file_len))
+		return false;
+	for (i = file_len; i < rec_len; i++)
+		if (rec[i])
+			return false;
+	return true;
+}
+
+/* The build-id to expect of a debug file: the recorded one, else the executable's. */
+static bool expected_build_id(const struct prec_dso *d, const uint8_t **ret, size_t *ret_len)
+{
+	static const uint8_t zero4[4];
+
+	if (d->build_id_len && d->build_id_len != 0xff) {
+		*ret = d->build_id;
+		*ret_len = d->build_id_len;
+		/* perf pads md5 build-ids to 20 bytes; the file tells the true length */
+		if (d->file_build_id_len &&
+		    prec_build_id_match(d->build_id, d->build_id_len, d->file_build_id,
+					d->file_build_id_len))
+			*ret_len = d->file_build_id_len;
+		else if (*ret_len == 20 && !memcmp(d->build_id + 16, zero4, 4))
+			*ret_len = 16;
+		return true;
+	}
+	if (d->file_build_id_len) {
+		*ret = d->file_build_id;
+		*ret_len = d->file_build_id_len;
+		return true;
+	}
+	return false;
+}
+
+static bool join(char *buf, size_t len, const char *a, const char *b, const char *c)
+{
+	int n = snprintf(buf, len, "%s%s%s", a, b, c ? c : "");
+
+	return n > 0 && (size_t)n < len;
+}
+
+static bool try_debug(struct prec_dso *d, const char *path, const uint8_t *bid, size_t bid_len,
+		      bool check_crc, struct prec_elf *ret, const char **ret_path)
+{
+	struct prec_elf pe;
+
+	if (d->runtime_path && !strcmp(path, d->runtime_path))
+		return false;
+	if (prec_elf_open(path, &pe) != PREC_OPEN_OK)
+		return false;
+	if (bid_len && pe.build_id_len) {
+		if (!prec_build_id_match(bid, bid_len, pe.build_id, pe.build_id_len))
+			goto reject;
+	} else if (bid_len) {
+		goto reject;
+	} else if (check_crc) {
+		uint32_t crc;
+
+		if (prec_elf_crc32(pe.elf, &crc) || crc != d->debuglink_crc)
+			goto reject;
+	}
+	*ret_path = prec_symtab__intern(d->st, path);
+	if (!*ret_path)
+		goto reject;
+	*ret = pe;
+	return true;
+reject:
+	prec_debug("%s: does not match %s; ignored", path, d->long_name);
+	prec_elf_close(&pe);
+	return false;
+}
+
+enum prec_open_result prec_dso__open_debug_file(struct prec_dso *d, struct prec_elf *ret,
+						const char **ret_path)
+{
+	const struct prec_symtab_opts *o = &d->st->opts;
+	const uint8_t *bid = NULL;
+	size_t bid_len = 0, i;
+	char path[PATH_MAX], hex[2 * PREC_BUILD_ID_MAX + 1], dir[PATH_MAX];
+	const char *slash;
+
+	if (expected_build_id(d, &bid, &bid_len)) {
+		for (i = 0; i < bid_len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+		/* <debug_dir>/.build-id/ab/cdef....debug, under --symfs first */
+		if (o->symfs && join(dir, sizeof(dir), o->symfs, o->debug_dir, NULL) &&
+		    snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2) <
+			(int)sizeof(path) &&
+		    try_debug(d, path, bid, bid_len, false, ret, ret_path))
+			return PREC_OPEN_OK;
+		if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", o->debug_dir, hex,
+			     hex + 2) < (int)sizeof(path) &&
+		    try_debug(d, path, bid, bid_len, false, ret, ret_path))
+			return PREC_OPEN_OK;
+	}
+	if (!d->debuglink || !d->runtime_path)
+		return PREC_OPEN_MISSING;
+	/* .gnu_debuglink: next to the file, in .debug/ beside it, under debug_dir + its dir */
+	slash = strrchr(d->runtime_path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - d->runtime_path) : 1,
+		 slash ? d->runtime_path : ".");
+	if (join(path, sizeof(path), dir, "/", d->debuglink) &&
+	    try_debug(d, path, bid, bid_len, true, ret, ret_path))
+		return PREC_OPEN_OK;
+	if (join(path, sizeof(path), dir, "/.debug/", d->debuglink) &&
+	    try_debug(d, path, bid, bid_len, true, ret, ret_path))
+		return PREC_OPEN_OK;
+	slash = strrchr(d->long_name, '/');
+	if (slash && d->long_name[0] == '/' &&
+	    snprintf(path, sizeof(path), "%s%.*s/%s", o->debug_dir, (int)(slash - d->long_name),
+		     d->long_name, d->debuglink) < (int)sizeof(path) &&
+	    try_debug(d, path, bid, bid_len, true, ret, ret_path))
+		return PREC_OPEN_OK;
+	return PREC_OPEN_MISSING;
+}
+
+static void set_failed(struct prec_dso *d, bool mismatch, bool bad)
+{
+	d->status = mismatch ? PREC_DSO_BUILDID_MISMATCH
+		    : bad    ? PREC_DSO_BAD_FILE
+			     : PREC_DSO_NOT_FOUND;
+}
+
+/* Finish a load: symbols from `syms`, segments and PLT from `runtime`; keeps syms mapped. */
+static void load_from(struct prec_dso *d, struct prec_elf *syms, struct prec_elf *runtime,
+		      const char *used)
+{
+	int err = prec_elf_load_syms(d, syms, runtime);
+
+	if (err) {
+		if (err == -EBADMSG)
+			prec_warn("%s: malformed symbol table; not used for symbols", used);
+		else
+			prec_warn("%s: cannot load symbols: %s", used, strerror(-err));
+		free(d->segs);
+		d->segs = NULL;
+		d->nsegs = 0;
+		d->status = err == -EBADMSG ? PREC_DSO_BAD_FILE : PREC_DSO_NO_SYMBOLS;
+		return;
+	}
+	d->file_used = used;
+	d->status = d->nsyms ? PREC_DSO_OK : PREC_DSO_NO_SYMBOLS;
+	d->elf = syms->elf;
+	syms->elf = NULL;
+}
+
+static void load_elf(struct prec_dso *d)
+{
+	struct prec_symtab *st = d->st;
+	const char *paths[4];
+	char bufs[4][PATH_MAX];
+	char stripped[PATH_MAX];
+	const char *path = d->long_name, *dbg_path = NULL;
+	struct prec_elf rt = { 0 }, dbg = { 0 };
+	bool have_rt = false, have_dbg = false, mismatch = false, bad = false;
+	size_t n = 0, i, len = strlen(path);
+	static const char deleted[] = " (deleted)";
+
+	if (d->build_id_len == 0xff) {
+		d->status = PREC_DSO_BUILDID_MISMATCH;
+		return;
+	}
+	/* a file replaced after it was mapped: its old self may still be there */
+	stripped[0] = 0;
+	if (len > sizeof(deleted) - 1 && !strcmp(path + len - (sizeof(deleted) - 1), deleted))
+		snprintf(stripped, sizeof(stripped), "%.*s", (int)(len - (sizeof(deleted) - 1)),
+			 path);
+	if (st->opts.symfs) {
+		if (join(bufs[n], PATH_MAX, st->opts.symfs, path, NULL))
+			paths[n] = bufs[n], n++;
+		if (stripped[0] && join(bufs[n], PATH_MAX, st->opts.symfs, stripped, NULL))
+			paths[n] = bufs[n], n++;
+	}
+	paths[n++] = path;
+	if (stripped[0])
+		paths[n++] = stripped;
+
+	for (i = 0; i < n && !have_rt; i++) {
+		switch (prec_elf_open(paths[i], &rt)) {
+		case PREC_OPEN_MISSING:
+			break;
+		case PREC_OPEN_BAD:
+			bad = true;
+			break;
+		case PREC_OPEN_OK:
+			if (d->build_id_len && !prec_build_id_match(d->build_id, d->build_id_len,
+								    rt.build_id, rt.build_id_len)) {
+				prec_debug("%s: build-id differs from the recorded one; ignored",
+					   paths[i]);
+				mismatch = true;
+				prec_elf_close(&rt);
+				break;
+			}
+			have_rt = true;
+			d->runtime_path = prec_symtab__intern(st, paths[i]);
+			memcpy(d->file_build_id, rt.build_id, sizeof(d->file_build_id));
+			d->file_build_id_len = rt.build_id_len;
+			d->debuglink = prec_elf_debuglink(rt.elf, &d->debuglink_crc);
+			if (d->debuglink)
+				d->debuglink = prec_symtab__intern(st, d->debuglink);
+			break;
+		}
+	}
+	if (have_rt && !d->runtime_path) {
+		prec_elf_close(&rt);
+		d->status = PREC_DSO_NO_SYMBOLS;
+		return;
+	}
+	/* a stripped executable: symbols from its debug file, addresses from itself */
+	if (!have_rt || !rt.has_symtab) {
+		if (prec_dso__open_debug_file(d, &dbg, &dbg_path) == PREC_OPEN_OK) {
+			if (dbg.has_symtab)
+				have_dbg = true;
+			else
+				prec_elf_close(&dbg);
+		}
+	}
+	if (have_dbg)
+		load_from(d, &dbg, have_rt ? &rt : NULL, dbg_path);
+	else if (have_rt)
+		load_from(d, &rt, &rt, d->runtime_path);
+	else
+		set_failed(d, mismatch, bad);
+	prec_elf_close(&dbg);
+	prec_elf_close(&rt);
+}
+
+/* This process's vdso, which is the recorded one when the recording was made on this host. */
+static void load_vdso(struct prec_dso *d)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	unsigned long long lo, hi;
+	struct prec_elf pe;
+	char line[512];
+	size_t size = 0;
+	FILE *f;
+
+	d->status = PREC_DSO_NO_FILE;
+	if (!d->st->opts.use_proc_kallsyms || !base)
+		return;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2 &&
+		    lo == base && hi > lo && hi - lo <= (1u << 20))
+			size = (size_t)(hi - lo);
+	}
+	fclose(f);
+	if (!size)
+		return;
+	d->image = malloc(size);
+	if (!d->image)
+		return;
+	memcpy(d->image, (const void *)base, size);
+	if (prec_elf_open_mem(d->image, size, "[vdso]", &pe) != PREC_OPEN_OK) {
+		d->status = PREC_DSO_BAD_FILE;
+		return;
+	}
+	if (d->build_id_len &&
+	    !prec_build_id_match(d->build_id, d->build_id_len, pe.build_id, pe.build_id_len)) {
+		d->status = PREC_DSO_BUILDID_MISMATCH;
+	} else {
+		d->runtime_path = d->long_name;
+		load_from(d, &pe, &pe, d->long_name);
+	}
+	prec_elf_close(&pe);
+}
+
+static void load_kernel(struct prec_dso *d)
+{
+	struct prec_symtab *st = d->st;
+	const char *path = st->opts.kallsyms;
+	int err;
+
+	if (!path && st->opts.use_proc_kallsyms)
+		path = "/proc/kallsyms";
+	if (!path) {
+		d->status = PREC_DSO_NOT_FOUND;
+		return;
+	}
+	err = prec_kallsyms_load(d, path);
+	switch (err) {
+	case 0:
+		d->file_used = prec_symtab__intern(st, path);
+		d->status = d->nsyms ? PREC_DSO_OK : PREC_DSO_NO_SYMBOLS;
+		break;
+	case -ENOENT:
+		d->status = PREC_DSO_NOT_FOUND;
+		break;
+	case -ENODATA:
+		if (!st->warned_kptr)
+			prec_warn("%s: every kernel address is 0 (kernel.kptr_restrict); kernel "
+				  "symbols unavailable; run as root or lower kptr_restrict",
+				  path);
+		st->warned_kptr = true;
+		d->status = PREC_DSO_NO_SYMBOLS;
+		break;
+	case -ENOMEM:
+		d->status = PREC_DSO_NO_SYMBOLS;
+		break;
+	default:
+		d->status = PREC_DSO_BAD_FILE;
+		break;
+	}
+}
+
+static void load_jit(struct prec_dso *d)
+{
+	int err = prec_jitmap_load(d, d->long_name);
+
+	if (!err) {
+		d->file_used = d->long_name;
+		d->status = d->nsyms ? PREC_DSO_OK : PREC_DSO_NO_SYMBOLS;
+	} else if (err == -ENOENT) {
+		d->status = PREC_DSO_NOT_FOUND;
+	} else if (err == -ENOMEM) {
+		d->status = PREC_DSO_NO_SYMBOLS;
+	} else {
+		d->status = PREC_DSO_BAD_FILE;
+	}
+}
+
+static void load(struct prec_dso *d)
+{
+	switch (d->kind) {
+	case PREC_DSO_KIND_ELF:
+		load_elf(d);
+		break;
+	case PREC_DSO_KIND_VDSO:
+		load_vdso(d);
+		break;
+	case PREC_DSO_KIND_KERNEL:
+		load_kernel(d);
+		break;
+	case PREC_DSO_KIND_JIT:
+		load_jit(d);
+		break;
+	case PREC_DSO_KIND_ANON:
+		d->status = PREC_DSO_NO_FILE;
+		break;
+	}
+	if (d->status == PREC_DSO_UNLOADED)
+		d->status = PREC_DSO_NO_SYMBOLS;
+	if (d->status != PREC_DSO_OK) {
+		free(d->syms);
+		d->syms = NULL;
+		d->nsyms = 0;
+	}
+}
+
+/* ---- DSO queries ---- */
+
+enum prec_dso_status prec_dso__status(struct prec_dso *d)
+{
+	if (d->status == PREC_DSO_UNLOADED)
+		load(d);
+	return d->status;
+}
+
+const char *prec_dso_status__str(enum prec_dso_status s)
+{
+	switch (s) {
+	case PREC_DSO_UNLOADED:
+		return "not loaded yet";
+	case PREC_DSO_OK:
+		return "ok";
+	case PREC_DSO_NOT_FOUND:
+		return "file not found";
+	case PREC_DSO_BUILDID_MISMATCH:
+		return "build-id mismatch";
+	case PREC_DSO_NO_SYMBOLS:
+		return "no symbols";
+	case PREC_DSO_BAD_FILE:
+		return "not a usable ELF file";
+	case PREC_DSO_NO_FILE:
+		return "no file behind the mapping";
+	}
+	return "unknown status";
+}
+
+const char *prec_dso__short_name(const struct prec_dso *d)
+{
+	return d->short_name;
+}
+
+const char *prec_dso__long_name(const struct prec_dso *d)
+{
+	return d->long_name;
+}
+
+const char *prec_dso__file_used(struct prec_dso *d)
+{
+	prec_dso__status(d);
+	return d->file_used;
+}
+
+bool prec_dso__is_kernel(const struct prec_dso *d)
+{
+	return d->kind == PREC_DSO_KIND_KERNEL;
+}
+
+uint64_t prec_dso__off_to_vaddr(const struct prec_dso *d, uint64_t off)
+{
+	const struct prec_seg *best = NULL;
+	uint32_t i;
+
+	if (d->kind != PREC_DSO_KIND_ELF && d->kind != PREC_DSO_KIND_VDSO)
+		return off;
+	for (i = 0; i < d->nsegs; i++) {
+		const struct prec_seg *s = &d->segs[i];
+
+		if (off >= s->off && off - s->off < s->filesz)
+			return off - s->off + s->vaddr;
+		if (off >= s->off && (!best || s->off > best->off))
+			best = s;
+	}
+	return best ? off - best->off + best->vaddr : off;
+}
+
+int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr)
+{
+	const struct prec_syment *e;
+	uint64_t v;
+
+	if (d->status != PREC_DSO_OK) {
+		if (d->status == PREC_DSO_UNLOADED)
+			load(d);
+		if (d->status != PREC_DSO_OK) {
+			if (ret_vaddr)
+				*ret_vaddr = addr;
+			return -ENOENT;
+		}
+	}
+	v = prec_dso__off_to_vaddr(d, addr);
+	if (ret_vaddr)
+		*ret_vaddr = v;
+	e = find_sym(d, v);
+	if (!e)
+		return -ENOENT;
+	if (ret) {
+		ret->name = e->name;
+		ret->start = e->start;
+		ret->size = e->end - e->start;
+	}
+	return 0;
+}
+
+const char *prec_dso__kernel_module(struct prec_dso *d, uint64_t addr)
+{
+	const struct prec_syment *e;
+
+	if (d->kind != PREC_DSO_KIND_KERNEL || prec_dso__status(d) != PREC_DSO_OK)
+		return NULL;
+	e = find_sym(d, addr);
+	if (!e || !e->module || e->module > d->st->nmodules)
+		return NULL;
+	return d->st->modules[e->module - 1];
+}

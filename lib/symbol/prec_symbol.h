@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Symbolization: one prec_dso per distinct binary (keyed by path + build-id), kernel, or JIT
+ * map, each loaded once, lazily, on its first lookup.  ELF symbols come from .symtab (else
+ * .dynsym) through libelf into one sorted array per DSO; libdw is opened only when inline
+ * frames or source lines are asked for, and its answers are cached per address.
+ *
+ * Addresses: for an ELF DSO, lookups take a FILE OFFSET (sample ip - map start + map pgoff);
+ * the DSO turns it into its own virtual address through its PT_LOAD headers.  For the kernel
+ * and JIT DSOs they take the absolute address.
+ *
+ * A binary that cannot be found, whose build-id differs from the recorded one, that is not a
+ * regular file, is huge (over 8 GiB), or is malformed is never trusted: its lookups return
+ * -ENOENT and prec_dso__status() says why.  Nothing here prints: warnings go through
+ * prec_log(), one line per refused file.
+ *
+ * Strings returned (names, paths) are owned by the symtab and live until prec_symtab__free().
+ * Not thread-safe.
+ */
+#ifndef PREC_SYMBOL_H
+#define PREC_SYMBOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct prec_symtab;
+struct prec_dso;
+
+struct prec_symtab_opts {
+	const char *symfs; /* --symfs DIR: look for every binary under DIR first; NULL: none */
+	const char *kallsyms; /* --kallsyms FILE; NULL: /proc/kallsyms if use_proc_kallsyms */
+	bool use_proc_kallsyms; /* the recording was made on this host (and kernel) */
+	const char *debug_dir; /* default "/usr/lib/debug"; for tests */
+	const char *jit_dir; /* where perf-PID.map files are; default "/tmp" */
+};
+
+int prec_symtab__new(const struct prec_symtab_opts *opts, struct prec_symtab **ret);
+void prec_symtab__free(struct prec_symtab *st); /* NULL-safe; frees every DSO */
+
+/*
+ * The DSO for a file mapped by a process, as recorded in MMAP/MMAP2 (`path` as recorded;
+ * `build_id` may be NULL / 0 bytes when the recording has none; zero padding to 20 bytes is
+ * tolerated).  The same (path, build-id) gives the same DSO.  NULL only on -ENOMEM.  Nothing
+ * is opened until the first lookup.  The file is looked for at --symfs + path, then path
+ * (each also without a " (deleted)" suffix), and its symbols, when it has no .symtab, in
+ * <debug_dir>/.build-id/xx/yyyy.debug, then through .gnu_debuglink.
+ * Special paths ("[vdso]", "[heap]", "//anon", "[stack]", "/memfd:...") give a DSO whose
+ * status is PREC_DSO_NO_FILE (except "[vdso]", which is this host's vdso when
+ * opts.use_proc_kallsyms is set and the build-id, if recorded, matches; otherwise also
+ * NO_FILE).  A path starting with "[kernel.kallsyms]" gives prec_symtab__kernel().
+ */
+struct prec_dso *prec_symtab__dso(struct prec_symtab *st, const char *path, const uint8_t *build_id,
+				  size_t build_id_len);
+/* The kernel ("[kernel.kallsyms]"): symbols from kallsyms (see opts); absolute addresses. */
+struct prec_dso *prec_symtab__kernel(struct prec_symtab *st);
+/* JIT code of process `pid`: <jit_dir>/perf-PID.map if it exists, is a regular file and
+ * belongs to root or to us (absolute addresses).  perf uses it for anonymous executable
+ * mappings ("//anon", "/memfd:..."), so callers ask it for those.  Sizes are honoured as perf
+ * does: a zero-size entry covers its start only; the last entry for an address wins. */
+struct prec_dso *prec_symtab__jit(struct prec_symtab *st, uint32_t pid);
+
+enum prec_dso_status {
+	PREC_DSO_UNLOADED = 0, /* no lookup yet */
+	PREC_DSO_OK, /* symbols loaded */
+	PREC_DSO_NOT_FOUND, /* no file at the recorded path, in --symfs, or by build-id */
+	PREC_DSO_BUILDID_MISMATCH, /* the file found has another build-id than recorded */
+	PREC_DSO_NO_SYMBOLS, /* found, but neither .symtab nor .dynsym has function symbols */
+	PREC_DSO_BAD_FILE, /* not a regular file, too big, or not a valid ELF */
+	PREC_DSO_NO_FILE, /* anonymous memory, [heap], [stack], ... */
+};
+
+/* Loads the DSO if needed, then says how it went. */
+enum prec_dso_status prec_dso__status(struct prec_dso *d);
+/* One-line reason for a status, e.g. "build-id mismatch", for the report. */
+const char *prec_dso_status__str(enum prec_dso_status s);
+
+/* The name perf shows in its Shared Object column: the basename ("libc.so.6", "demo"),
+ * "[kernel.kallsyms]", "[vdso]", "perf-1234.map", "[unknown]" for anonymous memory. */
+const char *prec_dso__short_name(const struct prec_dso *d);
+/* The path as recorded ("/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]", ...). */
+const char *prec_dso__long_name(const struct prec_dso *d);
+/* The file actually read for symbols (may be a debug file), or NULL. Loads if needed. */
+const char *prec_dso__file_used(struct prec_dso *d);
+bool prec_dso__is_kernel(const struct prec_dso *d);
+/* For the kernel DSO: the module whose symbol covers `addr` ("[ext4]", as perf's Shared
+ * Object column shows it), or NULL for vmlinux, unknown addresses and other DSOs. */
+const char *prec_dso__kernel_module(struct prec_dso *d, uint64_t addr);
+
+struct prec_sym {
+	const char *name; /* demangling is not done (perf demangles C++; later step) */
+	uint64_t start; /* in the DSO's own address space (ELF vaddr / absolute for kernel+JIT) */
+	uint64_t size;
+};
+
+/*
+ * The function containing `addr` (file offset for ELF DSOs, absolute otherwise).
+ * 0 and *ret filled (ret may be NULL); -ENOENT when the DSO is unusable or no symbol covers
+ * addr.  Allocates nothing.  Symbols and aliases are chosen as perf does; PLT entries are
+ * "name@plt" and the PLT header ".plt".
+ * A symbol covers [start, start + size); a symbol of size 0 covers up to the next symbol, like
+ * perf.  Also gives `*ret_vaddr` (the address in the DSO's own space: the ELF vaddr that
+ * objdump and addr2line use) when ret_vaddr is not NULL, even on -ENOENT when the DSO loaded
+ * (else addr itself).  Note that perf report prints an unresolved user address as
+ * [.] 0x<addr>, the file offset (its map_ip), not this vaddr; the two are equal for the text
+ * of usual PIEs and shared libraries, not for non-PIE executables.
+ */
+int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr);
+
+/*
+ * Inline frames at `addr` (same address space as lookup), from libdw: the functions inlined
+ * into the one that prec_dso__lookup() finds, innermost first, at most `max`.  Each is a
+ * name (owned by the symtab) and, when known, the position "file.c:LINE" inside that frame
+ * that is executing: for ret[0] the line of `addr` itself (= prec_dso__srcline()), for
+ * ret[i] the call site where ret[i - 1] was inlined.  Returns the number of frames written
+ * (0 when none or no debug info), or -ENOMEM.
+ */
+struct prec_inline_frame {
+	const char *name;
+	const char *srcline; /* where this frame's code is ("file.c:12"), or NULL */
+};
+int prec_dso__inlines(struct prec_dso *d, uint64_t addr, struct prec_inline_frame *ret, size_t max);
+
+/* Source line of `addr` as "file.c:LINE" (basename, like perf's srcline), or NULL when there
+ * is no line info.  Cached per address. */
+const char *prec_dso__srcline(struct prec_dso *d, uint64_t addr);
+
+#endif

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals shared by the files of lib/symbol: the symtab and DSO structs, the sorted symbol
+ * array every loader fills, and the entry points of each loader.  Not installed, not used
+ * outside lib/symbol.
+ */
+#ifndef PREC_SYMBOL_INT_H
+#define PREC_SYMBOL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include "prec_hash.h"
+#include "prec_symbol.h"
+
+/* Longest build-id we keep; GNU ones are 20 (sha1) or 16 (md5) bytes, --build-id=0x... can
+ * be longer.  A recorded one that is longer cannot match any file. */
+#define PREC_BUILD_ID_MAX 64
+
+/*
+ * Files larger than this are refused (BAD_FILE).  We mmap, never read, so the cap only bounds
+ * address space and what a hostile --symfs could make us walk; the largest debug files seen
+ * in the wild (browsers) are 2-5 GiB.
+ */
+#define PREC_ELF_MAX_SIZE (8ULL << 30)
+/* More symbols than this in one table is taken as a corrupt file (33M; Chromium has ~1M). */
+#define PREC_SYMS_MAX (1U << 25)
+/* kallsyms and perf-PID.map are read into memory; larger files are refused. */
+#define PREC_TEXT_MAX_SIZE (512ULL << 20)
+
+#define PREC_NO_UP UINT32_MAX
+
+/* One symbol in a DSO's sorted array. */
+struct prec_syment {
+	uint64_t start; /* DSO address space: ELF vaddr, absolute for kernel and JIT */
+	uint64_t end; /* exclusive; == start only for a lone zero-size symbol */
+	const char *name; /* into the mapped string table, the text buffer, or the strset */
+	uint32_t up; /* nearest earlier entry whose range reaches past start, or PREC_NO_UP */
+	uint16_t module; /* kernel: 1 + index in modules[]; 0 otherwise */
+	uint8_t bind; /* STB_* */
+	uint8_t type; /* STT_* */
+};
+
+/* A growable array of entries and the state the sort needs. */
+struct prec_symvec {
+	struct prec_syment *v;
+	uint32_t n, cap;
+};
+
+/* Room for `extra` more entries, so pushes do not reallocate. */
+int prec_symvec__reserve(struct prec_symvec *sv, uint32_t extra);
+int prec_symvec__push(struct prec_symvec *sv, uint64_t start, uint64_t size, const char *name,
+		      uint8_t bind, uint8_t type);
+/* Sort by (start, insertion order), like perf's rb-tree; perf's rules for ends and aliases
+ * are applied by the callers through the helpers below. */
+void prec_symvec__sort(struct prec_symvec *sv);
+/* perf's symbols__fixup_end(): a zero-size symbol ends where the next one starts; the last
+ * one ends at the next page boundary + 4 KiB.  With `kallsyms`, a zero-size symbol followed by
+ * one on the other side of the vmlinux/module split ends at the next page instead. */
+void prec_symvec__fixup_end(struct prec_symvec *sv, bool kallsyms);
+/* perf's symbols__fixup_duplicate(): one symbol per start address, chosen as perf does. */
+void prec_symvec__dedup(struct prec_symvec *sv);
+/* Fill in `up` so lookups can find an enclosing symbol when ranges nest. */
+void prec_symvec__link(struct prec_symvec *sv);
+void prec_symvec__release(struct prec_symvec *sv);
+
+/* A PT_LOAD segment, for file offset -> vaddr. */
+struct prec_seg {
+	uint64_t off, filesz, vaddr;
+};
+
+enum prec_dso_kind {
+	PREC_DSO_KIND_ELF,
+	PREC_DSO_KIND_VDSO,
+	PREC_DSO_KIND_KERNEL,
+	PREC_DSO_KIND_JIT,
+	PREC_DSO_KIND_ANON, /* no file behind it */
+};
+
+struct prec_dwarf; /* prec_dwarf.c */
+
+struct prec_dso {
+	struct prec_symtab *st;
+	enum prec_dso_kind kind;
+	enum prec_dso_status status;
+	const char *long_name, *short_name; /* interned */
+	const char *file_used; /* interned; the file symbols come from */
+	const char *runtime_path; /* interned; the executable file found, if any */
+	const char *debuglink; /* interned; .gnu_debuglink of the executable file, if any */
+	uint32_t debuglink_crc;
+	uint8_t build_id[PREC_BUILD_ID_MAX]; /* as recorded */
+	uint8_t build_id_len; /* 0: none recorded; 0xff: recorded but unusable */
+	uint8_t file_build_id[PREC_BUILD_ID_MAX]; /* of the executable file found */
+	uint8_t file_build_id_len;
+	uint32_t pid; /* JIT */
+
+	struct prec_syment *syms;
+	uint32_t nsyms;
+	struct prec_seg *segs;
+	uint32_t nsegs;
+
+	Elf *elf; /* the symbol file, kept mapped: names point into it */
+	void *image; /* owned memory behind elf (vdso copy) or names (kallsyms, JIT map) */
+	struct prec_dwarf *dwarf;
+	bool dwarf_tried;
+};
+
+struct prec_symtab {
+	struct prec_symtab_opts opts; /* strings below are interned copies */
+	struct prec_strset strs;
+	struct prec_keyset keys; /* struct dso_key -> index in dsos */
+	struct prec_dso **dsos;
+	uint32_t ndsos, capdsos;
+	struct prec_dso *kernel;
+	const char **modules; /* kernel module names "[ext4]", interned */
+	uint32_t nmodules, capmodules;
+	bool warned_kptr;
+};
+
+/* ---- prec_symbol.c ---- */
+const char *prec_symtab__intern(struct prec_symtab *st, const char *s);
+/* Whether a file's build-id matches the recorded one (trailing zero padding tolerated). */
+bool prec_build_id_match(const uint8_t *rec, size_t rec_len, const uint8_t *file,
+			 size_t file_len);
+
+/* ---- prec_elfsyms.c ---- */
+enum prec_open_result {
+	PREC_OPEN_OK = 0,
+	PREC_OPEN_MISSING, /* ENOENT, ENOTDIR, EACCES, ...: try elsewhere */
+	PREC_OPEN_BAD, /* exists but refused: not regular, too big, not ELF; warned once */
+};
+
+/* An opened ELF file, mapped; fd already closed. */
+struct prec_elf {
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	uint8_t build_id[PREC_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	bool has_symtab; /* a non-empty SHT_SYMTAB */
+	bool has_debug_info; /* .debug_info with contents */
+};
+
+/* Open `path` read-only without blocking, refuse what is not a regular file of sane size or
+ * not a valid ELF (one prec_warn naming the file and why). */
+enum prec_open_result prec_elf_open(const char *path, struct prec_elf *ret);
+/* Same for an in-memory image (the vdso); the image must outlive the Elf. */
+enum prec_open_result prec_elf_open_mem(void *image, size_t size, const char *name,
+					struct prec_elf *ret);
+void prec_elf_close(struct prec_elf *pe);
+/* The .gnu_debuglink file name and CRC, or NULL. Points into the mapping. */
+const char *prec_elf_debuglink(Elf *elf, uint32_t *ret_crc);
+/* CRC-32 of the whole file as .gnu_debuglink defines it. */
+int prec_elf_crc32(Elf *elf, uint32_t *ret);
+/* The .gnu_debugaltlink path and its build-id, or NULL. */
+const char *prec_elf_altlink(Elf *elf, const uint8_t **ret_bid, size_t *ret_bid_len);
+
+/*
+ * Load d's symbols: ELF symbols of `syms` (.symtab, else .dynsym), PT_LOAD segments and PLT
+ * entries of `runtime` (may be the same file, or NULL when only a debug file was found).
+ * Sets d->syms/nsyms/segs/nsegs; names point into syms->elf.  0, -ENOMEM, or -EBADMSG.
+ */
+int prec_elf_load_syms(struct prec_dso *d, struct prec_elf *syms, struct prec_elf *runtime);
+
+/* ---- prec_kallsyms.c ---- */
+/* Load kernel symbols from `path` into d; 0, -ENOENT, -EBADMSG, -ENOMEM, or -ENODATA when
+ * the addresses are all zero (kptr_restrict). */
+int prec_kallsyms_load(struct prec_dso *d, const char *path);
+/* Load a perf-PID.map; 0 or -errno (-EPERM when the owner is wrong). */
+int prec_jitmap_load(struct prec_dso *d, const char *path);
+/* Read a whole text file (regular, at most PREC_TEXT_MAX_SIZE) into a NUL-terminated
+ * malloc'ed buffer. */
+int prec_read_text_file(const char *path, bool check_owner, char **ret, size_t *ret_len);
+
+/* ---- prec_dwarf.c ---- */
+void prec_dwarf__free(struct prec_dwarf *dw);
+/* Finds a file with DWARF for d (d->elf, else a debug file) the first time. */
+int prec_dwarf__open(struct prec_dso *d);
+
+/* ---- prec_symbol.c, used by prec_dwarf.c ---- */
+/* Open the separate debug file for d (by build-id, then .gnu_debuglink); PREC_OPEN_OK with
+ * *ret and *ret_path set, else MISSING. */
+enum prec_open_result prec_dso__open_debug_file(struct prec_dso *d, struct prec_elf *ret,
+						const char **ret_path);
+/* File offset -> vaddr through d's PT_LOAD segments (identity when there are none). */
+uint64_t prec_dso__off_to_vaddr(const struct prec_dso *d, uint64_t off);
+
+#endif

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Open-addressing hash tables with linear probing, grown at 50% load.  A keyset stores ids
+ * in its slots and the keys in one array in id order, so ids are dense and stable, and a
+ * rehash touches only the slots.  A strset stores pointers to copies kept in chunks that
+ * never move, so interned pointers stay valid until release.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prec_hash.h"
+
+#define MUL 0x9e3779b97f4a7c15ULL
+
+uint64_t prec_hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	uint64_t h = n * MUL, w;
+
+	while (n >= 8) {
+		memcpy(&w, c, 8);
+		h = (h ^ w) * MUL;
+		h ^= h >> 29;
+		c += 8;
+		n -= 8;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, c, n);
+		h = (h ^ w) * MUL;
+	}
+	h ^= h >> 32;
+	h *= MUL;
+	return h ^ (h >> 29);
+}
+
+void prec_keyset__init(struct prec_keyset *ks, size_t ksize)
+{
+	memset(ks, 0, sizeof(*ks));
+	ks->ksize = ksize;
+}
+
+static int keyset_grow_slots(struct prec_keyset *ks)
+{
+	uint32_t nslots = ks->nslots ? ks->nslots * 2 : 64, i, mask = nslots - 1;
+	uint32_t *slots;
+
+	if (nslots == 0 || nslots > (1u << 31))
+		return -E2BIG;
+	slots = calloc(nslots, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < ks->n; i++) {
+		uint64_t h = prec_hash_bytes(prec_keyset__key(ks, i), ks->ksize);
+		uint32_t s = (uint32_t)h & mask;
+
+		while (slots[s])
+			s = (s + 1) & mask;
+		slots[s] = i + 1;
+	}
+	free(ks->slots);
+	ks->slots = slots;
+	ks->nslots = nslots;
+	return 0;
+}
+
+long prec_keyset__find(const struct prec_keyset *ks, const void *key)
+{
+	uint32_t mask, s;
+
+	if (!ks->nslots)
+		return -ENOENT;
+	mask = ks->nslots - 1;
+	s = (uint32_t)prec_hash_bytes(key, ks->ksize) & mask;
+	while (ks->slots[s]) {
+		uint32_t id = ks->slots[s] - 1;
+
+		if (!memcmp(prec_keyset__key(ks, id), key, ks->ksize))
+			return id;
+		s = (s + 1) & mask;
+	}
+	return -ENOENT;
+}
+
+long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
+{
+	uint32_t mask, s;
+	int err;
+
+	if ((uint64_t)(ks->n + 1) * 2 > ks->nslots) {
+		err = keyset_grow_slots(ks);
+		if (err)
+			return err;
+	}
+	mask = ks->nslots - 1;
+	s = (uint32_t)prec_hash_bytes(key, ks->ksize) & mask;
+	while (ks->slots[s]) {
+		uint32_t id = ks->slots[s] - 1;
+
+		if (!memcmp(prec_keyset__key(ks, id), key, ks->ksize)) {
+			if (ret_new)
+				*ret_new = false;
+			return id;
+		}
+		s = (s + 1) & mask;
+	}
+	if (ks->n == ks->cap) {
+		uint32_t cap = ks->cap ? ks->cap * 2 : 64;
+		unsigned char *k = realloc(ks->keys, (size_t)cap * ks->ksize);
+
+		if (!k)
+			return -ENOMEM;
+		ks->keys = k;
+		ks->cap = cap;
+	}
+	memcpy(ks->keys + (size_t)ks->n * ks->ksize, key, ks->ksize);
+	ks->slots[s] = ks->n + 1;
+	if (ret_new)
+		*ret_new = true;
+	return ks->n++;
+}
+
+void prec_keyset__release(struct prec_keyset *ks)
+{
+	free(ks->keys);
+	free(ks->slots);
+	prec_keyset__init(ks, ks->ksize);
+}
+
+/* ---- strings ---- */
+
+struct prec_strchunk {
+	struct prec_strchunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+static char *strset_store(struct prec_strset *ss, const char *s, size_t len)
+{
+	struct prec_strchunk *c = ss->chunks;
+	char *p;
+
+	if (!c || c->cap - c->used < len + 1) {
+		size_t cap = len + 1 > 16384 ? len + 1 : 16384;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->next = ss->chunks;
+		c->used = 0;
+		c->cap = cap;
+		ss->chunks = c;
+	}
+	p = c->data + c->used;
+	memcpy(p, s, len);
+	p[len] = 0;
+	c->used += len + 1;
+	return p;
+}
+
+static int strset_grow(struct prec_strset *ss)
+{
+	size_t nslots = ss->nslots ? ss->nslots * 2 : 256, i, mask = nslots - 1;
+	char **slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < ss->nslots; i++) {
+		size_t s;
+
+		if (!ss->slots[i])
+			continue;
+		s = prec_hash_bytes(ss->slots[i], strlen(ss->slots[i])) & mask;
+		while (slots[s])
+			s = (s + 1) & mask;
+		slots[s] = ss->slots[i];
+	}
+	free(ss->slots);
+	ss->slots = slots;
+	ss->nslots = nslots;
+	return 0;
+}
+
+const char *prec_strset__intern_n(struct prec_strset *ss, const char *s, size_t len)
+{
+	size_t mask, i;
+
+	if ((ss->n + 1) * 2 > ss->nslots && strset_grow(ss))
+		return NULL;
+	mask = ss->nslots - 1;
+	i = prec_hash_bytes(s, len) & mask;
+	while (ss->slots[i]) {
+		if (!strncmp(ss->slots[i], s, len) && ss->slots[i][len] == 0)
+			return ss->slots[i];
+		i = (i + 1) & mask;
+	}
+	ss->slots[i] = strset_store(ss, s, len);
+	if (!ss->slots[i])
+		return NULL;
+	ss->n++;
+	return ss->slots[i];
+}
+
+const char *prec_strset__intern(struct prec_strset *ss, const char *s)
+{
+	return prec_strset__intern_n(ss, s, strlen(s));
+}
+
+void prec_strset__release(struct prec_strset *ss)
+{
+	while (ss->chunks) {
+		struct prec_strchunk *c = ss->chunks;
+
+		ss->chunks = c->next;
+		free(c);
+	}
+	free(ss->slots);
+	memset(ss, 0, sizeof(*ss));
+}

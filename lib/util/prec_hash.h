@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Interning tables.  A prec_keyset maps fixed-size keys to dense ids 0, 1, 2, ... in order of
+ * first appearance, so callers keep their payloads in plain arrays indexed by id.  A
+ * prec_strset interns strings: equal strings give the same stable pointer.
+ *
+ * Both zero-initialise to an empty but unusable state: call the __init first.  Keys are
+ * compared bytewise, so callers zero any padding.  Not thread-safe.
+ */
+#ifndef PREC_HASH_H
+#define PREC_HASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct prec_keyset {
+	size_t ksize; /* bytes per key */
+	unsigned char *keys; /* n keys, id order */
+	uint32_t n, cap;
+	uint32_t *slots; /* id + 1, 0 = empty; nslots is a power of two */
+	uint32_t nslots;
+};
+
+void prec_keyset__init(struct prec_keyset *ks, size_t ksize);
+/* The id of `key`, added if new (*ret_new tells which; may be NULL); -ENOMEM, or -E2BIG past
+ * 2^31 keys. */
+long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new);
+/* The id of `key`, or -ENOENT. */
+long prec_keyset__find(const struct prec_keyset *ks, const void *key);
+static inline const void *prec_keyset__key(const struct prec_keyset *ks, uint32_t id)
+{
+	return ks->keys + (size_t)id * ks->ksize;
+}
+void prec_keyset__release(struct prec_keyset *ks); /* back to empty; init again to reuse */
+
+struct prec_strset {
+	char **slots;
+	size_t nslots, n;
+	struct prec_strchunk *chunks;
+};
+
+/* The interned copy of `s` (valid until release), or NULL on -ENOMEM. */
+const char *prec_strset__intern(struct prec_strset *ss, const char *s);
+/* Same, for `len` bytes that need not be terminated. */
+const char *prec_strset__intern_n(struct prec_strset *ss, const char *s, size_t len);
+void prec_strset__release(struct prec_strset *ss);
+
+/* A 64-bit hash of `n` bytes. */
+uint64_t prec_hash_bytes(const void *p, size_t n);
+
+#endif

@@ -1,0 +1,811 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report pipeline: records in time order (by rounds, like perf: at each FINISHED_ROUND
+ * the records up to the previous round's latest time are processed), side records replayed
+ * into the machine, each sample's addresses resolved to (DSO, offset) frames and counted in
+ * the hist, then symbolization and the views.
+ *
+ * Memory: the queue holds copies of at most about two rounds of records (bounded by
+ * QUEUE_MAX_BYTES in files without rounds); everything else grows with distinct stacks.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "prec_hist.h"
+#include "prec_log.h"
+#include "prec_machine.h"
+#include "prec_symbol.h"
+#include "prec_view.h"
+#include "preport.h"
+
+#define MAX_FRAMES 1024 /* deeper chains are cut (the kernel gives at most 127 + markers) */
+#define QUEUE_MAX_BYTES (64u << 20)
+#define PROGRESS_MIN_BYTES (64u << 20)
+#define MAP_ANON_PRIV ((void *)1) /* map->priv of anonymous memory: JIT code of the pid */
+
+#ifndef PERF_RECORD_MISC_BUILD_ID_SIZE
+#define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
+#endif
+#define REC_HEADER_BUILD_ID 67
+#define REC_FINISHED_ROUND 68
+#define FEAT_BUILD_ID 2
+#define FEAT_HOSTNAME 3
+#define FEAT_OSRELEASE 4
+
+/* A cache of resolved call chains: the same raw chain of the same process, under the same
+ * machine state, gives the same stack, so it is resolved once.  Direct-mapped. */
+#define CC_SLOTS 16384
+struct cc_slot {
+	uint64_t hash, gen;
+	uint32_t pid, ctx, node, mode;
+	uint32_t n, cap;
+	uint64_t *ips;
+};
+
+struct qent {
+	uint64_t time;
+	uint64_t seq;
+	size_t off; /* in the arena */
+	uint32_t size;
+	int evsel;
+};
+
+struct rep {
+	struct prec_reader *r;
+	const struct preport_report_opts *o;
+	struct prec_machine *m;
+	struct prec_symtab *st;
+	struct prec_hist *h;
+	uint64_t *lost; /* per evsel */
+	uint32_t kernel_id;
+	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
+	uint32_t *jit_val;
+	size_t jit_cap;
+	bool ordered; /* every event has time and sample_id_all */
+	struct qent *q;
+	size_t nq, qcap;
+	unsigned char *arena, *arena2;
+	size_t alen, acap, acap2;
+	uint64_t seq, round_max, prev_round_max;
+	struct prec_hist_frame frames[MAX_FRAMES];
+	struct cc_slot *cc;
+	struct qent *qtmp;
+	size_t qtmp_cap;
+	uint64_t bad_samples, unknown_evsel;
+};
+
+/* ---- filters ---- */
+
+static bool in_u32_list(const uint32_t *list, size_t n, uint32_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == v)
+			return true;
+	return false;
+}
+
+static bool sample_passes(const struct rep *R, const struct prec_sample *s, const char *comm)
+{
+	const struct preport_report_opts *o = R->o;
+	size_t i;
+
+	if (o->nr_pids && !in_u32_list(o->pids, o->nr_pids, s->pid))
+		return false;
+	if (o->nr_tids && !in_u32_list(o->tids, o->nr_tids, s->tid))
+		return false;
+	if (o->cpus && (s->cpu >= o->nr_cpu_bits || !o->cpus[s->cpu]))
+		return false;
+	if (o->time_set && (s->time < o->time_start || (o->time_end && s->time > o->time_end)))
+		return false;
+	if (o->comms) {
+		for (i = 0; o->comms[i]; i++)
+			if (!strcmp(o->comms[i], comm))
+				return true;
+		return false;
+	}
+	return true;
+}
+
+/* ---- address resolution ---- */
+
+static bool is_anon_path(const char *p)
+{
+	return !strcmp(p, "//anon") || !strncmp(p, "[anon", 5) || !strncmp(p, "/memfd:", 7) ||
+	       !strncmp(p, "/dev/zero", 9) || !strncmp(p, "/anon_hugepage", 14);
+}
+
+/* The hist DSO id of the JIT map of `pid`, 0 when it has none. */
+static long jit_id(struct rep *R, uint32_t pid)
+{
+	uint64_t key = pid;
+	bool is_new;
+	long id = prec_keyset__intern(&R->jit_ids, &key, &is_new);
+
+	if (id < 0)
+		return id;
+	if (is_new) {
+		struct prec_dso *d;
+		long hid = 0;
+
+		if ((size_t)id >= R->jit_cap) {
+			size_t ncap = R->jit_cap ? R->jit_cap * 2 : 64;
+			uint32_t *nv = realloc(R->jit_val, ncap * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			R->jit_val = nv;
+			R->jit_cap = ncap;
+		}
+		d = prec_symtab__jit(R->st, pid);
+		if (!d)
+			return -ENOMEM;
+		if (prec_dso__status(d) == PREC_DSO_OK) {
+			hid = prec_hist__dso_id(R->h, d);
+			if (hid < 0)
+				return hid;
+		}
+		R->jit_val[id] = (uint32_t)hid;
+	}
+	return R->jit_val[id];
+}
+
+static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
+		      struct prec_hist_frame *f)
+{
+	struct prec_map *map = prec_mspace__find(t->ms, addr);
+	long id;
+
+	f->addr = addr;
+	if (map && !map->priv) {
+		if (is_anon_path(map->path) || !strcmp(map->path, "[heap]") ||
+		    !strcmp(map->path, "[stack]")) {
+			map->priv = MAP_ANON_PRIV;
+		} else {
+			struct prec_dso *d = prec_symtab__dso(R->st, map->path, map->build_id,
+							      map->build_id_len);
+
+			if (!d)
+				return -ENOMEM;
+			id = prec_hist__dso_id(R->h, d);
+			if (id < 0)
+				return (int)id;
+			map->priv = (void *)(uintptr_t)((uint64_t)id << 1);
+		}
+	}
+	if (map && map->priv != MAP_ANON_PRIV) {
+		f->dso = (uint32_t)((uintptr_t)map->priv >> 1);
+		f->addr = addr - map->start + map->pgoff;
+		return 0;
+	}
+	id = jit_id(R, t->pid);
+	if (id < 0)
+		return (int)id;
+	f->dso = (uint32_t)id; /* 0: no mapping; the address stays absolute either way */
+	return 0;
+}
+
+static bool cpumode_kernel(uint16_t misc)
+{
+	uint16_t m = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return m == PERF_RECORD_MISC_KERNEL || m == PERF_RECORD_MISC_GUEST_KERNEL ||
+	       m == PERF_RECORD_MISC_HYPERVISOR;
+}
+
+static int add_frame(struct rep *R, struct prec_thread *t, uint64_t addr, bool kernel, bool ret,
+		     size_t *n)
+{
+	struct prec_hist_frame *f = &R->frames[*n];
+	int err;
+
+	if (*n >= MAX_FRAMES)
+		return 0;
+	memset(f, 0, sizeof(*f));
+	if (kernel) {
+		f->dso = R->kernel_id;
+		f->addr = addr;
+		f->flags = PREC_FRAME_KERNEL;
+	} else {
+		err = user_frame(R, t, addr, f);
+		if (err)
+			return err;
+	}
+	if (ret)
+		f->flags |= PREC_FRAME_RET;
+	(*n)++;
+	return 0;
+}
+
+/* Resolve a raw call chain (or the ip alone) into frames, leaf first; returns how many. */
+static int resolve_chain(struct rep *R, struct prec_thread *t, const uint64_t *ips, size_t n,
+			 uint16_t misc, bool chain, size_t *ret_n)
+{
+	bool kernel = cpumode_kernel(misc), first = true;
+	size_t nf = 0, i;
+	int err;
+
+	if (!chain)
+		return add_frame(R, t, ips[0], kernel, false, ret_n);
+	for (i = 0; i < n && nf < MAX_FRAMES; i++) {
+		uint64_t a = ips[i];
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL ||
+				 a == (uint64_t)PERF_CONTEXT_GUEST_KERNEL ||
+				 a == (uint64_t)PERF_CONTEXT_HV;
+			first = true; /* a context's first address is where it was, not a return
+				       * address */
+			continue;
+		}
+		err = add_frame(R, t, a, kernel, !first, &nf);
+		if (err)
+			return err;
+		first = false;
+	}
+	*ret_n = nf;
+	return 0;
+}
+
+static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t misc, int evidx)
+{
+	const struct prec_evsel *ev = prec_reader__evsel(R->r, (size_t)evidx);
+	struct prec_hist_sample hs;
+	struct prec_sample s;
+	struct prec_thread *t;
+	struct cc_slot *slot;
+	const uint64_t *ips;
+	size_t n, nf = 0;
+	uint64_t hash, gen;
+	uint32_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	bool chain;
+	long ctx, node;
+	int err;
+
+	if (prec_sample__parse(&ev->layout, rec, size, &s)) {
+		R->bad_samples++;
+		return 0;
+	}
+	t = prec_machine__thread(R->m, s.pid, s.tid);
+	if (!t)
+		return -ENOMEM;
+	if (!sample_passes(R, &s, t->comm))
+		return 0;
+	memset(&hs, 0, sizeof(hs));
+	hs.evsel = (uint32_t)evidx;
+	hs.pid = s.pid;
+	hs.tid = s.tid;
+	hs.cpu = (ev->layout.sample_type & PERF_SAMPLE_CPU) ? s.cpu : UINT32_MAX;
+	hs.comm = t->comm;
+	if (ev->layout.sample_type & PERF_SAMPLE_PERIOD)
+		hs.period = s.period;
+	else
+		hs.period = ev->attr.freq ? 1 : (ev->attr.sample_period ? ev->attr.sample_period : 1);
+	ctx = prec_hist__context(R->h, &hs);
+	if (ctx < 0)
+		return (int)ctx;
+
+	chain = (ev->layout.sample_type & PERF_SAMPLE_CALLCHAIN) && s.callchain_nr;
+	ips = chain ? s.callchain : &s.ip;
+	n = chain ? s.callchain_nr : 1;
+	gen = prec_machine__generation(R->m);
+	hash = prec_hash_bytes(ips, n * 8) ^ ((uint64_t)s.pid << 32 | (uint64_t)ctx) * 0x9e3779b97f4a7c15ULL ^
+	       mode;
+	slot = &R->cc[hash & (CC_SLOTS - 1)];
+	if (slot->ips && slot->hash == hash && slot->gen == gen && slot->pid == s.pid &&
+	    slot->ctx == (uint32_t)ctx && slot->mode == mode && slot->n == n &&
+	    !memcmp(slot->ips, ips, n * 8)) {
+		prec_hist__count(R->h, (uint32_t)ctx, slot->node, hs.period);
+		return 0;
+	}
+	err = resolve_chain(R, t, ips, n, misc, chain, &nf);
+	if (!err && !nf) /* a chain of markers only */
+		err = add_frame(R, t, s.ip, cpumode_kernel(misc), false, &nf);
+	if (err)
+		return err;
+	node = prec_hist__stack(R->h, (uint32_t)ctx, R->frames, nf);
+	if (node < 0)
+		return (int)node;
+	prec_hist__count(R->h, (uint32_t)ctx, (uint32_t)node, hs.period);
+	if (n > slot->cap) {
+		uint64_t *p = realloc(slot->ips, n * 8);
+
+		if (!p)
+			return 0; /* the cache is only a cache */
+		slot->ips = p;
+		slot->cap = (uint32_t)n;
+	}
+	memcpy(slot->ips, ips, n * 8);
+	slot->n = (uint32_t)n;
+	slot->hash = hash;
+	slot->gen = gen;
+	slot->pid = s.pid;
+	slot->ctx = (uint32_t)ctx;
+	slot->mode = mode;
+	slot->node = (uint32_t)node;
+	return 0;
+}
+
+/* ---- records ---- */
+
+static int process_now(struct rep *R, uint32_t type, uint16_t misc, const void *rec, size_t size,
+		       int evsel)
+{
+	if (type == PERF_RECORD_SAMPLE)
+		return evsel >= 0 ? process_sample(R, rec, size, misc, evsel) : 0;
+	return prec_machine__process(R->m, type, misc, rec, size) == -ENOMEM ? -ENOMEM : 0;
+}
+
+static int cmp_qent(const void *a, const void *b)
+{
+	const struct qent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Sort the queue by (time, arrival).  The records of one ring come in time order, so the
+ * queue is a few sorted runs (one per CPU and round): merge them, n log(runs).
+ */
+static int sort_queue(struct rep *R)
+{
+	struct qent *a = R->q, *b;
+	size_t n = R->nq, width_runs, i;
+	size_t *runs, nr = 0;
+
+	runs = malloc((n + 1) * sizeof(*runs));
+	if (!runs)
+		return -ENOMEM;
+	runs[nr++] = 0;
+	for (i = 1; i < n; i++)
+		if (cmp_qent(&a[i - 1], &a[i]) > 0)
+			runs[nr++] = i;
+	runs[nr] = n;
+	if (nr <= 1) {
+		free(runs);
+		return 0;
+	}
+	if (R->qtmp_cap < n) {
+		struct qent *t = realloc(R->qtmp, n * sizeof(*t));
+
+		if (!t) {
+			free(runs);
+			return -ENOMEM;
+		}
+		R->qtmp = t;
+		R->qtmp_cap = n;
+	}
+	b = R->qtmp;
+	/* merge run pairs until one run is left; runs[] keeps the boundaries */
+	for (width_runs = nr; width_runs > 1;) {
+		size_t k = 0, r;
+
+		for (r = 0; r < width_runs; r += 2) {
+			size_t lo = runs[r], mid = runs[r + 1 <= width_runs ? r + 1 : width_runs];
+			size_t hi = r + 2 <= width_runs ? runs[r + 2] : mid, x = lo, y = mid, o = lo;
+
+			while (x < mid && y < hi)
+				b[o++] = cmp_qent(&a[x], &a[y]) <= 0 ? a[x++] : a[y++];
+			while (x < mid)
+				b[o++] = a[x++];
+			while (y < hi)
+				b[o++] = a[y++];
+			runs[k++] = lo;
+		}
+		runs[k] = n;
+		width_runs = k;
+		{
+			struct qent *t = a;
+
+			a = b;
+			b = t;
+		}
+	}
+	if (a != R->q)
+		memcpy(R->q, a, n * sizeof(*a));
+	free(runs);
+	return 0;
+}
+
+/* Process the queued records with time <= limit, in time order. */
+static int flush_queue(struct rep *R, uint64_t limit)
+{
+	size_t i, k = 0, alen2 = 0;
+	int err = 0;
+
+	err = sort_queue(R);
+	if (err)
+		return err;
+	for (i = 0; i < R->nq && R->q[i].time <= limit; i++) {
+		const struct perf_event_header *hd = (const void *)(R->arena + R->q[i].off);
+
+		err = process_now(R, hd->type, hd->misc, hd, R->q[i].size, R->q[i].evsel);
+		if (err)
+			return err;
+	}
+	if (i == R->nq) {
+		R->nq = 0;
+		R->alen = 0;
+		return 0;
+	}
+	/* keep the rest, compacted into the other arena */
+	if (R->acap2 < R->acap) {
+		unsigned char *a = realloc(R->arena2, R->acap);
+
+		if (!a)
+			return -ENOMEM;
+		R->arena2 = a;
+		R->acap2 = R->acap;
+	}
+	for (; i < R->nq; i++, k++) {
+		memcpy(R->arena2 + alen2, R->arena + R->q[i].off, R->q[i].size);
+		R->q[k] = R->q[i];
+		R->q[k].off = alen2;
+		alen2 += (R->q[i].size + 7) & ~(size_t)7;
+	}
+	R->nq = k;
+	R->alen = alen2;
+	{
+		unsigned char *t = R->arena;
+		size_t c = R->acap;
+
+		R->arena = R->arena2;
+		R->acap = R->acap2;
+		R->arena2 = t;
+		R->acap2 = c;
+	}
+	return 0;
+}
+
+/* The time of a SAMPLE: it follows IDENTIFIER, IP and TID when present.  0 if too short
+ * (the record is then processed first, and found malformed). */
+static uint64_t sample_time(const struct prec_sample_layout *l, const void *rec, size_t size)
+{
+	uint64_t st = l->sample_type, t = 0;
+	size_t off = 8;
+
+	off += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	off += (st & PERF_SAMPLE_IP) ? 8 : 0;
+	off += (st & PERF_SAMPLE_TID) ? 8 : 0;
+	if ((st & PERF_SAMPLE_TIME) && off + 8 <= size)
+		memcpy(&t, (const unsigned char *)rec + off, 8);
+	return t;
+}
+
+static int enqueue(struct rep *R, const struct prec_record *rec, uint64_t time, int evsel)
+{
+	size_t sz = ((size_t)rec->size + 7) & ~(size_t)7;
+
+	if (R->alen + sz > R->acap) {
+		size_t ncap = R->acap ? R->acap * 2 : (1u << 20);
+		unsigned char *a;
+
+		while (ncap < R->alen + sz)
+			ncap *= 2;
+		a = realloc(R->arena, ncap);
+		if (!a)
+			return -ENOMEM;
+		R->arena = a;
+		R->acap = ncap;
+	}
+	if (R->nq == R->qcap) {
+		size_t ncap = R->qcap ? R->qcap * 2 : 4096;
+		struct qent *q = realloc(R->q, ncap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		R->q = q;
+		R->qcap = ncap;
+	}
+	memcpy(R->arena + R->alen, rec->data, rec->size);
+	R->q[R->nq].time = time;
+	R->q[R->nq].seq = R->seq++;
+	R->q[R->nq].off = R->alen;
+	R->q[R->nq].size = rec->size;
+	R->q[R->nq].evsel = evsel;
+	R->nq++;
+	R->alen += sz;
+	if (time > R->round_max)
+		R->round_max = time;
+	if (R->alen > QUEUE_MAX_BYTES) /* no rounds in this file: process the older half */
+		return flush_queue(R, R->q[R->nq / 2].time);
+	return 0;
+}
+
+static void add_build_id(struct rep *R, const unsigned char *p, size_t size)
+{
+	size_t idlen = 20;
+
+	/* header (8), pid (4), build_id[24] (or data[20], size, pad), filename */
+	if (size < 8 + 4 + 24 + 1)
+		return;
+	if (p[6] | (p[7] << 8)) {
+		uint16_t misc;
+
+		memcpy(&misc, p + 6, 2);
+		if ((misc & PERF_RECORD_MISC_BUILD_ID_SIZE) && p[12 + 20] <= 20)
+			idlen = p[12 + 20];
+	}
+	if (!memchr(p + 36, 0, size - 36))
+		return;
+	prec_machine__add_build_id(R->m, (const char *)p + 36, p + 12, idlen);
+}
+
+/* The BUILD_ID feature: a run of build-id records, each header.size long. */
+static void load_build_id_feature(struct rep *R)
+{
+	size_t len = 0, off = 0;
+	const unsigned char *p = prec_reader__feature(R->r, FEAT_BUILD_ID, &len);
+
+	while (p && off + 8 <= len) {
+		uint16_t sz;
+
+		memcpy(&sz, p + off + 6, 2);
+		if (sz < 8 || sz > len - off)
+			break;
+		add_build_id(R, p + off, sz);
+		off += sz;
+	}
+}
+
+static bool feature_equals(struct prec_reader *r, unsigned int feat, const char *want)
+{
+	struct prec_feat_cursor c;
+	char *s = NULL;
+	bool eq;
+
+	c.p = prec_reader__feature(r, feat, &c.len);
+	c.off = 0;
+	if (!c.p)
+		return true; /* not recorded: assume this host */
+	if (prec_feat__string(&c, &s))
+		return false;
+	eq = !strcmp(s, want);
+	free(s);
+	return eq;
+}
+
+static void progress(const struct rep *R, uint64_t size, int *last)
+{
+	int pc = (int)(100 * prec_reader__offset(R->r) / size);
+
+	if (pc != *last) {
+		fprintf(stderr, "\rpreport: reading %d%%", pc);
+		*last = pc;
+	}
+}
+
+static int read_records(struct rep *R, const char *input)
+{
+	struct prec_record rec;
+	struct stat sb;
+	uint64_t size = 0, n = 0;
+	int err, last_pc = -1;
+
+	if (strcmp(input, "-") && !stat(input, &sb) && (uint64_t)sb.st_size > PROGRESS_MIN_BYTES &&
+	    isatty(2) && !R->o->quiet)
+		size = (uint64_t)sb.st_size;
+	while ((err = prec_reader__next(R->r, &rec)) > 0) {
+		int evsel = -1;
+		uint64_t time = 0;
+
+		if (size && !(++n & 0xffff))
+			progress(R, size, &last_pc);
+		switch (rec.type) {
+		case PERF_RECORD_SAMPLE:
+		case PERF_RECORD_MMAP:
+		case PERF_RECORD_MMAP2:
+		case PERF_RECORD_COMM:
+		case PERF_RECORD_FORK:
+		case PERF_RECORD_EXIT:
+			break;
+		case PERF_RECORD_LOST:
+		case PERF_RECORD_LOST_SAMPLES: {
+			uint64_t lost;
+			size_t at = rec.type == PERF_RECORD_LOST ? 16 : 8;
+
+			evsel = prec_reader__evsel_of(R->r, &rec);
+			if (rec.size >= at + 8) {
+				memcpy(&lost, (const unsigned char *)rec.data + at, 8);
+				R->lost[evsel >= 0 ? evsel : 0] += lost;
+			}
+			continue;
+		}
+		case REC_HEADER_BUILD_ID:
+			add_build_id(R, rec.data, rec.size);
+			continue;
+		case REC_FINISHED_ROUND:
+			if (R->ordered) {
+				err = flush_queue(R, R->prev_round_max);
+				if (err)
+					return err;
+				R->prev_round_max = R->round_max;
+			}
+			continue;
+		default:
+			continue;
+		}
+		evsel = prec_reader__evsel_of(R->r, &rec);
+		if (evsel < 0 && rec.type == PERF_RECORD_SAMPLE) {
+			R->unknown_evsel++;
+			continue;
+		}
+		if (R->ordered) {
+			const struct prec_evsel *ev = prec_reader__evsel(R->r, evsel < 0 ? 0 : (size_t)evsel);
+
+			if (rec.type == PERF_RECORD_SAMPLE) {
+				/* fully parsed when processed; here only its time */
+				time = sample_time(&ev->layout, rec.data, rec.size);
+			} else {
+				struct prec_sample_id sid;
+
+				/* synthesized records carry no trailer time: 0, first */
+				if (!prec_sample_id__parse(&ev->layout, rec.data, rec.size, &sid))
+					time = sid.time;
+			}
+			err = enqueue(R, &rec, time, evsel);
+		} else {
+			err = process_now(R, rec.type, rec.misc, rec.data, rec.size, evsel);
+		}
+		if (err)
+			return err;
+	}
+	if (size)
+		fputs("\r                      \r", stderr);
+	if (err < 0 && err != -EBADMSG)
+		return err;
+	/* corrupt: what came before it is still reported */
+	return flush_queue(R, UINT64_MAX) ?: err;
+}
+
+static void free_rep(struct rep *R)
+{
+	prec_hist__free(R->h);
+	prec_symtab__free(R->st);
+	prec_machine__free(R->m);
+	prec_keyset__release(&R->jit_ids);
+	free(R->jit_val);
+	free(R->lost);
+	if (R->cc)
+		for (size_t i = 0; i < CC_SLOTS; i++)
+			free(R->cc[i].ips);
+	free(R->cc);
+	free(R->qtmp);
+	free(R->q);
+	free(R->arena);
+	free(R->arena2);
+}
+
+int preport_report(struct prec_reader *r, const char *input, const struct preport_report_opts *o,
+		   FILE *out)
+{
+	struct prec_symtab_opts so;
+	struct prec_hist_opts ho;
+	struct prec_view_opts vo;
+	struct prec_view_evsel *ve = NULL;
+	struct utsname un;
+	struct rep R;
+	size_t nev, i;
+	bool callchains = false;
+	long kid;
+	int err;
+
+	memset(&R, 0, sizeof(R));
+	R.r = r;
+	R.o = o;
+	prec_keyset__init(&R.jit_ids, sizeof(uint64_t));
+	err = prec_reader__read_header(r);
+	if (err)
+		return err;
+	nev = prec_reader__nr_evsels(r);
+	R.ordered = nev > 0;
+	for (i = 0; i < nev; i++) {
+		const struct prec_evsel *ev = prec_reader__evsel(r, i);
+
+		if (ev->layout.sample_type & PERF_SAMPLE_CALLCHAIN)
+			callchains = true;
+		if (!(ev->layout.sample_type & PERF_SAMPLE_TIME) || !ev->layout.sample_id_all)
+			R.ordered = false;
+	}
+
+	memset(&so, 0, sizeof(so));
+	so.symfs = o->symfs;
+	so.kallsyms = o->kallsyms;
+	so.use_proc_kallsyms = !uname(&un) && feature_equals(r, FEAT_HOSTNAME, un.nodename) &&
+			       feature_equals(r, FEAT_OSRELEASE, un.release);
+	if (!o->kallsyms && !so.use_proc_kallsyms)
+		prec_warn("the recording was made on another host or kernel: kernel symbols need "
+			  "--kallsyms FILE from that machine");
+
+	memset(&ho, 0, sizeof(ho));
+	memcpy(ho.keys, o->keys, sizeof(ho.keys));
+	ho.nr_keys = o->nr_keys;
+	ho.children = o->children < 0 ? callchains : o->children && callchains;
+	ho.inline_frames = o->inline_frames;
+	ho.need_comm = o->folded;
+	vo.graph = o->graph < 0 ? (callchains ? PREC_GRAPH_GRAPH : PREC_GRAPH_NONE)
+				: (enum prec_graph_mode)o->graph;
+	if (!callchains && vo.graph != PREC_GRAPH_NONE) {
+		if (o->graph >= 0)
+			prec_warn("the recording has no call chains (record with -g): no call "
+				  "graphs");
+		vo.graph = PREC_GRAPH_NONE;
+	}
+	if (o->folded && !callchains)
+		prec_warn("the recording has no call chains (record with -g): each stack is its "
+			  "sampled function only");
+	/* perf's defaults: callers first with children, callees first without */
+	vo.caller_order = o->order < 0 ? ho.children : o->order == 1;
+	ho.callee_order = !vo.caller_order;
+	ho.keep_occurrences = vo.graph != PREC_GRAPH_NONE && !o->folded && !o->field_sep;
+	ho.dso_filter = o->dsos;
+	ho.sym_filter = o->syms;
+	vo.show_nr_samples = o->show_nr_samples;
+	vo.percent_limit = o->percent_limit;
+	vo.field_sep = o->field_sep;
+	vo.graph_threshold = o->graph_threshold;
+
+	err = prec_machine__new(&R.m);
+	if (!err)
+		err = prec_symtab__new(&so, &R.st);
+	if (!err)
+		err = prec_hist__new(&ho, R.st, (uint32_t)nev, &R.h);
+	if (err)
+		goto out;
+	R.lost = calloc(nev ? nev : 1, sizeof(*R.lost));
+	ve = calloc(nev ? nev : 1, sizeof(*ve));
+	R.cc = calloc(CC_SLOTS, sizeof(*R.cc));
+	if (!R.lost || !ve || !R.cc) {
+		err = -ENOMEM;
+		goto out;
+	}
+	kid = prec_hist__dso_id(R.h, prec_symtab__kernel(R.st));
+	if (kid < 0) {
+		err = (int)kid;
+		goto out;
+	}
+	R.kernel_id = (uint32_t)kid;
+	load_build_id_feature(&R);
+
+	err = read_records(&R, input);
+	if (err == -EBADMSG)
+		fprintf(out, "# the input is corrupt after this point; what came before is "
+			     "reported\n");
+	else if (err)
+		goto out;
+	if (R.bad_samples)
+		prec_warn("%" PRIu64 " malformed samples skipped", R.bad_samples);
+	if (R.unknown_evsel)
+		prec_warn("%" PRIu64 " samples of an unknown event skipped", R.unknown_evsel);
+	{
+		int e2 = prec_hist__finish(R.h);
+
+		if (e2) {
+			err = e2;
+			goto out;
+		}
+	}
+	for (i = 0; i < nev; i++) {
+		ve[i].name = prec_reader__evsel(r, i)->name;
+		ve[i].lost_samples = R.lost[i];
+	}
+	vo.evsels = ve;
+	{
+		int e2 = o->folded ? prec_view__folded(R.h, out) : prec_view__stdio(R.h, &vo, out);
+
+		if (e2)
+			err = e2;
+	}
+out:
+	free(ve);
+	free_rep(&R);
+	return err;
+}

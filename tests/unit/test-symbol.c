@@ -1,0 +1,858 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests lib/symbol on real files.  At run time it compiles small C programs with `cc` into a
+ * temporary directory; each program prints the file offsets of its own functions as a
+ * profiler sees them (address - mapping start + mapping offset, from /proc/self/maps), and
+ * the test looks those offsets up.  Covered: a PIE with sized, zero-size and aliased symbols
+ * and a gap; the same binary stripped with its debug file under .build-id/ and via
+ * .gnu_debuglink; a build-id mismatch; a missing file; a FIFO, a directory, garbage,
+ * truncated and randomly corrupted ELF files; a kallsyms file with a module and an
+ * all-zero one; a perf-PID.map; inline frames and source lines of an -O2 -g program; this
+ * process's libc and vdso.  Skipped when there is no C compiler.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "prec_log.h"
+#include "prec_symbol.h"
+#include "tap.h"
+
+#if __has_include(<gnu/lib-names.h>)
+#include <gnu/lib-names.h>
+#endif
+#ifndef LIBC_SO
+#define LIBC_SO "libc.so.6"
+#endif
+
+static char tmp[PATH_MAX / 2];
+
+/* ---- helpers ---- */
+
+static char logbuf[16384];
+
+static void capture_log(enum prec_log_level level, const char *msg, void *ctx)
+{
+	size_t n = strlen(logbuf);
+
+	if (level <= PREC_LOG_WARN)
+		snprintf(logbuf + n, sizeof(logbuf) - n, "%s\n", msg);
+}
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[4 * PATH_MAX];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	r = system(cmd);
+	if (r != 0)
+		diag("command failed (%d): %s", r, cmd);
+	return r;
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
+		diag("cannot write %s: %s", path, strerror(errno));
+		abort();
+	}
+}
+
+static char *read_all(const char *path, size_t *ret_len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return NULL;
+	do {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap + 1);
+			if (!buf)
+				abort();
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n);
+	fclose(f);
+	buf[len] = 0;
+	if (ret_len)
+		*ret_len = len;
+	return buf;
+}
+
+/* The GNU build-id of an ELF64 little-endian file, from its PT_NOTE segments. */
+static size_t build_id_of(const char *path, uint8_t *out, size_t max)
+{
+	size_t len, ret = 0;
+	unsigned char *f = (unsigned char *)read_all(path, &len);
+	uint64_t phoff;
+	uint16_t phentsize, phnum, i;
+
+	if (!f || len < 64 || memcmp(f, "\177ELF", 4) || f[4] != 2 || f[5] != 1)
+		goto out;
+	memcpy(&phoff, f + 32, 8);
+	memcpy(&phentsize, f + 54, 2);
+	memcpy(&phnum, f + 56, 2);
+	for (i = 0; i < phnum && phoff + (uint64_t)(i + 1) * phentsize <= len; i++) {
+		const unsigned char *ph = f + phoff + (size_t)i * phentsize;
+		uint32_t type;
+		uint64_t off, sz, pos;
+
+		memcpy(&type, ph, 4);
+		memcpy(&off, ph + 8, 8);
+		memcpy(&sz, ph + 32, 8);
+		if (type != 4 /* PT_NOTE */ || off > len || sz > len - off)
+			continue;
+		for (pos = off; pos + 12 <= off + sz;) {
+			uint32_t namesz, descsz, ntype;
+
+			memcpy(&namesz, f + pos, 4);
+			memcpy(&descsz, f + pos + 4, 4);
+			memcpy(&ntype, f + pos + 8, 4);
+			pos += 12;
+			if (ntype == 3 && namesz == 4 && pos + 4 + descsz <= off + sz &&
+			    !memcmp(f + pos, "GNU", 4) && descsz <= max) {
+				memcpy(out, f + pos + 4, descsz);
+				ret = descsz;
+				goto out;
+			}
+			pos += ((namesz + 3) & ~3u) + ((descsz + 3) & ~3u);
+		}
+	}
+out:
+	free(f);
+	return ret;
+}
+
+/* "name offset" lines printed by a test program. */
+struct offs {
+	char name[16][64];
+	uint64_t off[16];
+	int n;
+};
+
+static bool run_offsets(const char *exe, struct offs *o)
+{
+	char out[PATH_MAX], *text, *line, *save = NULL;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(out, sizeof(out), "%s.out", exe);
+	if (sh("'%s' > '%s'", exe, out))
+		return false;
+	text = read_all(out, NULL);
+	if (!text)
+		return false;
+	for (line = strtok_r(text, "\n", &save); line && o->n < 16;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%63s %" SCNx64, o->name[o->n], &o->off[o->n]) == 2)
+			o->n++;
+	}
+	free(text);
+	return o->n > 0;
+}
+
+static uint64_t off_of(const struct offs *o, const char *name)
+{
+	int i;
+
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->name[i], name))
+			return o->off[i];
+	diag("no offset printed for %s", name);
+	return 0;
+}
+
+/* Lookup of `off` names `want`; returns the symbol through *ret when given. */
+static bool lookup_is(struct prec_dso *d, uint64_t off, const char *want, const char *what,
+		      struct prec_sym *ret)
+{
+	struct prec_sym s = { 0 };
+	int err = prec_dso__lookup(d, off, &s, NULL);
+
+	if (ret)
+		*ret = s;
+	if (!ok(err == 0 && s.name && !strcmp(s.name, want), "%s: %#" PRIx64 " is %s", what, off,
+		want)) {
+		diag("  got err %d name %s", err, s.name ? s.name : "(null)");
+		return false;
+	}
+	return true;
+}
+
+/* ---- the programs ---- */
+
+static const char offs_h[] =
+    "#include <stdio.h>\n"
+    "#include <stdint.h>\n"
+    "#include <string.h>\n"
+    "static void print_off(const char *name, const void *p)\n"
+    "{\n"
+    "\tuintptr_t a = (uintptr_t)p;\n"
+    "\tunsigned long long lo, hi, pgoff;\n"
+    "\tchar line[4096];\n"
+    "\tFILE *f = fopen(\"/proc/self/maps\", \"r\");\n"
+    "\twhile (f && fgets(line, sizeof(line), f)) {\n"
+    "\t\tif (sscanf(line, \"%llx-%llx %*s %llx\", &lo, &hi, &pgoff) == 3 && a >= lo && a < hi) {\n"
+    "\t\t\tprintf(\"%s %llx\\n\", name, (unsigned long long)(a - lo + pgoff));\n"
+    "\t\t\tbreak;\n"
+    "\t\t}\n"
+    "\t}\n"
+    "\tif (f)\n"
+    "\t\tfclose(f);\n"
+    "}\n";
+
+/* Sized C functions, then assembler symbols: a zero-size one, a gap, and alias groups. */
+static const char prog_c[] =
+    "#include \"offs.h\"\n"
+    "int fn_alpha(int x) __attribute__((noinline));\n"
+    "int fn_alpha(int x) { return x * 3 + 1; }\n"
+    "int fn_beta(int x) __attribute__((noinline));\n"
+    "int fn_beta(int x) { return fn_alpha(x) - 2; }\n"
+    "static int fn_local(int x) __attribute__((noinline));\n"
+    "static int fn_local(int x) { return fn_beta(x) ^ 5; }\n"
+    "__asm__(\".text\\n.p2align 6\\n\"\n"
+    "\t\".globl zsym\\n.type zsym, STT_FUNC\\nzsym:\\n.fill 32,1,0\\n\"\n"
+    "\t\".globl after_zsym\\n.type after_zsym, STT_FUNC\\nafter_zsym:\\n.fill 1,1,0\\n"
+    ".size after_zsym, 1\\n\"\n"
+    "\t\".p2align 6\\n\"\n"
+    "\t\".globl gap_after\\n.type gap_after, STT_FUNC\\ngap_after:\\n.fill 16,1,0\\n"
+    ".size gap_after, 16\\n\"\n"
+    "\t\".globl __real_impl_alias\\n.type __real_impl_alias, STT_FUNC\\n\"\n"
+    "\t\".weak weak_alias\\n.type weak_alias, STT_FUNC\\n\"\n"
+    "\t\".globl real_impl\\n.type real_impl, STT_FUNC\\n\"\n"
+    "\t\"__real_impl_alias:\\nweak_alias:\\nreal_impl:\\n.fill 16,1,0\\n\"\n"
+    "\t\".size real_impl, 16\\n.size weak_alias, 16\\n.size __real_impl_alias, 16\\n\"\n"
+    "\t\".globl ab\\n.type ab, STT_FUNC\\n.globl abcd\\n.type abcd, STT_FUNC\\n\"\n"
+    "\t\"ab:\\nabcd:\\n.fill 16,1,0\\n.size ab, 16\\n.size abcd, 16\\n\"\n"
+    "\t\".globl zero_alias\\n.type zero_alias, STT_FUNC\\n\"\n"
+    "\t\".globl sized_alias\\n.type sized_alias, STT_FUNC\\n\"\n"
+    "\t\"zero_alias:\\nsized_alias:\\n.fill 16,1,0\\n.size sized_alias, 16\\n\"\n"
+    "\t\".globl tail_fn\\n.type tail_fn, STT_FUNC\\ntail_fn:\\n.fill 16,1,0\\n"
+    ".size tail_fn, 16\\n\");\n"
+    "extern char zsym[], after_zsym[], gap_after[], real_impl[], ab[], sized_alias[];\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "\tprint_off(\"fn_alpha\", (void *)fn_alpha);\n"
+    "\tprint_off(\"fn_beta\", (void *)fn_beta);\n"
+    "\tprint_off(\"fn_local\", (void *)fn_local);\n"
+    "\tprint_off(\"main\", (void *)main);\n"
+    "\tprint_off(\"zsym\", zsym);\n"
+    "\tprint_off(\"after_zsym\", after_zsym);\n"
+    "\tprint_off(\"gap_after\", gap_after);\n"
+    "\tprint_off(\"real_impl\", real_impl);\n"
+    "\tprint_off(\"ab\", ab);\n"
+    "\tprint_off(\"sized_alias\", sized_alias);\n"
+    "\tprint_off(\"puts_plt\", (void *)puts);\n"
+    "\treturn fn_local(argc) == 12345;\n"
+    "}\n";
+
+/* Two levels of forced inlining; the line numbers are checked below. */
+static const char inl_c[] = "#include \"offs.h\"\n"   /* 1 */
+			    "volatile int g_k = 3;\n" /* 2 */
+			    "static inline __attribute__((always_inline)) int inl_inner(int v)\n"
+			    "{\n"		       /* 4 */
+			    "\treturn v * g_k + 11;\n" /* 5: INNER_LINE */
+			    "}\n"		       /* 6 */
+			    "static inline __attribute__((always_inline)) int inl_outer(int v)\n"
+			    "{\n"					      /* 8 */
+			    "\tint r = inl_inner(v + g_k);\n"		      /* 9: CALL_LINE */
+			    "\treturn r ^ g_k;\n"			      /* 10 */
+			    "}\n"					      /* 11 */
+			    "__attribute__((noinline)) int outer_fn(int v)\n" /* 12 */
+			    "{\n"					      /* 13 */
+			    "\treturn inl_outer(v) + 1;\n"		      /* 14 */
+			    "}\n"
+			    "int main(int argc, char **argv)\n"
+			    "{\n"
+			    "\tprint_off(\"outer_fn\", (void *)outer_fn);\n"
+			    "\treturn outer_fn(argc) == 7;\n"
+			    "}\n";
+#define INNER_LINE 5
+#define CALL_LINE 9
+
+/* ---- tests ---- */
+
+static struct prec_symtab *new_symtab(const char *debug_dir, const char *jit_dir,
+				      const char *kallsyms, const char *symfs)
+{
+	struct prec_symtab_opts o = { 0 };
+	struct prec_symtab *st = NULL;
+
+	o.debug_dir = debug_dir;
+	o.jit_dir = jit_dir;
+	o.kallsyms = kallsyms;
+	o.symfs = symfs;
+	if (prec_symtab__new(&o, &st)) {
+		diag("prec_symtab__new failed");
+		abort();
+	}
+	return st;
+}
+
+/* A PIE (ET_DYN) or, with `exec`, a non-PIE executable (ET_EXEC) of prog.c. */
+static void test_prog(const char *exe, const struct offs *o, bool exec)
+{
+	struct prec_symtab *st = new_symtab("/nonexistent", NULL, NULL, NULL);
+	uint8_t bid[64];
+	size_t bid_len = build_id_of(exe, bid, sizeof(bid));
+	struct prec_dso *d = prec_symtab__dso(st, exe, bid_len ? bid : NULL, bid_len);
+	struct prec_sym s;
+	uint64_t v, z, a, g;
+	static const char *const fns[] = {"fn_alpha", "fn_beta",    "fn_local", "main",
+					  "zsym",     "after_zsym", "gap_after"};
+	size_t i;
+	int err;
+
+	ok(d != NULL, "pie: dso created");
+	ok(prec_symtab__dso(st, exe, bid_len ? bid : NULL, bid_len) == d,
+	   "pie: same path and build-id give the same dso");
+	ok(!strcmp(prec_dso__short_name(d), exec ? "prog-exec" : "prog"),
+	   "pie: short name is the basename");
+	is_u64(prec_dso__status(d), PREC_DSO_OK, "pie: symbols load");
+	ok(prec_dso__file_used(d) && !strcmp(prec_dso__file_used(d), exe), "pie: file used");
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		uint64_t off = off_of(o, fns[i]);
+
+		lookup_is(d, off, fns[i], "pie: start", &s);
+		err = prec_dso__lookup(d, off, &s, &v);
+		ok(!err && v == s.start, "pie: %s: vaddr of its start is the symbol start", fns[i]);
+	}
+	lookup_is(d, off_of(o, "fn_alpha") + 1, "fn_alpha", "pie: inside a function", NULL);
+
+	/* a zero-size symbol reaches the next one, like perf's symbols__fixup_end() */
+	z = off_of(o, "zsym");
+	a = off_of(o, "after_zsym");
+	g = off_of(o, "gap_after");
+	lookup_is(d, z + 20, "zsym", "pie: inside a zero-size symbol", &s);
+	is_u64(s.size, a - z, "pie: zero-size symbol ends where the next starts");
+	/* between a sized symbol and the next one: nothing, but the vaddr is given */
+	ok(g > a + 2, "pie: there is a gap after after_zsym");
+	err = prec_dso__lookup(d, a + 2, &s, &v);
+	is_u64((uint64_t)-err, ENOENT, "pie: an address in a gap has no symbol");
+	prec_dso__lookup(d, a, &s, NULL);
+	is_u64(v, s.start + 2, "pie: the vaddr is still given for a gap");
+
+	/* aliases, perf's choose_best_symbol(): global over weak, fewer underscores, longer
+	 * name, sized over zero-size */
+	lookup_is(d, off_of(o, "real_impl") + 3, "real_impl", "pie: alias group 1", NULL);
+	lookup_is(d, off_of(o, "ab") + 3, "abcd", "pie: alias group 2 (longest name)", NULL);
+	lookup_is(d, off_of(o, "sized_alias") + 3, "sized_alias", "pie: alias group 3 (sized)",
+		  NULL);
+	/* perf's name@plt for the PLT entry of an imported function, whose address is the
+	 * function's in a non-PIE executable */
+	if (exec)
+		lookup_is(d, off_of(o, "puts_plt"), "puts@plt", "pie: PLT entry", NULL);
+	prec_symtab__free(st);
+}
+
+static void test_stripped(const char *exe, const char *dir, const struct offs *o)
+{
+	char stripped[PATH_MAX], dbgdir[PATH_MAX / 2 + 16], dbg[PATH_MAX], hex[129];
+	uint8_t bid[64];
+	size_t bid_len = build_id_of(exe, bid, sizeof(bid)), i;
+	struct prec_symtab *st;
+	struct prec_dso *d;
+
+	if (!bid_len) {
+		ok(0, "stripped: the test binary has a build-id");
+		return;
+	}
+	for (i = 0; i < bid_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	snprintf(stripped, sizeof(stripped), "%s/prog-stripped", dir);
+	snprintf(dbgdir, sizeof(dbgdir), "%s/debug", dir);
+	snprintf(dbg, sizeof(dbg), "%s/.build-id/%.2s/%s.debug", dbgdir, hex, hex + 2);
+	if (sh("strip -o '%s' '%s' && mkdir -p '%s/.build-id/%.2s' && "
+	       "objcopy --only-keep-debug '%s' '%s'",
+	       stripped, exe, dbgdir, hex, exe, dbg)) {
+		ok(0, "stripped: strip and objcopy");
+		return;
+	}
+	st = new_symtab(dbgdir, NULL, NULL, NULL);
+	d = prec_symtab__dso(st, stripped, bid, bid_len);
+	is_u64(prec_dso__status(d), PREC_DSO_OK, "stripped: symbols load");
+	ok(prec_dso__file_used(d) && !strcmp(prec_dso__file_used(d), dbg),
+	   "stripped: the file used is the debug file found by build-id");
+	lookup_is(d, off_of(o, "fn_local") + 1, "fn_local", "stripped: local function", NULL);
+	lookup_is(d, off_of(o, "main"), "main", "stripped: main", NULL);
+	prec_symtab__free(st);
+
+	/* no build-id directory entry, but a .gnu_debuglink next to the file */
+	if (sh("cd '%s' && cp prog-stripped prog-linked && objcopy --only-keep-debug prog "
+	       "prog-linked.dbg && objcopy --add-gnu-debuglink=prog-linked.dbg prog-linked",
+	       dir)) {
+		ok(0, "debuglink: objcopy");
+		return;
+	}
+	snprintf(stripped, sizeof(stripped), "%s/prog-linked", dir);
+	st = new_symtab("/nonexistent", NULL, NULL, NULL);
+	d = prec_symtab__dso(st, stripped, NULL, 0);
+	is_u64(prec_dso__status(d), PREC_DSO_OK, "debuglink: symbols load");
+	ok(prec_dso__file_used(d) && strstr(prec_dso__file_used(d), "prog-linked.dbg"),
+	   "debuglink: the file used is the linked debug file");
+	lookup_is(d, off_of(o, "fn_beta") + 2, "fn_beta", "debuglink: lookup", NULL);
+	prec_symtab__free(st);
+
+	/* only the debug file is left: addresses from its program headers */
+	st = new_symtab(dbgdir, NULL, NULL, NULL);
+	d = prec_symtab__dso(st, "/nonexistent/prog", bid, bid_len);
+	is_u64(prec_dso__status(d), PREC_DSO_OK, "debug file only: symbols load");
+	lookup_is(d, off_of(o, "fn_alpha"), "fn_alpha", "debug file only: lookup", NULL);
+	prec_symtab__free(st);
+}
+
+static void test_mismatch_and_missing(const char *exe, const struct offs *o)
+{
+	struct prec_symtab *st = new_symtab("/nonexistent", NULL, NULL, NULL);
+	uint8_t bid[64];
+	size_t bid_len = build_id_of(exe, bid, sizeof(bid));
+	struct prec_dso *d, *good;
+	struct prec_sym s;
+	uint64_t v = 0;
+	char path[PATH_MAX];
+
+	bid[0] ^= 0x5a;
+	d = prec_symtab__dso(st, exe, bid, bid_len ? bid_len : 20);
+	bid[0] ^= 0x5a;
+	good = prec_symtab__dso(st, exe, bid, bid_len);
+	ok(d != good, "mismatch: another build-id is another dso");
+	is_u64(prec_dso__status(d), PREC_DSO_BUILDID_MISMATCH, "mismatch: status");
+	ok(!strcmp(prec_dso_status__str(PREC_DSO_BUILDID_MISMATCH), "build-id mismatch"),
+	   "mismatch: status string");
+	is_u64((uint64_t)-prec_dso__lookup(d, off_of(o, "main"), &s, &v), ENOENT,
+	       "mismatch: lookups fail");
+	is_u64(v, off_of(o, "main"), "mismatch: vaddr is the address itself");
+	ok(prec_dso__file_used(d) == NULL, "mismatch: no file used");
+	is_u64(prec_dso__status(good), PREC_DSO_OK, "mismatch: the right build-id loads");
+	/* perf pads build-ids to 20 bytes */
+	if (bid_len < 20) {
+		uint8_t padded[20] = { 0 };
+
+		memcpy(padded, bid, bid_len);
+		is_u64(prec_dso__status(prec_symtab__dso(st, exe, padded, 20)), PREC_DSO_OK,
+		       "mismatch: zero padding is tolerated");
+	}
+
+	snprintf(path, sizeof(path), "%s/no-such-file", tmp);
+	d = prec_symtab__dso(st, path, NULL, 0);
+	is_u64(prec_dso__status(d), PREC_DSO_NOT_FOUND, "missing: status");
+	is_u64((uint64_t)-prec_dso__lookup(d, 0x1000, &s, NULL), ENOENT, "missing: lookups fail");
+	prec_symtab__free(st);
+
+	/* --symfs: DIR + path first */
+	st = new_symtab("/nonexistent", NULL, NULL, tmp);
+	if (!sh("mkdir -p '%s/sysroot/bin' && cp '%s' '%s/sysroot/bin/prog'", tmp, exe, tmp)) {
+		d = prec_symtab__dso(st, "/sysroot/bin/prog", NULL, 0);
+		is_u64(prec_dso__status(d), PREC_DSO_OK, "symfs: found under the symfs");
+		lookup_is(d, off_of(o, "fn_beta"), "fn_beta", "symfs: lookup", NULL);
+	}
+	prec_symtab__free(st);
+}
+
+static void test_bad_files(const char *exe)
+{
+	struct prec_symtab *st = new_symtab("/nonexistent", NULL, NULL, NULL);
+	char fifo[PATH_MAX], dir[PATH_MAX], junk[PATH_MAX], trunc[PATH_MAX], mut[PATH_MAX];
+	char *img;
+	size_t len, i;
+	struct prec_dso *d;
+	unsigned seed = 12345;
+	int crashes = 0, statuses_ok = 1;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmp);
+	snprintf(dir, sizeof(dir), "%s/adir", tmp);
+	if (mkfifo(fifo, 0600) || mkdir(dir, 0700))
+		diag("mkfifo/mkdir: %s", strerror(errno));
+	logbuf[0] = 0;
+	alarm(20); /* an open that blocks on the FIFO fails the test instead of hanging it */
+	d = prec_symtab__dso(st, fifo, NULL, 0);
+	is_u64(prec_dso__status(d), PREC_DSO_BAD_FILE, "bad: FIFO is refused");
+	ok(strstr(logbuf, fifo) && strstr(logbuf, "FIFO"), "bad: one warning names the FIFO");
+	d = prec_symtab__dso(st, dir, NULL, 0);
+	is_u64(prec_dso__status(d), PREC_DSO_BAD_FILE, "bad: directory is refused");
+	alarm(0);
+	d = prec_symtab__dso(st, "/dev/null", NULL, 0);
+	is_u64(prec_dso__status(d), PREC_DSO_BAD_FILE, "bad: device is refused");
+
+	snprintf(junk, sizeof(junk), "%s/junk.so", tmp);
+	img = malloc(4096);
+	for (i = 0; i < 4096; i++)
+		img[i] = (char)(rand_r(&seed) & 0xff);
+	write_file(junk, img, 4096);
+	free(img);
+	d = prec_symtab__dso(st, junk, NULL, 0);
+	is_u64(prec_dso__status(d), PREC_DSO_BAD_FILE, "bad: garbage is refused");
+	is_u64((uint64_t)-prec_dso__lookup(d, 0, NULL, NULL), ENOENT, "bad: lookups fail");
+
+	img = read_all(exe, &len);
+	if (!img) {
+		ok(0, "bad: read %s", exe);
+		prec_symtab__free(st);
+		return;
+	}
+	snprintf(trunc, sizeof(trunc), "%s/trunc-hdr", tmp);
+	write_file(trunc, img, 100);
+	d = prec_symtab__dso(st, trunc, NULL, 0);
+	is_u64(prec_dso__status(d), PREC_DSO_BAD_FILE, "bad: ELF cut inside its headers");
+	snprintf(trunc, sizeof(trunc), "%s/trunc-half", tmp);
+	write_file(trunc, img, len / 2);
+	d = prec_symtab__dso(st, trunc, NULL, 0);
+	is_u64(prec_dso__status(d), PREC_DSO_BAD_FILE, "bad: ELF cut in half");
+	prec_symtab__free(st);
+
+	/* random corruption: any status, never a crash, and lookups stay bounded */
+	for (i = 0; i < 300; i++) {
+		char *m = malloc(len);
+		int k, nflip = 1 + (int)(rand_r(&seed) % 16);
+		struct prec_sym s;
+
+		memcpy(m, img, len);
+		for (k = 0; k < nflip; k++) {
+			size_t at =
+			    (size_t)rand_r(&seed) % (i % 2 ? len : (len < 4096 ? len : 4096));
+
+			m[at] = (char)(rand_r(&seed) & 0xff);
+		}
+		/* also corrupt the section header table and string tables at the end */
+		if (i % 3 == 0)
+			m[len - 1 - (size_t)rand_r(&seed) % (len < 2048 ? len : 2048)] ^= 0xff;
+		snprintf(mut, sizeof(mut), "%s/mut-%zu", tmp, i);
+		write_file(mut, m, len);
+		free(m);
+		st = new_symtab("/nonexistent", NULL, NULL, NULL);
+		d = prec_symtab__dso(st, mut, NULL, 0);
+		if (prec_dso__status(d) > PREC_DSO_NO_FILE)
+			statuses_ok = 0;
+		for (k = 0; k < 64; k++)
+			prec_dso__lookup(d, (uint64_t)k * 97, &s, NULL);
+		prec_dso__srcline(d, 0x1139);
+		prec_symtab__free(st);
+		unlink(mut);
+	}
+	ok(statuses_ok && !crashes, "bad: 300 randomly corrupted ELF files load or are refused");
+	free(img);
+}
+
+static void test_kallsyms(void)
+{
+	static const char ks[] = "ffffffff81000000 T _stext\n"
+				 "ffffffff81000000 T _text\n"
+				 "ffffffff81000100 t local_fn\n"
+				 "ffffffff81000200 W weak_fn\n"
+				 "ffffffff81000200 T strong_fn\n"
+				 "ffffffff81000300 D some_data\n"
+				 "ffffffff81000400 T last_vmlinux\n"
+				 "ffffffffc0001000 t mod_fn\t[mymod]\n"
+				 "ffffffffc0001100 T mod_fn2\t[mymod]\n"
+				 "ffffffffc0005000 t other_fn\t[othermod]\n"
+				 "not a line\n";
+	static const char zero[] = "0000000000000000 T _stext\n"
+				   "0000000000000000 t foo\n";
+	char path[PATH_MAX];
+	struct prec_symtab *st;
+	struct prec_dso *k;
+	struct prec_sym s;
+
+	snprintf(path, sizeof(path), "%s/kallsyms", tmp);
+	write_file(path, ks, sizeof(ks) - 1);
+	st = new_symtab(NULL, NULL, path, NULL);
+	k = prec_symtab__kernel(st);
+	ok(prec_dso__is_kernel(k), "kallsyms: kernel dso");
+	ok(prec_symtab__dso(st, "[kernel.kallsyms]_text", NULL, 0) == k,
+	   "kallsyms: [kernel.kallsyms]_text is the kernel dso");
+	ok(!strcmp(prec_dso__short_name(k), "[kernel.kallsyms]"), "kallsyms: short name");
+	is_u64(prec_dso__status(k), PREC_DSO_OK, "kallsyms: loads");
+	lookup_is(k, 0xffffffff81000050, "_text", "kallsyms: zero-size aliases like perf", NULL);
+	lookup_is(k, 0xffffffff81000150, "local_fn", "kallsyms: local text symbol", &s);
+	is_u64(s.size, 0x100, "kallsyms: a symbol ends where the next starts");
+	lookup_is(k, 0xffffffff81000250, "strong_fn", "kallsyms: strong beats weak", NULL);
+	lookup_is(k, 0xffffffff81000350, "strong_fn", "kallsyms: data symbols are skipped", NULL);
+	lookup_is(k, 0xffffffff81001fff, "last_vmlinux",
+		  "kallsyms: last vmlinux symbol reaches the next page", NULL);
+	is_u64((uint64_t)-prec_dso__lookup(k, 0xffffffff81002000, &s, NULL), ENOENT,
+	       "kallsyms: not into the module area");
+	lookup_is(k, 0xffffffffc0001010, "mod_fn", "kallsyms: module symbol, tag stripped", NULL);
+	ok(prec_dso__kernel_module(k, 0xffffffffc0001010) &&
+	       !strcmp(prec_dso__kernel_module(k, 0xffffffffc0001010), "[mymod]"),
+	   "kallsyms: module name");
+	ok(prec_dso__kernel_module(k, 0xffffffff81000150) == NULL, "kallsyms: vmlinux has none");
+	lookup_is(k, 0xffffffffc0002fff, "mod_fn2", "kallsyms: last module symbol", NULL);
+	lookup_is(k, 0xffffffffc0005001, "other_fn", "kallsyms: second module", NULL);
+	ok(!strcmp(prec_dso__kernel_module(k, 0xffffffffc0005001), "[othermod]"),
+	   "kallsyms: second module name");
+	prec_symtab__free(st);
+
+	write_file(path, zero, sizeof(zero) - 1);
+	logbuf[0] = 0;
+	st = new_symtab(NULL, NULL, path, NULL);
+	k = prec_symtab__kernel(st);
+	is_u64(prec_dso__status(k), PREC_DSO_NO_SYMBOLS, "kallsyms: all-zero addresses");
+	ok(strstr(logbuf, "kptr_restrict") != NULL, "kallsyms: kptr_restrict is named");
+	prec_symtab__free(st);
+
+	st = new_symtab(NULL, NULL, NULL, NULL);
+	is_u64(prec_dso__status(prec_symtab__kernel(st)), PREC_DSO_NOT_FOUND,
+	       "kallsyms: none asked for");
+	prec_symtab__free(st);
+}
+
+static void test_jit(void)
+{
+	static const char map[] = "7f0000001000 40 jit_one\n"
+				  "0x7f0000001040 0x20 jit two with spaces\n"
+				  "7f0000002000 0 zero_size\n"
+				  "7f0000003000 10 old_code\n"
+				  "7f0000003000 20 new_code\n"
+				  "garbage line\n"
+				  "7f0000004000\n";
+	char path[PATH_MAX], jitdir[PATH_MAX / 2 + 8];
+	struct prec_symtab *st;
+	struct prec_dso *j;
+	struct prec_sym s;
+
+	snprintf(jitdir, sizeof(jitdir), "%s/jit", tmp);
+	mkdir(jitdir, 0700);
+	snprintf(path, sizeof(path), "%s/perf-4242.map", jitdir);
+	write_file(path, map, sizeof(map) - 1);
+	st = new_symtab(NULL, jitdir, NULL, NULL);
+	j = prec_symtab__jit(st, 4242);
+	ok(prec_symtab__jit(st, 4242) == j, "jit: one dso per pid");
+	ok(!strcmp(prec_dso__short_name(j), "perf-4242.map"), "jit: short name");
+	is_u64(prec_dso__status(j), PREC_DSO_OK, "jit: loads");
+	lookup_is(j, 0x7f0000001010, "jit_one", "jit: first", NULL);
+	lookup_is(j, 0x7f000000105f, "jit two with spaces", "jit: 0x prefixes and spaces", NULL);
+	is_u64((uint64_t)-prec_dso__lookup(j, 0x7f0000001060, &s, NULL), ENOENT,
+	       "jit: sizes are honoured");
+	lookup_is(j, 0x7f0000002000, "zero_size", "jit: zero size covers its start", NULL);
+	is_u64((uint64_t)-prec_dso__lookup(j, 0x7f0000002001, &s, NULL), ENOENT,
+	       "jit: zero size covers its start only");
+	lookup_is(j, 0x7f0000003018, "new_code", "jit: the last entry for an address wins", NULL);
+	is_u64(prec_dso__status(prec_symtab__jit(st, 4243)), PREC_DSO_NOT_FOUND,
+	       "jit: no map file");
+	snprintf(path, sizeof(path), "%s/perf-4244.map", jitdir);
+	if (!mkfifo(path, 0600)) {
+		alarm(20);
+		is_u64(prec_dso__status(prec_symtab__jit(st, 4244)), PREC_DSO_BAD_FILE,
+		       "jit: a FIFO is refused");
+		alarm(0);
+	}
+	if (geteuid() == 0) {
+		snprintf(path, sizeof(path), "%s/perf-4245.map", jitdir);
+		write_file(path, map, sizeof(map) - 1);
+		if (!chown(path, 54321, 54321))
+			is_u64(prec_dso__status(prec_symtab__jit(st, 4245)), PREC_DSO_BAD_FILE,
+			       "jit: a map owned by someone else is refused");
+	}
+	prec_symtab__free(st);
+}
+
+static void test_inlines(const char *exe, const struct offs *o)
+{
+	struct prec_symtab *st = new_symtab("/nonexistent", NULL, NULL, NULL);
+	struct prec_dso *d = prec_symtab__dso(st, exe, NULL, 0);
+	struct prec_sym s;
+	struct prec_inline_frame fr[8];
+	uint64_t off = off_of(o, "outer_fn"), v, k;
+	char inner[32], call[32];
+	bool found = false, line_ok = false;
+	const char *sl;
+	int n, maxn = 0;
+
+	snprintf(inner, sizeof(inner), "inl.c:%d", INNER_LINE);
+	snprintf(call, sizeof(call), "inl.c:%d", CALL_LINE);
+	if (!lookup_is(d, off, "outer_fn", "inline: the outer function", &s)) {
+		prec_symtab__free(st);
+		return;
+	}
+	prec_dso__lookup(d, off, &s, &v);
+	for (k = 0; k < s.size; k++) {
+		n = prec_dso__inlines(d, off + k, fr, 8);
+		if (n > maxn)
+			maxn = n;
+		if (n >= 2 && !strcmp(fr[0].name, "inl_inner") &&
+		    !strcmp(fr[1].name, "inl_outer")) {
+			found = true;
+			sl = prec_dso__srcline(d, off + k);
+			if (fr[0].srcline && !strcmp(fr[0].srcline, inner) && fr[1].srcline &&
+			    !strcmp(fr[1].srcline, call) && sl && !strcmp(sl, inner))
+				line_ok = true;
+		}
+	}
+	ok(found, "inline: inl_inner inside inl_outer, innermost first (max depth %d)", maxn);
+	ok(line_ok, "inline: lines %s (in inl_inner) and %s (call site in inl_outer)", inner, call);
+	is_u64((uint64_t)prec_dso__inlines(d, off, fr, 0), 0, "inline: max 0 writes nothing");
+	sl = prec_dso__srcline(d, off);
+	ok(sl && !strncmp(sl, "inl.c:", 6), "inline: srcline of the function start (%s)",
+	   sl ? sl : "null");
+	ok(prec_dso__srcline(d, off) == sl, "inline: srcline is cached");
+	prec_symtab__free(st);
+}
+
+static void test_libc(void)
+{
+	void *h = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD), *fn;
+	unsigned long long lo, hi, pgoff;
+	char line[4096], path[PATH_MAX] = "", want[PATH_MAX];
+	uint64_t off = 0;
+	uint8_t bid[64];
+	size_t bid_len;
+	struct prec_symtab *st;
+	struct prec_dso *d;
+	struct prec_sym s;
+	struct timespec t0, t1;
+	FILE *f;
+	int i, pass;
+
+	fn = h ? dlsym(h, "malloc") : NULL;
+	if (!ok(fn != NULL, "libc: dlsym(malloc) in %s", LIBC_SO))
+		return;
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095s", &lo, &hi, &pgoff, want) ==
+			4 &&
+		    (uintptr_t)fn >= lo && (uintptr_t)fn < hi) {
+			off = (uintptr_t)fn - lo + pgoff;
+			snprintf(path, sizeof(path), "%s", want);
+		}
+	}
+	if (f)
+		fclose(f);
+	dlclose(h);
+	if (!ok(path[0] == '/', "libc: malloc is in %s at offset %#" PRIx64, path, off))
+		return;
+	bid_len = build_id_of(path, bid, sizeof(bid));
+	/* with the system's debug directory (libc6-dbg, if installed), then with none */
+	for (pass = 0; pass < 2; pass++) {
+		st = new_symtab(pass ? "/nonexistent" : NULL, NULL, NULL, NULL);
+		d = prec_symtab__dso(st, path, bid_len ? bid : NULL, bid_len);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		prec_dso__status(d);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		diag("libc symbols from %s loaded in %.3f ms", prec_dso__file_used(d),
+		     (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			 (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		is_u64(prec_dso__status(d), PREC_DSO_OK, "libc: loads");
+		/* aliases of malloc (__libc_malloc, __malloc) lose on leading underscores */
+		lookup_is(d, off, "malloc", "libc: malloc's address", &s);
+		lookup_is(d, off + 7, "malloc", "libc: inside malloc", NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (i = 0; i < 1000000; i++)
+			prec_dso__lookup(d, off + (uint64_t)(i & 1023), &s, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		diag("1e6 lookups in %.1f ms", (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+						   (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		prec_symtab__free(st);
+	}
+}
+
+static void test_special(void)
+{
+	struct prec_symtab_opts o = {.use_proc_kallsyms = true};
+	struct prec_symtab *st;
+	struct prec_dso *d;
+	void *h, *fn;
+
+	if (prec_symtab__new(&o, &st))
+		abort();
+	d = prec_symtab__dso(st, "//anon", NULL, 0);
+	is_u64(prec_dso__status(d), PREC_DSO_NO_FILE, "special: //anon");
+	ok(!strcmp(prec_dso__short_name(d), "[unknown]"), "special: //anon is [unknown]");
+	d = prec_symtab__dso(st, "[heap]", NULL, 0);
+	is_u64(prec_dso__status(d), PREC_DSO_NO_FILE, "special: [heap]");
+	ok(!strcmp(prec_dso__short_name(d), "[heap]"), "special: [heap] keeps its name");
+	is_u64(prec_dso__status(prec_symtab__dso(st, "/memfd:jit (deleted)", NULL, 0)),
+	       PREC_DSO_NO_FILE, "special: memfd");
+	is_u64(prec_dso__status(prec_symtab__dso(st, "[anon:dalvik]", NULL, 0)), PREC_DSO_NO_FILE,
+	       "special: [anon:...]");
+	d = prec_symtab__dso(st, "[vdso]", NULL, 0);
+	ok(!strcmp(prec_dso__short_name(d), "[vdso]"), "special: [vdso] short name");
+	h = dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	fn = h ? dlsym(h, "__vdso_clock_gettime") : NULL;
+	if (fn && getauxval(AT_SYSINFO_EHDR)) {
+		is_u64(prec_dso__status(d), PREC_DSO_OK, "special: this host's vdso");
+		lookup_is(d, (uint64_t)((uintptr_t)fn - getauxval(AT_SYSINFO_EHDR)),
+			  "__vdso_clock_gettime", "special: vdso symbol (global beats weak)", NULL);
+	} else {
+		diag("no vdso with __vdso_clock_gettime here; vdso lookups not checked");
+	}
+	if (h)
+		dlclose(h);
+	prec_symtab__free(st);
+}
+
+int main(void)
+{
+	const char *t = getenv("TMPDIR");
+	char exe[PATH_MAX], inl[PATH_MAX], exe2[PATH_MAX];
+	struct offs o, oi, o2;
+	bool have_inl;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (system("cc --version > /dev/null 2>&1") != 0)
+		return skip_all("no C compiler (cc) to build the test programs");
+	snprintf(tmp, sizeof(tmp), "%s/precord-test-symbol-XXXXXX", t && t[0] ? t : "/tmp");
+	if (!mkdtemp(tmp))
+		return skip_all("cannot make a temporary directory");
+	prec_log_set_fn(capture_log, NULL);
+
+	snprintf(exe, sizeof(exe), "%s/offs.h", tmp);
+	write_file(exe, offs_h, sizeof(offs_h) - 1);
+	snprintf(exe, sizeof(exe), "%s/prog.c", tmp);
+	write_file(exe, prog_c, sizeof(prog_c) - 1);
+	snprintf(inl, sizeof(inl), "%s/inl.c", tmp);
+	write_file(inl, inl_c, sizeof(inl_c) - 1);
+	if (sh("cd '%s' && cc -O1 -g -fPIE -pie -Wl,--build-id -o prog prog.c", tmp)) {
+		sh("rm -rf '%s'", tmp);
+		return skip_all("cc cannot build a PIE here");
+	}
+	snprintf(exe, sizeof(exe), "%s/prog", tmp);
+	if (!run_offsets(exe, &o)) {
+		sh("rm -rf '%s'", tmp);
+		return skip_all("cannot run a program built in TMPDIR (noexec?)");
+	}
+	have_inl = !sh("cd '%s' && cc -O2 -g -fPIE -pie -Wl,--build-id -o inl inl.c", tmp);
+	snprintf(inl, sizeof(inl), "%s/inl", tmp);
+
+	test_prog(exe, &o, false);
+	if (system("strip --version > /dev/null 2>&1 && objcopy --version > /dev/null 2>&1") == 0)
+		test_stripped(exe, tmp, &o);
+	else
+		diag("no strip/objcopy (binutils): stripped binaries and debug files not checked");
+	test_mismatch_and_missing(exe, &o);
+	snprintf(exe2, sizeof(exe2), "%s/prog-exec", tmp);
+	if (!sh("cd '%s' && cc -O1 -g -fno-pie -no-pie -Wl,--build-id -o prog-exec prog.c", tmp) &&
+	    ok(run_offsets(exe2, &o2), "the non-PIE test program prints its offsets")) {
+		diag("the same checks on a non-PIE executable (ET_EXEC):");
+		test_prog(exe2, &o2, true);
+	}
+	test_bad_files(exe);
+	test_kallsyms();
+	test_jit();
+	if (have_inl && ok(run_offsets(inl, &oi), "the inline program prints its offsets"))
+		test_inlines(inl, &oi);
+	test_libc();
+	test_special();
+
+	prec_log_set_fn(NULL, NULL);
+	sh("rm -rf '%s'", tmp);
+	return done_testing();
+}
