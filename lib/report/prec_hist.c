@@ -630,7 +630,8 @@ int prec_hist__finish(struct prec_hist *h)
 		h->nr_occ = nr_o3;
 		free(cnt);
 	}
-	qsort(h->unsym, h->nr_unsym, sizeof(*h->unsym), cmp_unsym);
+	if (h->nr_unsym)
+		qsort(h->unsym, h->nr_unsym, sizeof(*h->unsym), cmp_unsym);
 	free(seq);
 	free(fr);
 	free(stamp);

@@ -333,7 +333,8 @@ static long visible_kids(const struct view *v, struct graph *g, uint32_t node,
 		}
 		k[n++] = &g->nodes[c];
 	}
-	qsort(k, n, sizeof(*k), cmp_gnodes_desc);
+	if (n)
+		qsort(k, n, sizeof(*k), cmp_gnodes_desc);
 	*ret = k;
 	return (long)n;
 }
@@ -577,7 +578,8 @@ static int stdio_event(struct view *v, struct graph *g)
 		rows[nr++] = i;
 	}
 	sort_view = v;
-	qsort(rows, nr, sizeof(*rows), cmp_entries);
+	if (nr)
+		qsort(rows, nr, sizeof(*rows), cmp_entries);
 
 	for (c = 0; c < v->nr_cols && !sep; c++) {
 		for (i = 0; i < nr; i++) {
@@ -765,7 +767,8 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 		counts[id] += h->node_self_count[node];
 	}
 	/* sorted lines, each with its count: find the count back through the id table */
-	qsort(order, ids.n, sizeof(*order), cmp_str);
+	if (ids.n)
+		qsort(order, ids.n, sizeof(*order), cmp_str);
 	for (i = 0; i < ids.n; i++) {
 		uintptr_t key = (uintptr_t)order[i];
 		long id = prec_keyset__find(&ids, &key);
