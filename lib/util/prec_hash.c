@@ -41,10 +41,37 @@ void prec_keyset__init(struct prec_keyset *ks, size_t ksize)
 	ks->ksize = ksize;
 }
 
+/* A slot holds (tag << 32 | id + 1), the tag being the hash's high half: most probes of
+ * another key are told apart without reading the key array. */
+#define SLOT(id, h) ((uint64_t)((h) >> 32) << 32 | ((uint64_t)(id) + 1))
+#define SLOT_ID(v) ((uint32_t)(v)-1)
+#define SLOT_TAG(v) ((uint32_t)((v) >> 32))
+
+static inline bool key_eq(const void *a, const void *b, size_t n)
+{
+	uint64_t x[5], y[5];
+
+	switch (n) { /* the sizes the reporter uses, compared without a call */
+	case 8:
+	case 16:
+	case 24:
+	case 32:
+	case 40:
+		memcpy(x, a, n);
+		memcpy(y, b, n);
+		for (size_t i = 0; i < n / 8; i++)
+			if (x[i] != y[i])
+				return false;
+		return true;
+	default:
+		return !memcmp(a, b, n);
+	}
+}
+
 static int keyset_grow_slots(struct prec_keyset *ks)
 {
 	uint32_t nslots = ks->nslots ? ks->nslots * 2 : 64, i, mask = nslots - 1;
-	uint32_t *slots;
+	uint64_t *slots;
 
 	if (nslots == 0 || nslots > (1u << 31))
 		return -E2BIG;
@@ -57,7 +84,7 @@ static int keyset_grow_slots(struct prec_keyset *ks)
 
 		while (slots[s])
 			s = (s + 1) & mask;
-		slots[s] = i + 1;
+		slots[s] = SLOT(i, h);
 	}
 	free(ks->slots);
 	ks->slots = slots;
@@ -67,17 +94,20 @@ static int keyset_grow_slots(struct prec_keyset *ks)
 
 long prec_keyset__find(const struct prec_keyset *ks, const void *key)
 {
-	uint32_t mask, s;
+	uint32_t mask, s, tag;
+	uint64_t h;
 
 	if (!ks->nslots)
 		return -ENOENT;
 	mask = ks->nslots - 1;
-	s = (uint32_t)prec_hash_bytes(key, ks->ksize) & mask;
+	h = prec_hash_bytes(key, ks->ksize);
+	tag = (uint32_t)(h >> 32);
+	s = (uint32_t)h & mask;
 	while (ks->slots[s]) {
-		uint32_t id = ks->slots[s] - 1;
+		uint64_t v = ks->slots[s];
 
-		if (!memcmp(prec_keyset__key(ks, id), key, ks->ksize))
-			return id;
+		if (SLOT_TAG(v) == tag && key_eq(prec_keyset__key(ks, SLOT_ID(v)), key, ks->ksize))
+			return SLOT_ID(v);
 		s = (s + 1) & mask;
 	}
 	return -ENOENT;
@@ -85,7 +115,8 @@ long prec_keyset__find(const struct prec_keyset *ks, const void *key)
 
 long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 {
-	uint32_t mask, s;
+	uint32_t mask, s, tag;
+	uint64_t h;
 	int err;
 
 	if ((uint64_t)(ks->n + 1) * 2 > ks->nslots) {
@@ -94,14 +125,16 @@ long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 			return err;
 	}
 	mask = ks->nslots - 1;
-	s = (uint32_t)prec_hash_bytes(key, ks->ksize) & mask;
+	h = prec_hash_bytes(key, ks->ksize);
+	tag = (uint32_t)(h >> 32);
+	s = (uint32_t)h & mask;
 	while (ks->slots[s]) {
-		uint32_t id = ks->slots[s] - 1;
+		uint64_t v = ks->slots[s];
 
-		if (!memcmp(prec_keyset__key(ks, id), key, ks->ksize)) {
+		if (SLOT_TAG(v) == tag && key_eq(prec_keyset__key(ks, SLOT_ID(v)), key, ks->ksize)) {
 			if (ret_new)
 				*ret_new = false;
-			return id;
+			return SLOT_ID(v);
 		}
 		s = (s + 1) & mask;
 	}
@@ -115,7 +148,7 @@ long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 		ks->cap = cap;
 	}
 	memcpy(ks->keys + (size_t)ks->n * ks->ksize, key, ks->ksize);
-	ks->slots[s] = ks->n + 1;
+	ks->slots[s] = SLOT(ks->n, h);
 	if (ret_new)
 		*ret_new = true;
 	return ks->n++;

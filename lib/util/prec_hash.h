@@ -18,7 +18,7 @@ struct prec_keyset {
 	size_t ksize; /* bytes per key */
 	unsigned char *keys; /* n keys, id order */
 	uint32_t n, cap;
-	uint32_t *slots; /* id + 1, 0 = empty; nslots is a power of two */
+	uint64_t *slots; /* hash tag << 32 | id + 1, 0 = empty; nslots is a power of two */
 	uint32_t nslots;
 };
 
