@@ -92,31 +92,36 @@ static int keyset_grow_slots(struct prec_keyset *ks)
 	return 0;
 }
 
-long prec_keyset__find(const struct prec_keyset *ks, const void *key)
+/* The slot that holds `key` (hash `h`), or the empty slot where it would go.  There is
+ * always an empty slot: the table is kept at most half full. */
+static uint32_t probe(const struct prec_keyset *ks, const void *key, uint64_t h)
 {
-	uint32_t mask, s, tag;
-	uint64_t h;
+	uint32_t mask = ks->nslots - 1, s = (uint32_t)h & mask, tag = (uint32_t)(h >> 32);
 
-	if (!ks->nslots)
-		return -ENOENT;
-	mask = ks->nslots - 1;
-	h = prec_hash_bytes(key, ks->ksize);
-	tag = (uint32_t)(h >> 32);
-	s = (uint32_t)h & mask;
 	while (ks->slots[s]) {
 		uint64_t v = ks->slots[s];
 
 		if (SLOT_TAG(v) == tag && key_eq(prec_keyset__key(ks, SLOT_ID(v)), key, ks->ksize))
-			return SLOT_ID(v);
+			break;
 		s = (s + 1) & mask;
 	}
-	return -ENOENT;
+	return s;
+}
+
+long prec_keyset__find(const struct prec_keyset *ks, const void *key)
+{
+	uint32_t s;
+
+	if (!ks->nslots)
+		return -ENOENT;
+	s = probe(ks, key, prec_hash_bytes(key, ks->ksize));
+	return ks->slots[s] ? (long)SLOT_ID(ks->slots[s]) : -ENOENT;
 }
 
 long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 {
-	uint32_t mask, s, tag;
 	uint64_t h;
+	uint32_t s;
 	int err;
 
 	if ((uint64_t)(ks->n + 1) * 2 > ks->nslots) {
@@ -124,19 +129,12 @@ long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 		if (err)
 			return err;
 	}
-	mask = ks->nslots - 1;
 	h = prec_hash_bytes(key, ks->ksize);
-	tag = (uint32_t)(h >> 32);
-	s = (uint32_t)h & mask;
-	while (ks->slots[s]) {
-		uint64_t v = ks->slots[s];
-
-		if (SLOT_TAG(v) == tag && key_eq(prec_keyset__key(ks, SLOT_ID(v)), key, ks->ksize)) {
-			if (ret_new)
-				*ret_new = false;
-			return SLOT_ID(v);
-		}
-		s = (s + 1) & mask;
+	s = probe(ks, key, h);
+	if (ks->slots[s]) {
+		if (ret_new)
+			*ret_new = false;
+		return SLOT_ID(ks->slots[s]);
 	}
 	if (ks->n == ks->cap) {
 		uint32_t cap = ks->cap ? ks->cap * 2 : 64;
