@@ -313,6 +313,20 @@ uint64_t prec_record__id(const struct prec_sample_layout *l, const void *rec, si
 	return v;
 }
 
+uint64_t prec_sample__time(const struct prec_sample_layout *l, const void *rec, size_t size)
+{
+	uint64_t st = l->sample_type, t = 0;
+	size_t off = 8;
+
+	/* TIME follows IDENTIFIER, IP and TID in a SAMPLE body */
+	off += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	off += (st & PERF_SAMPLE_IP) ? 8 : 0;
+	off += (st & PERF_SAMPLE_TID) ? 8 : 0;
+	if ((st & PERF_SAMPLE_TIME) && off + 8 <= size)
+		memcpy(&t, (const unsigned char *)rec + off, 8);
+	return t;
+}
+
 void prec_sample_id__encode(const struct prec_sample_layout *l, const struct prec_sample_id *id,
 			    void *out)
 {

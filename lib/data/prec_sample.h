@@ -93,6 +93,10 @@ int prec_sample_id__parse(const struct prec_sample_layout *l, const void *rec, s
 /* The id of any kernel record (SAMPLE or not), or 0 when it carries none. */
 uint64_t prec_record__id(const struct prec_sample_layout *l, const void *rec, size_t size);
 
+/* The time of a SAMPLE record without parsing the rest: 0 when the layout has no TIME or
+ * the record is too short to hold it. */
+uint64_t prec_sample__time(const struct prec_sample_layout *l, const void *rec, size_t size);
+
 /* Encode a trailer of l->trailer_size bytes into `out` (NULL id: all zero, as perf does). */
 void prec_sample_id__encode(const struct prec_sample_layout *l, const struct prec_sample_id *id,
 			    void *out);

@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "prec_buf.h"
 #include "prec_hist.h"
 #include "prec_log.h"
 #include "prec_machine.h"
@@ -69,8 +70,7 @@ struct rep {
 	bool ordered; /* every event has time and sample_id_all */
 	struct qent *q;
 	size_t nq, qcap;
-	unsigned char *arena, *arena2;
-	size_t alen, acap, acap2;
+	struct prec_buf arena, arena2; /* copies of the queued records, 8-byte aligned */
 	uint64_t seq, round_max, prev_round_max;
 	struct prec_hist_frame frames[MAX_FRAMES];
 	struct cc_slot *cc;
@@ -415,17 +415,27 @@ static int sort_queue(struct rep *R)
 	return 0;
 }
 
+/* Append a copy of a record to `b`, padded to 8 bytes so the next one stays aligned. */
+static int arena_add(struct prec_buf *b, const void *rec, size_t size)
+{
+	if (prec_buf__append(b, rec, size) ||
+	    prec_buf__append_zeros(b, (((size + 7) & ~(size_t)7) - size)))
+		return -ENOMEM;
+	return 0;
+}
+
 /* Process the queued records with time <= limit, in time order. */
 static int flush_queue(struct rep *R, uint64_t limit)
 {
-	size_t i, k = 0, alen2 = 0;
+	struct prec_buf t;
+	size_t i, k = 0;
 	int err = 0;
 
 	err = sort_queue(R);
 	if (err)
 		return err;
 	for (i = 0; i < R->nq && R->q[i].time <= limit; i++) {
-		const struct perf_event_header *hd = (const void *)(R->arena + R->q[i].off);
+		const struct perf_event_header *hd = (const void *)(R->arena.data + R->q[i].off);
 
 		err = process_now(R, hd->type, hd->misc, hd, R->q[i].size, R->q[i].evsel);
 		if (err)
@@ -433,69 +443,30 @@ static int flush_queue(struct rep *R, uint64_t limit)
 	}
 	if (i == R->nq) {
 		R->nq = 0;
-		R->alen = 0;
+		R->arena.len = 0;
 		return 0;
 	}
 	/* keep the rest, compacted into the other arena */
-	if (R->acap2 < R->acap) {
-		unsigned char *a = realloc(R->arena2, R->acap);
-
-		if (!a)
-			return -ENOMEM;
-		R->arena2 = a;
-		R->acap2 = R->acap;
-	}
+	R->arena2.len = 0;
 	for (; i < R->nq; i++, k++) {
-		memcpy(R->arena2 + alen2, R->arena + R->q[i].off, R->q[i].size);
+		size_t off = R->arena2.len;
+
+		if (arena_add(&R->arena2, R->arena.data + R->q[i].off, R->q[i].size))
+			return -ENOMEM;
 		R->q[k] = R->q[i];
-		R->q[k].off = alen2;
-		alen2 += (R->q[i].size + 7) & ~(size_t)7;
+		R->q[k].off = off;
 	}
 	R->nq = k;
-	R->alen = alen2;
-	{
-		unsigned char *t = R->arena;
-		size_t c = R->acap;
-
-		R->arena = R->arena2;
-		R->acap = R->acap2;
-		R->arena2 = t;
-		R->acap2 = c;
-	}
+	t = R->arena;
+	R->arena = R->arena2;
+	R->arena2 = t;
 	return 0;
-}
-
-/* The time of a SAMPLE: it follows IDENTIFIER, IP and TID when present.  0 if too short
- * (the record is then processed first, and found malformed). */
-static uint64_t sample_time(const struct prec_sample_layout *l, const void *rec, size_t size)
-{
-	uint64_t st = l->sample_type, t = 0;
-	size_t off = 8;
-
-	off += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-	off += (st & PERF_SAMPLE_IP) ? 8 : 0;
-	off += (st & PERF_SAMPLE_TID) ? 8 : 0;
-	if ((st & PERF_SAMPLE_TIME) && off + 8 <= size)
-		memcpy(&t, (const unsigned char *)rec + off, 8);
-	return t;
 }
 
 static int enqueue(struct rep *R, const struct prec_record *rec, uint64_t time, int evsel)
 {
-	size_t sz = ((size_t)rec->size + 7) & ~(size_t)7;
+	size_t off = R->arena.len;
 
-	if (R->alen + sz > R->acap) {
-		size_t ncap = R->acap ? R->acap * 2 : (1u << 20);
-		unsigned char *a;
-
-		while (ncap < R->alen + sz)
-			ncap *= 2;
-		a = realloc(R->arena, ncap);
-		if (!a)
-			return -ENOMEM;
-		R->arena = a;
-		R->acap = ncap;
-	}
 	if (R->nq == R->qcap) {
 		size_t ncap = R->qcap ? R->qcap * 2 : 4096;
 		struct qent *q = realloc(R->q, ncap * sizeof(*q));
@@ -505,17 +476,17 @@ static int enqueue(struct rep *R, const struct prec_record *rec, uint64_t time, 
 		R->q = q;
 		R->qcap = ncap;
 	}
-	memcpy(R->arena + R->alen, rec->data, rec->size);
+	if (arena_add(&R->arena, rec->data, rec->size))
+		return -ENOMEM;
 	R->q[R->nq].time = time;
 	R->q[R->nq].seq = R->seq++;
-	R->q[R->nq].off = R->alen;
+	R->q[R->nq].off = off;
 	R->q[R->nq].size = rec->size;
 	R->q[R->nq].evsel = evsel;
 	R->nq++;
-	R->alen += sz;
 	if (time > R->round_max)
 		R->round_max = time;
-	if (R->alen > QUEUE_MAX_BYTES) /* no rounds in this file: process the older half */
+	if (R->arena.len > QUEUE_MAX_BYTES) /* no rounds in this file: process the older half */
 		return flush_queue(R, R->q[R->nq / 2].time);
 	return 0;
 }
@@ -643,7 +614,7 @@ static int read_records(struct rep *R, const char *input)
 
 			if (rec.type == PERF_RECORD_SAMPLE) {
 				/* fully parsed when processed; here only its time */
-				time = sample_time(&ev->layout, rec.data, rec.size);
+				time = prec_sample__time(&ev->layout, rec.data, rec.size);
 			} else {
 				struct prec_sample_id sid;
 
@@ -680,8 +651,8 @@ static void free_rep(struct rep *R)
 	free(R->cc);
 	free(R->qtmp);
 	free(R->q);
-	free(R->arena);
-	free(R->arena2);
+	prec_buf__release(&R->arena);
+	prec_buf__release(&R->arena2);
 }
 
 int preport_report(struct prec_reader *r, const char *input, const struct preport_report_opts *o,

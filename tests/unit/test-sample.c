@@ -3,7 +3,8 @@
  * Tests of the SAMPLE / sample_id codec (lib/data/prec_sample.c): encode -> parse round trips
  * for hand-picked and random sample_type / read_format / branch / register combinations,
  * byte layouts checked against hand-built records (field order, id positions, RAW padding),
- * the sample_id trailer for every combination of its fields, prec_record__id, and bounds:
+ * the sample_id trailer for every combination of its fields, prec_record__id,
+ * prec_sample__time, and bounds:
  * every truncation of an encoded sample or trailer is -EBADMSG, absurd counts are refused,
  * and encoding never writes past `cap`.  Truncated inputs are copied into heap blocks of
  * exactly their size, so ASan or valgrind catch any read past the end.
@@ -336,6 +337,7 @@ static int check_prefixes(const struct prec_sample_layout *l, const void *r, siz
 				     err);
 		}
 		(void)prec_record__id(l, p, cut);
+		(void)prec_sample__time(l, p, cut);
 		(void)prec_sample_id__parse(l, p, cut, &sid);
 		free(p);
 	}
@@ -379,6 +381,12 @@ static bool round_trip(const struct prec_sample_layout *l, const struct params *
 	if (!(l->sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) &&
 	    prec_record__id(l, rec, 8 + (size_t)n) != 0)
 		return false;
+	if (prec_sample__time(l, rec, 8 + (size_t)n) !=
+	    ((l->sample_type & PERF_SAMPLE_TIME) ? s.time : 0)) {
+		diag("prec_sample__time does not find the time (sample_type %#" PRIx64 ")",
+		     l->sample_type);
+		return false;
+	}
 	if (prefixes && check_prefixes(l, rec, 8 + (size_t)n))
 		return false;
 	return true;
