@@ -6,10 +6,11 @@
 # Prints four comparisons:
 #   1. fixed cost: wall time of `precord -o X -- true` vs `perf record -o Y -- true`
 #      (median of N runs);
-#   2. overhead at -F 999 -g on a CPU-bound 2-thread workload: CPU time (user+sys) of the
-#      workload plus the recorder, against the workload alone;
+#   2. overhead at -F 999 -g on a CPU-bound 2-thread workload: CPU time of the workload plus
+#      the recorder against the workload alone, split into the workload's part (the kernel's
+#      sampling cost lands there) and the recorder's own;
 #   3. file size for the same workload: precord (zstd level 1) vs perf record -z (level 1),
-#      with the recorder's own CPU time;
+#      also vs perf with --switch-events (the same records), with the recorder's own CPU;
 #   4. lost samples at -F 20000 -g -a with default buffers, both CPUs busy.
 # Run it on a quiet machine; figures are medians, the machine is noisy.  Needs root (or a
 # low perf_event_paranoid) and Linux perf.
@@ -30,12 +31,6 @@ command -v perf >/dev/null || { echo "record.sh: perf not installed (apt-get ins
 
 now() { date +%s%N; }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-
-# CPU seconds (user+sys) of a command and all its children.
-cpu_of() {
-	/usr/bin/time -o "$T/time.out" -f "%U %S" "$@" >/dev/null 2>&1
-	awk '{printf "%.3f\n", $1 + $2}' "$T/time.out"
-}
 
 # A CPU-bound workload with two threads and fixed work (CPU time comparable across runs).
 SPIN=$T/spin
@@ -61,24 +56,63 @@ done
 pc=$(cat "$T/res.fc.precord"); pf=$(cat "$T/res.fc.perf")
 awk -v a="$pc" -v b="$pf" 'BEGIN { printf "precord %.1f ms   perf %.1f ms   ratio perf/precord %.1fx\n", a/1000, b/1000, b/a }'
 
-echo "== 2. overhead at -F 999 -g, 2 threads of fixed work (median of 5, CPU s)"
-for i in 1 2 3 4 5; do cpu_of "$SPIN" 2 "$WORK"; done | median > "$T/res.base"
-for i in 1 2 3 4 5; do cpu_of "$PRECORD" -q -e "$EV" -F 999 -g -o "$T/ov.data" -- "$SPIN" 2 "$WORK"; done | median > "$T/res.ov.precord"
-for i in 1 2 3 4 5; do cpu_of perf record -q -e "$EV" -F 999 -g -o "$T/ov.perf" -- "$SPIN" 2 "$WORK"; done | median > "$T/res.ov.perf"
-awk -v b="$(cat "$T/res.base")" -v p="$(cat "$T/res.ov.precord")" -v f="$(cat "$T/res.ov.perf")" 'BEGIN {
-	printf "alone %.3f s   with precord %.3f s (%+.2f%%)   with perf %.3f s (%+.2f%%)\n",
-		b, p, 100*(p-b)/b, f, 100*(f-b)/b }'
+# Overhead, decomposed.  One round runs the workload alone, under precord and under perf
+# (interleaved, so drifts of a shared machine hit all three alike); the workload's CPU is
+# counted by an inner `perf stat` (task-clock, all its threads), the recorder's own by an
+# outer `perf stat --no-inherit` (the recorder process only).  Counting is cheap; sampling is
+# what costs, and the kernel's share of it (the sampling interrupt and the call-chain walk,
+# charged to the workload's threads) is the same whoever reads the ring.
+R=${R:-5}
+tc() { awk -F, '/task-clock/ {printf "%.4f\n", $1 / 1000}' "$1"; }
+echo "== 2. overhead at -F 999 -g, 2 threads of fixed work (median of $R interleaved rounds, CPU s)"
+for i in $(seq "$R"); do
+	perf stat -x, -e task-clock -o "$T/w.stat" -- "$SPIN" 2 "$WORK" >/dev/null 2>&1
+	tc "$T/w.stat" >> "$T/ov.alone"
+	perf stat --no-inherit -x, -e task-clock -o "$T/r.stat" -- "$PRECORD" -q -e "$EV" -F 999 -g \
+		-o "$T/ov.data" -- perf stat -x, -e task-clock -o "$T/w.stat" -- "$SPIN" 2 "$WORK" \
+		>/dev/null 2>&1
+	tc "$T/w.stat" >> "$T/ov.pw"; tc "$T/r.stat" >> "$T/ov.pr"
+	perf stat --no-inherit -x, -e task-clock -o "$T/r.stat" -- perf record -q -e "$EV" -F 999 \
+		-g -o "$T/ov.perf" -- perf stat -x, -e task-clock -o "$T/w.stat" -- "$SPIN" 2 "$WORK" \
+		>/dev/null 2>&1
+	tc "$T/w.stat" >> "$T/ov.fw"; tc "$T/r.stat" >> "$T/ov.fr"
+done
+for f in alone pw pr fw fr; do median < "$T/ov.$f" > "$T/m.$f"; done
+awk -v b="$(cat "$T/m.alone")" -v pw="$(cat "$T/m.pw")" -v pr="$(cat "$T/m.pr")" \
+    -v fw="$(cat "$T/m.fw")" -v fr="$(cat "$T/m.fr")" 'BEGIN {
+	printf "workload alone %.3f s\n", b
+	printf "precord: workload %.3f s (%+.2f%%) + recorder %.3f s (%+.2f%%) = total %+.2f%%\n",
+		pw, 100*(pw-b)/b, pr, 100*pr/b, 100*(pw+pr-b)/b
+	printf "perf:    workload %.3f s (%+.2f%%) + recorder %.3f s (%+.2f%%) = total %+.2f%%\n",
+		fw, 100*(fw-b)/b, fr, 100*fr/b, 100*(fw+fr-b)/b
+	printf "recorder CPU ratio precord/perf %.3f\n", fr ? pr/fr : 0 }'
 
-echo "== 3. file size, -F 999 -g, 2 threads of fixed work, zstd level 1"
-cpr=$(cpu_of "$PRECORD" -q -e "$EV" -F 999 -g -z 1 -o "$T/sz.data" -- "$SPIN" 2 "$WORK")
-cpf=$(cpu_of perf record -q -e "$EV" -F 999 -g -z -o "$T/sz.perf" -- "$SPIN" 2 "$WORK")
-sp=$(stat -c %s "$T/sz.data"); sf=$(stat -c %s "$T/sz.perf")
-np=$("$PREPORT" -D -i "$T/sz.data" | awk '$1=="SAMPLE:" {print $2}')
-nf=$("$PREPORT" -D -i "$T/sz.perf" | awk '$1=="SAMPLE:" {print $2}')
-awk -v sp="$sp" -v sf="$sf" -v np="$np" -v nf="$nf" -v cp="$cpr" -v cf="$cpf" 'BEGIN {
-	printf "precord %d B (%d samples, %.1f B/sample)   perf -z %d B (%d samples, %.1f B/sample)   per-sample ratio %.2f\n",
-		sp, np, sp/np, sf, nf, sf/nf, (sp/np)/(sf/nf);
-	printf "CPU s of the whole run: precord %.3f  perf %.3f\n", cp, cf }'
+# File size: the same workload recorded R times by each, per-sample sizes compared by
+# median.  precord records context switches (perf only with --switch-events), so perf is
+# shown both ways; "same content" is the like-for-like comparison.
+echo "== 3. file size, -F 999 -g, 2 threads of fixed work, zstd level 1 (median of $R, B/sample)"
+bps() { # FILE -> bytes per sample
+	local n
+	n=$("$PREPORT" -D -i "$1" | awk '$1=="SAMPLE:" {print $2}')
+	awk -v s="$(stat -c %s "$1")" -v n="$n" 'BEGIN { printf "%.3f\n", s/n }'
+}
+for i in $(seq "$R"); do
+	perf stat --no-inherit -x, -e task-clock -o "$T/r.stat" -- "$PRECORD" -q -e "$EV" -F 999 -g \
+		-z 1 -o "$T/sz.data" -- "$SPIN" 2 "$WORK" >/dev/null 2>&1
+	bps "$T/sz.data" >> "$T/sz.p"; tc "$T/r.stat" >> "$T/sz.pc"
+	perf stat --no-inherit -x, -e task-clock -o "$T/r.stat" -- perf record -q -e "$EV" -F 999 \
+		-g -z -o "$T/sz.perf" -- "$SPIN" 2 "$WORK" >/dev/null 2>&1
+	bps "$T/sz.perf" >> "$T/sz.f"; tc "$T/r.stat" >> "$T/sz.fc"
+	perf record -q -e "$EV" -F 999 -g -z --switch-events -o "$T/sz.perf" -- "$SPIN" 2 "$WORK" \
+		>/dev/null 2>&1
+	bps "$T/sz.perf" >> "$T/sz.fs"
+done
+for f in p pc f fc fs; do median < "$T/sz.$f" > "$T/m.$f"; done
+awk -v p="$(cat "$T/m.p")" -v f="$(cat "$T/m.f")" -v fs="$(cat "$T/m.fs")" \
+    -v pc="$(cat "$T/m.pc")" -v fc="$(cat "$T/m.fc")" 'BEGIN {
+	printf "precord %.2f B/sample   perf -z %.2f (ratio %.2f)   perf -z --switch-events %.2f (same content, ratio %.2f)\n",
+		p, f, p/f, fs, p/fs
+	printf "recorder CPU while recording: precord %.3f s   perf %.3f s\n", pc, fc }'
 
 echo "== 4. lost samples at -F 20000 -g -a, both CPUs busy for 3 s"
 ( two 3500 & ) ; sleep 0.2
