@@ -31,7 +31,7 @@ struct prec_machine {
 		uint8_t len;
 		uint8_t id[PREC_BUILD_ID_MAX];
 	} *bids;
-	uint64_t gen; /* bumped by every record that may change a thread or a mapping */
+	uint64_t gen; /* count of map changes; stamps prec_mspace.gen */
 };
 
 int prec_machine__new(struct prec_machine **ret)
@@ -71,9 +71,14 @@ void prec_machine__free(struct prec_machine *m)
 	free(m);
 }
 
-uint64_t prec_machine__generation(const struct prec_machine *m)
+uint64_t prec_machine__generation(const struct prec_machine *m, const struct prec_mspace *ms)
 {
-	return m->gen;
+	return ms && ms->gen > m->kernel.gen ? ms->gen : m->kernel.gen;
+}
+
+static void changed(struct prec_machine *m, struct prec_mspace *ms)
+{
+	ms->gen = ++m->gen;
 }
 
 const char *prec_machine__intern(struct prec_machine *m, const char *s)
@@ -343,6 +348,7 @@ static int do_mmap(struct prec_machine *m, uint32_t type, uint16_t misc, const u
 		return -ENOMEM;
 	if (pid != PREC_PID_KERNEL && !prec_machine__thread(m, pid, tid))
 		return -ENOMEM;
+	changed(m, ms);
 	return mspace_insert(ms, &nm);
 }
 
@@ -363,8 +369,10 @@ static int do_comm(struct prec_machine *m, uint16_t misc, const unsigned char *p
 	t->comm = prec_strset__intern(&m->strs, name);
 	if (!t->comm)
 		return -ENOMEM;
-	if (misc & PERF_RECORD_MISC_COMM_EXEC)
+	if (misc & PERF_RECORD_MISC_COMM_EXEC) {
 		t->ms->nr = 0; /* the new image's mappings follow */
+		changed(m, t->ms);
+	}
 	return 0;
 }
 
@@ -392,6 +400,7 @@ static int do_fork(struct prec_machine *m, const unsigned char *p)
 				return -ENOMEM;
 			memcpy(ms->maps, parent->ms->maps, parent->ms->nr * sizeof(*ms->maps));
 			ms->nr = parent->ms->nr;
+			changed(m, ms);
 		}
 	}
 	child = prec_machine__thread(m, pid, tid);
@@ -406,7 +415,6 @@ int prec_machine__process(struct prec_machine *m, uint32_t type, uint16_t misc, 
 {
 	const unsigned char *p = rec;
 
-	m->gen++;
 	switch (type) {
 	case PERF_RECORD_MMAP:
 		return size < 41 ? -EBADMSG : do_mmap(m, type, misc, p, size);

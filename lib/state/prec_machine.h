@@ -37,6 +37,7 @@ struct prec_mspace {
 	uint32_t pid;
 	struct prec_map *maps; /* sorted by start, not overlapping */
 	size_t nr, cap;
+	uint64_t gen; /* the machine's change count when these maps last changed */
 };
 
 struct prec_thread {
@@ -75,11 +76,12 @@ struct prec_mspace *prec_machine__kernel(struct prec_machine *m);
 struct prec_map *prec_mspace__find(struct prec_mspace *ms, uint64_t addr);
 
 /*
- * A number that changes whenever a processed record may have changed a thread or a mapping
- * (build-ids added by prec_machine__add_build_id() do not count): what was derived from the
- * maps under one value stays true while it is unchanged.
+ * A number that changes whenever a processed record may have changed the maps that resolve
+ * addresses of `ms`: its own or the kernel's (build-ids added by prec_machine__add_build_id()
+ * do not count).  What was derived from those maps under one value stays true while it is
+ * unchanged; records about other processes leave it alone.
  */
-uint64_t prec_machine__generation(const struct prec_machine *m);
+uint64_t prec_machine__generation(const struct prec_machine *m, const struct prec_mspace *ms);
 
 /* Interned copy of a string (for callers that need one with the machine's lifetime). */
 const char *prec_machine__intern(struct prec_machine *m, const char *s);

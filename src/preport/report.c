@@ -294,7 +294,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	chain = (ev->layout.sample_type & PERF_SAMPLE_CALLCHAIN) && s.callchain_nr;
 	ips = chain ? s.callchain : &s.ip;
 	n = chain ? s.callchain_nr : 1;
-	gen = prec_machine__generation(R->m);
+	gen = prec_machine__generation(R->m, t->ms);
 	hash = prec_hash_bytes(ips, n * 8) ^ ((uint64_t)s.pid << 32 | (uint64_t)ctx) * 0x9e3779b97f4a7c15ULL ^
 	       mode;
 	slot = &R->cc[hash & (CC_SLOTS - 1)];

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/state: threads and maps replayed from hand-built MMAP2, COMM and FORK records, and the
+ * per-address-space generation the reporter's call-chain cache trusts: it must change when
+ * the maps that resolve a process's addresses change (its own mmap, exec, the fork that
+ * fills it, a kernel map) and must not change for records about other processes.
+ */
+#include <linux/perf_event.h>
+
+#include "prec_machine.h"
+#include "tap.h"
+
+static unsigned char rec[256];
+
+static void put32(size_t off, uint32_t v)
+{
+	memcpy(rec + off, &v, 4);
+}
+
+static void put64(size_t off, uint64_t v)
+{
+	memcpy(rec + off, &v, 8);
+}
+
+static size_t header(uint32_t type, size_t size)
+{
+	struct perf_event_header h = { .type = type, .misc = 0, .size = (uint16_t)size };
+
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, &h, sizeof(h));
+	return size;
+}
+
+static int mmap2(struct prec_machine *m, uint32_t pid, uint64_t addr, uint64_t len,
+		 const char *path)
+{
+	size_t size = header(PERF_RECORD_MMAP2, 72 + ((strlen(path) + 8) & ~(size_t)7));
+
+	put32(8, pid);
+	put32(12, pid);
+	put64(16, addr);
+	put64(24, len);
+	put64(32, 0);
+	put32(64, 5); /* r-x */
+	strcpy((char *)rec + 72, path);
+	return prec_machine__process(m, PERF_RECORD_MMAP2, 0, rec, size);
+}
+
+static int comm(struct prec_machine *m, uint32_t pid, const char *name, bool exec)
+{
+	size_t size = header(PERF_RECORD_COMM, 16 + ((strlen(name) + 8) & ~(size_t)7));
+
+	put32(8, pid);
+	put32(12, pid);
+	strcpy((char *)rec + 16, name);
+	return prec_machine__process(m, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
+				     rec, size);
+}
+
+static int fork_rec(struct prec_machine *m, uint32_t pid, uint32_t ppid)
+{
+	size_t size = header(PERF_RECORD_FORK, 40);
+
+	put32(8, pid);
+	put32(12, ppid);
+	put32(16, pid);
+	put32(20, ppid);
+	return prec_machine__process(m, PERF_RECORD_FORK, 0, rec, size);
+}
+
+int main(void)
+{
+	struct prec_machine *m;
+	struct prec_thread *a, *b, *c;
+	struct prec_map *map;
+	uint64_t ga, gb, gc;
+
+	if (!ok(prec_machine__new(&m) == 0, "machine created"))
+		return done_testing();
+	a = prec_machine__thread(m, 100, 100);
+	b = prec_machine__thread(m, 200, 200);
+	ok(a && b && a->ms != b->ms, "two processes, two address spaces");
+
+	ok(mmap2(m, 100, 0x400000, 0x1000, "/bin/a") == 0, "mmap2 of pid 100");
+	map = prec_mspace__find(a->ms, 0x400800);
+	ok(map && !strcmp(map->path, "/bin/a"), "pid 100 resolves its map");
+	ok(!prec_mspace__find(b->ms, 0x400800), "pid 200 does not");
+
+	ga = prec_machine__generation(m, a->ms);
+	gb = prec_machine__generation(m, b->ms);
+	ok(mmap2(m, 200, 0x500000, 0x1000, "/bin/b") == 0 &&
+		   prec_machine__generation(m, a->ms) == ga,
+	   "a map of another process leaves the generation of pid 100 alone");
+	ok(prec_machine__generation(m, b->ms) != gb, "and changes that of pid 200");
+	ok(comm(m, 200, "b-renamed", false) == 0 && fork_rec(m, 201, 200) == 0 &&
+		   prec_machine__generation(m, a->ms) == ga,
+	   "COMM and FORK of other processes leave it alone too");
+
+	ga = prec_machine__generation(m, a->ms);
+	ok(mmap2(m, 100, 0x600000, 0x1000, "/lib/x.so") == 0 &&
+		   prec_machine__generation(m, a->ms) != ga,
+	   "a new map of its own changes it");
+
+	ga = prec_machine__generation(m, a->ms);
+	ok(comm(m, 100, "a", false) == 0 && prec_machine__generation(m, a->ms) == ga,
+	   "a COMM without exec does not change the maps");
+	ok(comm(m, 100, "a2", true) == 0 && prec_machine__generation(m, a->ms) != ga &&
+		   !prec_mspace__find(a->ms, 0x400800),
+	   "exec changes it (and drops the old maps)");
+
+	ga = prec_machine__generation(m, a->ms);
+	gb = prec_machine__generation(m, b->ms);
+	ok(mmap2(m, UINT32_MAX, 0xffffffff81000000ULL, 0x1000000, "[kernel.kallsyms]_text") == 0 &&
+		   prec_machine__generation(m, a->ms) != ga &&
+		   prec_machine__generation(m, b->ms) != gb,
+	   "a kernel map changes every process's generation");
+
+	/* a sample of pid 301 seen before its FORK record: an empty space, cached as such */
+	c = prec_machine__thread(m, 301, 301);
+	gc = c ? prec_machine__generation(m, c->ms) : 0;
+	ok(c && !prec_mspace__find(c->ms, 0x700010), "pid 301 before its fork: no maps");
+	ok(mmap2(m, 300, 0x700000, 0x1000, "/bin/c") == 0 && fork_rec(m, 301, 300) == 0,
+	   "pid 301 forked from 300");
+	map = c ? prec_mspace__find(c->ms, 0x700010) : NULL;
+	ok(map && !strcmp(map->path, "/bin/c"), "the child inherits the parent's maps");
+	ok(prec_machine__generation(m, c->ms) != gc, "and its generation changed with them");
+	gc = prec_machine__generation(m, c->ms);
+	ok(mmap2(m, 300, 0x710000, 0x1000, "/bin/c2") == 0 &&
+		   prec_machine__generation(m, c->ms) == gc,
+	   "a later map of the parent leaves the child's generation alone");
+
+	prec_machine__free(m);
+	return done_testing();
+}
