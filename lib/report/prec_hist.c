@@ -156,6 +156,7 @@ void prec_hist__free(struct prec_hist *h)
 	free(h->ctx_root);
 	free(h->node_parent);
 	free(h->node_frame);
+	free(h->node_hint);
 	free(h->node_self_period);
 	free(h->node_self_count);
 	free(h->ev);
@@ -205,8 +206,11 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t frame)
 	if ((size_t)id >= h->cap_nodes) {
 		size_t cap = h->cap_nodes, c2 = cap, c3 = cap, c4 = cap;
 
+		size_t c5 = cap;
+
 		if (grow((void **)&h->node_parent, &cap, (size_t)id + 1, sizeof(uint32_t)) ||
 		    grow((void **)&h->node_frame, &c2, (size_t)id + 1, sizeof(uint32_t)) ||
+		    grow((void **)&h->node_hint, &c5, (size_t)id + 1, sizeof(uint32_t)) ||
 		    grow((void **)&h->node_self_period, &c3, (size_t)id + 1, sizeof(uint64_t)) ||
 		    grow((void **)&h->node_self_count, &c4, (size_t)id + 1, sizeof(uint64_t)))
 			return -ENOMEM;
@@ -214,6 +218,7 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t frame)
 	}
 	h->node_parent[id] = parent;
 	h->node_frame[id] = frame;
+	h->node_hint[id] = (uint32_t)id; /* no child yet: points at itself, never a match */
 	h->node_self_period[id] = 0;
 	h->node_self_count[id] = 0;
 	return id;
@@ -257,16 +262,25 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_frame *frames,
 		      size_t nr)
 {
-	long node = h->ctx_root[ctx], fid;
+	long node = h->ctx_root[ctx], fid, child;
+	uint32_t hint;
 	size_t i;
 
 	for (i = nr; i-- > 0;) {
 		fid = prec_keyset__intern(&h->frames, &frames[i], NULL);
 		if (fid < 0)
 			return fid;
-		node = node_intern(h, (uint32_t)node, (uint32_t)fid);
-		if (node < 0)
-			return node;
+		/* consecutive stacks share their outer part: try the child taken last time */
+		hint = h->node_hint[node];
+		if (h->node_frame[hint] == (uint32_t)fid && h->node_parent[hint] == (uint32_t)node) {
+			node = hint;
+			continue;
+		}
+		child = node_intern(h, (uint32_t)node, (uint32_t)fid);
+		if (child < 0)
+			return child;
+		h->node_hint[node] = (uint32_t)child;
+		node = child;
 	}
 	return node;
 }

@@ -143,6 +143,7 @@ struct prec_hist {
 	struct prec_keyset nodes; /* (parent, frame) -> node id */
 	uint32_t *node_parent; /* UINT32_MAX for roots */
 	uint32_t *node_frame; /* frame id; the context id for roots */
+	uint32_t *node_hint; /* the child a stack took last, to skip the hash next time */
 	uint64_t *node_self_period, *node_self_count;
 	size_t cap_nodes;
 
