@@ -155,7 +155,7 @@ static bool parse_hex(char **p, uint64_t *ret)
 
 static int module_index(struct prec_symtab *st, const char *name, size_t len, uint16_t *ret)
 {
-	const char *m = prec_strset__intern_n(&st->strs, name, len);
+	const char *m = prec_symtab__intern_n(st, name, len);
 	uint32_t i;
 
 	if (!m)

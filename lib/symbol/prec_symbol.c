@@ -300,7 +300,17 @@ struct dso_key {
 
 const char *prec_symtab__intern(struct prec_symtab *st, const char *s)
 {
-	return prec_strset__intern(&st->strs, s);
+	return prec_symtab__intern_n(st, s, strlen(s));
+}
+
+const char *prec_symtab__intern_n(struct prec_symtab *st, const char *s, size_t len)
+{
+	const char *r;
+
+	pthread_mutex_lock(&st->strs_lock);
+	r = prec_strset__intern_n(&st->strs, s, len);
+	pthread_mutex_unlock(&st->strs_lock);
+	return r;
 }
 
 int prec_symtab__new(const struct prec_symtab_opts *opts, struct prec_symtab **ret)
@@ -315,6 +325,7 @@ int prec_symtab__new(const struct prec_symtab_opts *opts, struct prec_symtab **r
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	pthread_mutex_init(&st->strs_lock, NULL);
 	prec_keyset__init(&st->keys, sizeof(struct dso_key));
 	st->opts.use_proc_kallsyms = o.use_proc_kallsyms;
 	if ((o.symfs && o.symfs[0] && !(st->opts.symfs = prec_symtab__intern(st, o.symfs))) ||
@@ -346,12 +357,14 @@ void prec_symtab__free(struct prec_symtab *st)
 
 	if (!st)
 		return;
+	prec_symtab__loader_stop(st);
 	for (i = 0; i < st->ndsos; i++)
 		dso_free(st->dsos[i]);
 	free(st->dsos);
 	free(st->modules);
 	prec_keyset__release(&st->keys);
 	prec_strset__release(&st->strs);
+	pthread_mutex_destroy(&st->strs_lock);
 	free(st);
 }
 

@@ -15,7 +15,7 @@
  * prec_log(), one line per refused file.
  *
  * Strings returned (names, paths) are owned by the symtab and live until prec_symtab__free().
- * Not thread-safe.
+ * Not thread-safe, except for the background loader below.
  */
 #ifndef PREC_SYMBOL_H
 #define PREC_SYMBOL_H
@@ -59,6 +59,19 @@ struct prec_dso *prec_symtab__kernel(struct prec_symtab *st);
  * mappings ("//anon", "/memfd:..."), so callers ask it for those.  Sizes are honoured as perf
  * does: a zero-size entry covers its start only; the last entry for an address wins. */
 struct prec_dso *prec_symtab__jit(struct prec_symtab *st, uint32_t pid);
+
+/*
+ * Background loading, to read symbol tables on another CPU while the caller reads samples:
+ * prec_symtab__loader_start() starts one thread that loads the DSOs handed to
+ * prec_symtab__prefetch(), in that order.  Until prec_symtab__loader_stop() returns, the
+ * caller may call prec_symtab__dso/kernel/jit, prefetch and the name functions, and ask
+ * status and lookups only of DSOs it never prefetched.  stop() loads what is still queued,
+ * on the caller's thread and the loader's at once, then ends the thread.  Without start(),
+ * prefetch() does nothing.  start() returns 0 or -errno (then there is no loader).
+ */
+int prec_symtab__loader_start(struct prec_symtab *st);
+void prec_symtab__prefetch(struct prec_symtab *st, struct prec_dso *d);
+void prec_symtab__loader_stop(struct prec_symtab *st); /* no-op without a loader */
 
 enum prec_dso_status {
 	PREC_DSO_UNLOADED = 0, /* no lookup yet */

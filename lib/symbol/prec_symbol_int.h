@@ -7,6 +7,7 @@
 #ifndef PREC_SYMBOL_INT_H
 #define PREC_SYMBOL_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,10 +108,14 @@ struct prec_dso {
 	void *image; /* owned memory behind elf (vdso copy) or names (kallsyms, JIT map) */
 	struct prec_dwarf *dwarf;
 	bool dwarf_tried;
+	bool queued; /* given to the background loader once */
 };
+
+struct prec_loader; /* prec_loader.c */
 
 struct prec_symtab {
 	struct prec_symtab_opts opts; /* strings below are interned copies */
+	pthread_mutex_t strs_lock; /* strs is shared with the background loader */
 	struct prec_strset strs;
 	struct prec_keyset keys; /* struct dso_key -> index in dsos */
 	struct prec_dso **dsos;
@@ -119,10 +124,13 @@ struct prec_symtab {
 	const char **modules; /* kernel module names "[ext4]", interned */
 	uint32_t nmodules, capmodules;
 	bool warned_kptr;
+	struct prec_loader *loader; /* NULL unless prec_symtab__loader_start() */
 };
 
 /* ---- prec_symbol.c ---- */
+/* Interned copies, safe while the background loader runs. */
 const char *prec_symtab__intern(struct prec_symtab *st, const char *s);
+const char *prec_symtab__intern_n(struct prec_symtab *st, const char *s, size_t len);
 /* Whether a file's build-id matches the recorded one (trailing zero padding tolerated). */
 bool prec_build_id_match(const uint8_t *rec, size_t rec_len, const uint8_t *file,
 			 size_t file_len);

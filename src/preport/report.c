@@ -64,6 +64,7 @@ struct rep {
 	struct prec_hist *h;
 	uint64_t *lost; /* per evsel */
 	uint32_t kernel_id;
+	bool kernel_queued; /* the kernel's symbols were handed to the loader */
 	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
 	uint32_t *jit_val;
 	size_t jit_cap;
@@ -177,6 +178,7 @@ static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
 			if (id < 0)
 				return (int)id;
 			map->priv = (void *)(uintptr_t)((uint64_t)id << 1);
+			prec_symtab__prefetch(R->st, d);
 		}
 	}
 	if (map && map->priv != MAP_ANON_PRIV) {
@@ -209,6 +211,10 @@ static int add_frame(struct rep *R, struct prec_thread *t, uint64_t addr, bool k
 		return 0;
 	memset(f, 0, sizeof(*f));
 	if (kernel) {
+		if (!R->kernel_queued) {
+			prec_symtab__prefetch(R->st, prec_symtab__kernel(R->st));
+			R->kernel_queued = true;
+		}
 		f->dso = R->kernel_id;
 		f->addr = addr;
 		f->flags = PREC_FRAME_KERNEL;
@@ -746,7 +752,12 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	R.kernel_id = (uint32_t)kid;
 	load_build_id_feature(&R);
 
+	/* symbol tables load on the other CPU while the records are read; without a thread
+	 * they load when first needed, as before */
+	if (prec_symtab__loader_start(R.st))
+		prec_log(PREC_LOG_INFO, "no background thread for symbol loading");
 	err = read_records(&R, input);
+	prec_symtab__loader_stop(R.st);
 	if (err == -EBADMSG)
 		fprintf(out, "# the input is corrupt after this point; what came before is "
 			     "reported\n");

@@ -764,6 +764,58 @@ static void test_libc(void)
 	}
 }
 
+/*
+ * The background loader: DSOs prefetched while the caller keeps creating others (the string
+ * set is shared) come out of loader_stop() loaded exactly as a lazy load would have them.
+ */
+static void test_loader(const char *exe, const char *exe2, const struct offs *o)
+{
+	struct prec_symtab *st = new_symtab("/nonexistent", NULL, NULL, NULL);
+	struct prec_symtab *ref = new_symtab("/nonexistent", NULL, NULL, NULL);
+	const char *paths[] = {exe, exe2, "/nonexistent/gone", "/dev/null", "/bin/sh"};
+	struct prec_dso *d[5], *r[5];
+	struct prec_sym s;
+	char name[64];
+	size_t i, same = 0;
+	int k, made = 0;
+
+	prec_symtab__prefetch(st, prec_symtab__dso(st, "/nonexistent/x", NULL, 0));
+	ok(prec_symtab__loader_start(st) == 0, "loader: started");
+	ok(prec_symtab__loader_start(st) == 0, "loader: a second start is harmless");
+	for (i = 0; i < 5; i++) {
+		d[i] = prec_symtab__dso(st, paths[i], NULL, 0);
+		prec_symtab__prefetch(st, d[i]);
+		prec_symtab__prefetch(st, d[i]); /* queued once */
+	}
+	prec_symtab__prefetch(st, prec_symtab__kernel(st));
+	/* meanwhile the caller interns paths of its own */
+	for (k = 0; k < 3000; k++) {
+		snprintf(name, sizeof(name), "/made/up/lib%d.so", k);
+		made += prec_symtab__dso(st, name, NULL, 0) != NULL;
+	}
+	prec_symtab__loader_stop(st);
+	prec_symtab__loader_stop(st);
+	is_u64((uint64_t)made, 3000, "loader: 3000 DSOs created while it loaded");
+	for (i = 0; i < 5; i++) {
+		r[i] = prec_symtab__dso(ref, paths[i], NULL, 0);
+		same += prec_dso__status(d[i]) == prec_dso__status(r[i]);
+	}
+	is_u64(same, 5, "loader: statuses as lazy loads give them (%s: %s)", paths[0],
+	       prec_dso_status__str(prec_dso__status(d[0])));
+	lookup_is(d[0], off_of(o, "fn_alpha") + 1, "fn_alpha", "loader: lookup after the loader",
+		  &s);
+	ok(prec_symtab__dso(st, "/made/up/lib2999.so", NULL, 0) != NULL &&
+		   !strcmp(prec_dso__short_name(prec_symtab__dso(st, "/made/up/lib7.so", NULL, 0)),
+			   "lib7.so"),
+	   "loader: names interned meanwhile are intact");
+	prec_symtab__free(ref);
+	/* freed with the loader running: free stops it first */
+	ok(prec_symtab__loader_start(st) == 0, "loader: started again");
+	prec_symtab__prefetch(st, prec_symtab__dso(st, exe2, (const uint8_t *)"x", 1));
+	prec_symtab__free(st);
+	ok(true, "loader: symtab freed with the loader running");
+}
+
 static void test_special(void)
 {
 	struct prec_symtab_opts o = {.use_proc_kallsyms = true};
@@ -850,6 +902,7 @@ int main(void)
 	if (have_inl && ok(run_offsets(inl, &oi), "the inline program prints its offsets"))
 		test_inlines(inl, &oi);
 	test_libc();
+	test_loader(exe, exe2, &o);
 	test_special();
 
 	prec_log_set_fn(NULL, NULL);

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The background loader: one thread that loads queued DSOs (prec_dso__status) while the
+ * caller goes on reading samples.  What the thread shares with the caller: the symtab's
+ * string set (locked in prec_symtab__intern_n) and this queue (locked here).  Each queued DSO
+ * is touched by the thread only; the caller promises not to ask it anything until stop()
+ * has joined the thread, which makes every load the thread finished visible to the caller.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "prec_symbol_int.h"
+
+struct prec_loader {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct prec_dso **q; /* q[head..n) wait */
+	size_t head, n, cap;
+	bool stop;
+};
+
+static void *loader_main(void *arg)
+{
+	struct prec_loader *l = arg;
+
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		struct prec_dso *d;
+
+		while (!l->stop && l->head == l->n)
+			pthread_cond_wait(&l->wake, &l->lock);
+		if (l->stop)
+			break;
+		d = l->q[l->head++];
+		pthread_mutex_unlock(&l->lock);
+		prec_dso__status(d);
+		pthread_mutex_lock(&l->lock);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+int prec_symtab__loader_start(struct prec_symtab *st)
+{
+	struct prec_loader *l;
+	int err;
+
+	if (st->loader)
+		return 0;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->wake, NULL);
+	err = pthread_create(&l->thread, NULL, loader_main, l);
+	if (err) {
+		pthread_cond_destroy(&l->wake);
+		pthread_mutex_destroy(&l->lock);
+		free(l);
+		return -err;
+	}
+	st->loader = l;
+	return 0;
+}
+
+void prec_symtab__prefetch(struct prec_symtab *st, struct prec_dso *d)
+{
+	struct prec_loader *l = st->loader;
+
+	if (!l || !d || d->queued || d->status != PREC_DSO_UNLOADED)
+		return;
+	pthread_mutex_lock(&l->lock);
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct prec_dso **q = realloc(l->q, cap * sizeof(*q));
+
+		if (!q) { /* the DSO loads on its first question instead */
+			pthread_mutex_unlock(&l->lock);
+			return;
+		}
+		l->q = q;
+		l->cap = cap;
+	}
+	l->q[l->n++] = d;
+	d->queued = true;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void prec_symtab__loader_stop(struct prec_symtab *st)
+{
+	struct prec_loader *l = st->loader;
+
+	if (!l)
+		return;
+	/* help with what still waits, so both CPUs load until the queue is empty */
+	pthread_mutex_lock(&l->lock);
+	while (l->head < l->n) {
+		struct prec_dso *d = l->q[l->head++];
+
+		pthread_mutex_unlock(&l->lock);
+		prec_dso__status(d);
+		pthread_mutex_lock(&l->lock);
+	}
+	l->stop = true;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+	pthread_join(l->thread, NULL);
+	pthread_cond_destroy(&l->wake);
+	pthread_mutex_destroy(&l->lock);
+	free(l->q);
+	free(l);
+	st->loader = NULL;
+}
