@@ -209,6 +209,7 @@ static int cmp_entries(const void *a, const void *b)
 struct gnode {
 	uint32_t sf;
 	uint32_t first_child, next_sibling; /* 0: none (node 0 is the root) */
+	uint32_t hint; /* the child taken last (0: none), tried before the hash */
 	uint64_t period; /* of the chains through this node */
 	uint64_t end_period; /* of the chains ending here */
 };
@@ -225,10 +226,13 @@ struct graph {
 
 static long gnode_child(struct graph *g, uint32_t parent, uint32_t sf)
 {
-	uint32_t key[2] = { parent, sf };
+	uint32_t key[2] = { parent, sf }, hint = g->nodes[parent].hint;
 	bool is_new;
-	long id = prec_keyset__intern(&g->ids, key, &is_new);
+	long id;
 
+	if (hint && g->nodes[hint].sf == sf)
+		return hint; /* chains of one entry share most of their path */
+	id = prec_keyset__intern(&g->ids, key, &is_new);
 	if (id < 0)
 		return id;
 	id++;
@@ -248,6 +252,7 @@ static long gnode_child(struct graph *g, uint32_t parent, uint32_t sf)
 		g->nodes[parent].first_child = (uint32_t)id;
 		g->nr = (size_t)id + 1;
 	}
+	g->nodes[parent].hint = (uint32_t)id;
 	return id;
 }
 
@@ -481,8 +486,19 @@ static int print_chains(const struct view *v, struct graph *g, uint32_t node, ui
 
 static int print_graph(const struct view *v, struct graph *g, const struct prec_entry *e)
 {
-	int err = graph_build(g, v, e);
+	uint64_t through = 0;
+	uint32_t i;
+	int err;
 
+	/* no branch or chain weighs more than all the stacks through the entry: below the
+	 * threshold nothing would be printed, so the graph is not built */
+	for (i = 0; i < e->occ_n; i++)
+		through += v->h->node_self_period[v->h->occ[e->occ_start + i].node];
+	if (pct(through, v->total) < v->o->graph_threshold) {
+		fputc('\n', v->out);
+		return 0;
+	}
+	err = graph_build(g, v, e);
 	if (err)
 		return err;
 	if (v->o->graph == PREC_GRAPH_GRAPH) {
