@@ -47,24 +47,41 @@ void prec_keyset__init(struct prec_keyset *ks, size_t ksize)
 #define SLOT_ID(v) ((uint32_t)(v)-1)
 #define SLOT_TAG(v) ((uint32_t)((v) >> 32))
 
+/*
+ * Keys of whole 8-byte words (all the reporter's) are compared and copied inline, a word at
+ * a time: a call to memcmp/memcpy per probe cost more than the compare.
+ */
 static inline bool key_eq(const void *a, const void *b, size_t n)
 {
-	uint64_t x[5], y[5];
+	const unsigned char *x = a, *y = b;
 
-	switch (n) { /* the sizes the reporter uses, compared without a call */
-	case 8:
-	case 16:
-	case 24:
-	case 32:
-	case 40:
-		memcpy(x, a, n);
-		memcpy(y, b, n);
-		for (size_t i = 0; i < n / 8; i++)
-			if (x[i] != y[i])
-				return false;
-		return true;
-	default:
+	if (n % 8)
 		return !memcmp(a, b, n);
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t u, v;
+
+		memcpy(&u, x + i, 8);
+		memcpy(&v, y + i, 8);
+		if (u != v)
+			return false;
+	}
+	return true;
+}
+
+static inline void key_copy(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	if (n % 8) {
+		memcpy(dst, src, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8);
+		memcpy(d + i, &w, 8);
 	}
 }
 
@@ -145,7 +162,7 @@ long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 		ks->keys = k;
 		ks->cap = cap;
 	}
-	memcpy(ks->keys + (size_t)ks->n * ks->ksize, key, ks->ksize);
+	key_copy(ks->keys + (size_t)ks->n * ks->ksize, key, ks->ksize);
 	ks->slots[s] = SLOT(ks->n, h);
 	if (ret_new)
 		*ret_new = true;
