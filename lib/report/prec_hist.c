@@ -154,11 +154,7 @@ void prec_hist__free(struct prec_hist *h)
 	prec_strset__release(&h->strs);
 	free(h->dsos);
 	free(h->ctx_root);
-	free(h->node_parent);
-	free(h->node_frame);
-	free(h->node_hint);
-	free(h->node_self_period);
-	free(h->node_self_count);
+	free(h->node);
 	free(h->ev);
 	free(h->frame_sf_start);
 	free(h->frame_sf_n);
@@ -204,23 +200,17 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t frame)
 	if (id < 0 || !is_new)
 		return id;
 	if ((size_t)id >= h->cap_nodes) {
-		size_t cap = h->cap_nodes, c2 = cap, c3 = cap, c4 = cap;
+		size_t cap = h->cap_nodes;
 
-		size_t c5 = cap;
-
-		if (grow((void **)&h->node_parent, &cap, (size_t)id + 1, sizeof(uint32_t)) ||
-		    grow((void **)&h->node_frame, &c2, (size_t)id + 1, sizeof(uint32_t)) ||
-		    grow((void **)&h->node_hint, &c5, (size_t)id + 1, sizeof(uint32_t)) ||
-		    grow((void **)&h->node_self_period, &c3, (size_t)id + 1, sizeof(uint64_t)) ||
-		    grow((void **)&h->node_self_count, &c4, (size_t)id + 1, sizeof(uint64_t)))
+		if (grow((void **)&h->node, &cap, (size_t)id + 1, sizeof(*h->node)))
 			return -ENOMEM;
 		h->cap_nodes = cap;
 	}
-	h->node_parent[id] = parent;
-	h->node_frame[id] = frame;
-	h->node_hint[id] = (uint32_t)id; /* no child yet: points at itself, never a match */
-	h->node_self_period[id] = 0;
-	h->node_self_count[id] = 0;
+	h->node[id].parent = parent;
+	h->node[id].frame = frame;
+	h->node[id].hint = (uint32_t)id; /* no child yet: points at itself, never a match */
+	h->node[id].self_period = 0;
+	h->node[id].self_count = 0;
 	return id;
 }
 
@@ -271,15 +261,15 @@ long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_
 		if (fid < 0)
 			return fid;
 		/* consecutive stacks share their outer part: try the child taken last time */
-		hint = h->node_hint[node];
-		if (h->node_frame[hint] == (uint32_t)fid && h->node_parent[hint] == (uint32_t)node) {
+		hint = h->node[node].hint;
+		if (h->node[hint].frame == (uint32_t)fid && h->node[hint].parent == (uint32_t)node) {
 			node = hint;
 			continue;
 		}
 		child = node_intern(h, (uint32_t)node, (uint32_t)fid);
 		if (child < 0)
 			return child;
-		h->node_hint[node] = (uint32_t)child;
+		h->node[node].hint = (uint32_t)child;
 		node = child;
 	}
 	return node;
@@ -289,8 +279,8 @@ void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t
 {
 	uint32_t ev = prec_hist__ctx(h, ctx)->evsel;
 
-	h->node_self_period[node] += period;
-	h->node_self_count[node]++;
+	h->node[node].self_period += period;
+	h->node[node].self_count++;
 	h->ev[ev].nr_samples++;
 	h->ev[ev].period += period;
 }
@@ -413,9 +403,9 @@ static int symbolize_frames(struct prec_hist *h)
 
 uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node)
 {
-	while (h->node_parent[node] != ROOT_PARENT)
-		node = h->node_parent[node];
-	return h->node_frame[node];
+	while (h->node[node].parent != ROOT_PARENT)
+		node = h->node[node].parent;
+	return h->node[node].frame;
 }
 
 /* The stack of `node`, leaf first, as sframe ids, with the frame of each position. */
@@ -424,8 +414,8 @@ static long stack_seq2(const struct prec_hist *h, uint32_t node, uint32_t **seq,
 {
 	size_t n = 0;
 
-	for (; h->node_parent[node] != ROOT_PARENT; node = h->node_parent[node]) {
-		uint32_t f = h->node_frame[node], k, nsf = h->frame_sf_n[f];
+	for (; h->node[node].parent != ROOT_PARENT; node = h->node[node].parent) {
+		uint32_t f = h->node[node].frame, k, nsf = h->frame_sf_n[f];
 
 		if (n + nsf > *cap) {
 			size_t c1 = *cap, c2 = *cap;
@@ -551,10 +541,10 @@ int prec_hist__finish(struct prec_hist *h)
 		uint64_t p, c;
 		long n, e, k;
 
-		if (!h->node_self_count[node])
+		if (!h->node[node].self_count)
 			continue;
-		p = h->node_self_period[node];
-		c = h->node_self_count[node];
+		p = h->node[node].self_period;
+		c = h->node[node].self_count;
 		n = stack_seq2(h, node, &seq, &fr, &cap);
 		if (n < 0)
 			goto nomem;

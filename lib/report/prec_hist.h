@@ -125,6 +125,15 @@ struct prec_dso_unsym {
 	uint64_t period;
 };
 
+/* A node of the stack trie: one frame below its parent. */
+struct prec_node {
+	uint32_t parent; /* UINT32_MAX for roots */
+	uint32_t frame; /* frame id; the context id for roots */
+	uint32_t hint; /* the child a stack took last, to skip the hash next time */
+	uint32_t pad;
+	uint64_t self_period, self_count; /* of the samples whose stack ends here */
+};
+
 struct prec_hist {
 	struct prec_hist_opts opts;
 	struct prec_symtab *symtab; /* not owned */
@@ -141,10 +150,7 @@ struct prec_hist {
 	struct prec_keyset frames; /* struct prec_hist_frame -> frame id */
 
 	struct prec_keyset nodes; /* (parent, frame) -> node id */
-	uint32_t *node_parent; /* UINT32_MAX for roots */
-	uint32_t *node_frame; /* frame id; the context id for roots */
-	uint32_t *node_hint; /* the child a stack took last, to skip the hash next time */
-	uint64_t *node_self_period, *node_self_count;
+	struct prec_node *node; /* by node id */
 	size_t cap_nodes;
 
 	struct prec_evsel_stats *ev;

@@ -275,7 +275,7 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 	g->nr = 1;
 	for (i = 0; i < e->occ_n; i++) {
 		const struct prec_occurrence *oc = &h->occ[e->occ_start + i];
-		uint64_t p = h->node_self_period[oc->node];
+		uint64_t p = h->node[oc->node].self_period;
 		long n = prec_hist__stack_seq(h, oc->node, &g->seq, &g->seq_cap), k, id = 0;
 		long from, to, step;
 
@@ -493,7 +493,7 @@ static int print_graph(const struct view *v, struct graph *g, const struct prec_
 	/* no branch or chain weighs more than all the stacks through the entry: below the
 	 * threshold nothing would be printed, so the graph is not built */
 	for (i = 0; i < e->occ_n; i++)
-		through += v->h->node_self_period[v->h->occ[e->occ_start + i].node];
+		through += v->h->node[v->h->occ[e->occ_start + i].node].self_period;
 	if (pct(through, v->total) < v->o->graph_threshold) {
 		fputc('\n', v->out);
 		return 0;
@@ -724,7 +724,7 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 		long n, k, id;
 		bool is_new;
 
-		if (!h->node_self_count[node])
+		if (!h->node[node].self_count)
 			continue;
 		n = prec_hist__stack_seq(h, node, &seq, &seq_cap);
 		if (n < 0)
@@ -780,7 +780,7 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 			counts[id] = 0;
 			order[id] = s;
 		}
-		counts[id] += h->node_self_count[node];
+		counts[id] += h->node[node].self_count;
 	}
 	/* sorted lines, each with its count: find the count back through the id table */
 	if (ids.n)
