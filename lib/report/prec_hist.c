@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -409,12 +410,12 @@ uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node)
 }
 
 /* The stack of `node`, leaf first, as sframe ids, with the frame of each position. */
-static long stack_seq2(const struct prec_hist *h, uint32_t node, uint32_t **seq, uint32_t **fr,
-		       size_t *cap)
+static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, uint32_t **seq,
+		       uint32_t **fr, size_t *cap)
 {
 	size_t n = 0;
 
-	for (; h->node[node].parent != ROOT_PARENT; node = h->node[node].parent) {
+	for (; h->node[node].parent != ROOT_PARENT && n <= upto; node = h->node[node].parent) {
 		uint32_t f = h->node[node].frame, k, nsf = h->frame_sf_n[f];
 
 		if (n + nsf > *cap) {
@@ -437,7 +438,13 @@ static long stack_seq2(const struct prec_hist *h, uint32_t node, uint32_t **seq,
 
 long prec_hist__stack_seq(const struct prec_hist *h, uint32_t node, uint32_t **seq, size_t *cap)
 {
-	return stack_seq2(h, node, seq, NULL, cap);
+	return stack_seq2(h, node, SIZE_MAX, seq, NULL, cap);
+}
+
+long prec_hist__stack_seq_upto(const struct prec_hist *h, uint32_t node, size_t upto,
+			       uint32_t **seq, size_t *cap)
+{
+	return stack_seq2(h, node, upto, seq, NULL, cap);
 }
 
 static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
@@ -545,7 +552,7 @@ int prec_hist__finish(struct prec_hist *h)
 			continue;
 		p = h->node[node].self_period;
 		c = h->node[node].self_count;
-		n = stack_seq2(h, node, &seq, &fr, &cap);
+		n = stack_seq2(h, node, SIZE_MAX, &seq, &fr, &cap);
 		if (n < 0)
 			goto nomem;
 		if (n == 0)
@@ -576,7 +583,8 @@ int prec_hist__finish(struct prec_hist *h)
 			memset(stamp, 0, stamp_cap * sizeof(*stamp));
 			gen = 1;
 		}
-		for (k = 0; k < n; k++) {
+		/* without children only the leaf's entry gets anything: its occurrence */
+		for (k = 0; k < (h->opts.children ? n : 1); k++) {
 			/* position order decides which occurrence of a recursive function
 			 * carries the graph: the leaf first, then the outermost (caller order)
 			 * or the innermost (callee order) */
