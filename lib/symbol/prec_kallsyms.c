@@ -99,6 +99,12 @@ int prec_read_text_file(const char *path, bool check_owner, char **ret, size_t *
 	}
 	buf[len] = 0;
 	close(fd);
+	if (cap - len > 65536) { /* kept for the run (names point into it): give back the slack */
+		char *nb = realloc(buf, len + 1);
+
+		if (nb)
+			buf = nb;
+	}
 	*ret = buf;
 	*ret_len = len;
 	return 0;
