@@ -211,6 +211,10 @@ static inline const struct prec_sframe *prec_hist__sframe(const struct prec_hist
 /* The symbolized sequence of stack `node` (a leaf trie node), leaf first, into *seq
  * (reallocated as needed; *cap its capacity).  Returns its length, or -ENOMEM. */
 long prec_hist__stack_seq(const struct prec_hist *h, uint32_t node, uint32_t **seq, size_t *cap);
+/* The same, but only as far as it takes to have positions 0..upto (at least upto + 1 entries,
+ * fewer only when the stack is shorter). */
+long prec_hist__stack_seq_upto(const struct prec_hist *h, uint32_t node, size_t upto,
+			       uint32_t **seq, size_t *cap);
 /* The context id of a trie node's stack, and the context's key. */
 uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node);
 

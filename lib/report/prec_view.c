@@ -276,7 +276,11 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 	for (i = 0; i < e->occ_n; i++) {
 		const struct prec_occurrence *oc = &h->occ[e->occ_start + i];
 		uint64_t p = h->node[oc->node].self_period;
-		long n = prec_hist__stack_seq(h, oc->node, &g->seq, &g->seq_cap), k, id = 0;
+		/* callers first from a non-leaf position need the stack only down from there */
+		long n = caller && oc->pos ?
+				 prec_hist__stack_seq_upto(h, oc->node, oc->pos, &g->seq, &g->seq_cap) :
+				 prec_hist__stack_seq(h, oc->node, &g->seq, &g->seq_cap);
+		long k, id = 0;
 		long from, to, step;
 
 		if (n < 0)
