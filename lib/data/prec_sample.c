@@ -138,33 +138,32 @@ int prec_sample__parse(const struct prec_sample_layout *l, const void *rec, size
 		       struct prec_sample *ret)
 {
 	struct cursor c = { (const unsigned char *)rec + 8, size >= 8 ? size - 8 : 0, 0 };
-	struct prec_sample s;
 	uint64_t t = l->sample_type;
 	uint32_t u32a, u32b;
 
 	if (size < 8)
 		return -EBADMSG;
-	memset(&s, 0, sizeof(s));
+	memset(ret, 0, sizeof(*ret));
 	if (t & PERF_SAMPLE_IDENTIFIER)
-		s.id = cur_u64(&c);
+		ret->id = cur_u64(&c);
 	if (t & PERF_SAMPLE_IP)
-		s.ip = cur_u64(&c);
+		ret->ip = cur_u64(&c);
 	if (t & PERF_SAMPLE_TID)
-		cur_u32x2(&c, &s.pid, &s.tid);
+		cur_u32x2(&c, &ret->pid, &ret->tid);
 	if (t & PERF_SAMPLE_TIME)
-		s.time = cur_u64(&c);
+		ret->time = cur_u64(&c);
 	if (t & PERF_SAMPLE_ADDR)
-		s.addr = cur_u64(&c);
+		ret->addr = cur_u64(&c);
 	if (t & PERF_SAMPLE_ID)
-		s.id = cur_u64(&c);
+		ret->id = cur_u64(&c);
 	if (t & PERF_SAMPLE_STREAM_ID)
-		s.stream_id = cur_u64(&c);
+		ret->stream_id = cur_u64(&c);
 	if (t & PERF_SAMPLE_CPU) {
 		cur_u32x2(&c, &u32a, &u32b);
-		s.cpu = u32a;
+		ret->cpu = u32a;
 	}
 	if (t & PERF_SAMPLE_PERIOD)
-		s.period = cur_u64(&c);
+		ret->period = cur_u64(&c);
 	if (t & PERF_SAMPLE_READ) {
 		size_t n = read_format_size(l->read_format);
 
@@ -180,75 +179,72 @@ int prec_sample__parse(const struct prec_sample_layout *l, const void *rec, size
 				return -EBADMSG;
 			n += nr * per;
 		}
-		s.read_size = n;
-		s.read = cur_take(&c, n);
+		ret->read_size = n;
+		ret->read = cur_take(&c, n);
 	}
 	if (t & PERF_SAMPLE_CALLCHAIN) {
-		s.callchain_nr = cur_u64(&c);
-		s.callchain = cur_take_u64s(&c, s.callchain_nr);
+		ret->callchain_nr = cur_u64(&c);
+		ret->callchain = cur_take_u64s(&c, ret->callchain_nr);
 	}
 	if (t & PERF_SAMPLE_RAW) {
 		if (c.left < 4)
 			return -EBADMSG;
-		memcpy(&s.raw_size, c.p, 4);
+		memcpy(&ret->raw_size, c.p, 4);
 		cur_take(&c, 4);
-		s.raw = cur_take(&c, s.raw_size);
+		ret->raw = cur_take(&c, ret->raw_size);
 		/* u32 + data is padded to 8 by the kernel */
 		if (!c.err) {
-			size_t pad = (8 - ((4 + (size_t)s.raw_size) & 7)) & 7;
+			size_t pad = (8 - ((4 + (size_t)ret->raw_size) & 7)) & 7;
 
 			cur_take(&c, pad);
 		}
 	}
 	if (t & PERF_SAMPLE_BRANCH_STACK) {
-		s.branch_nr = cur_u64(&c);
+		ret->branch_nr = cur_u64(&c);
 		if (l->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
-			s.branch_hw_idx = cur_u64(&c);
-		if (s.branch_nr > c.left / 24)
+			ret->branch_hw_idx = cur_u64(&c);
+		if (ret->branch_nr > c.left / 24)
 			return -EBADMSG;
-		s.branch_entries = cur_take(&c, s.branch_nr * 24);
+		ret->branch_entries = cur_take(&c, ret->branch_nr * 24);
 	}
 	if (t & PERF_SAMPLE_REGS_USER) {
-		s.regs_user_abi = cur_u64(&c);
-		if (s.regs_user_abi)
-			s.regs_user = cur_take_u64s(&c, prec_popcount64(l->regs_user_mask));
+		ret->regs_user_abi = cur_u64(&c);
+		if (ret->regs_user_abi)
+			ret->regs_user = cur_take_u64s(&c, prec_popcount64(l->regs_user_mask));
 	}
 	if (t & PERF_SAMPLE_STACK_USER) {
-		s.stack_size = cur_u64(&c);
-		if (s.stack_size) {
-			s.stack_data = cur_take(&c, s.stack_size);
-			s.stack_dyn_size = cur_u64(&c);
-			if (s.stack_dyn_size > s.stack_size)
+		ret->stack_size = cur_u64(&c);
+		if (ret->stack_size) {
+			ret->stack_data = cur_take(&c, ret->stack_size);
+			ret->stack_dyn_size = cur_u64(&c);
+			if (ret->stack_dyn_size > ret->stack_size)
 				return -EBADMSG;
 		}
 	}
 	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
-		s.weight = cur_u64(&c);
+		ret->weight = cur_u64(&c);
 	if (t & PERF_SAMPLE_DATA_SRC)
-		s.data_src = cur_u64(&c);
+		ret->data_src = cur_u64(&c);
 	if (t & PERF_SAMPLE_TRANSACTION)
-		s.transaction = cur_u64(&c);
+		ret->transaction = cur_u64(&c);
 	if (t & PERF_SAMPLE_REGS_INTR) {
-		s.regs_intr_abi = cur_u64(&c);
-		if (s.regs_intr_abi)
-			s.regs_intr = cur_take_u64s(&c, prec_popcount64(l->regs_intr_mask));
+		ret->regs_intr_abi = cur_u64(&c);
+		if (ret->regs_intr_abi)
+			ret->regs_intr = cur_take_u64s(&c, prec_popcount64(l->regs_intr_mask));
 	}
 	if (t & PERF_SAMPLE_PHYS_ADDR)
-		s.phys_addr = cur_u64(&c);
+		ret->phys_addr = cur_u64(&c);
 	if (t & PERF_SAMPLE_CGROUP)
-		s.cgroup = cur_u64(&c);
+		ret->cgroup = cur_u64(&c);
 	if (t & PERF_SAMPLE_DATA_PAGE_SIZE)
-		s.data_page_size = cur_u64(&c);
+		ret->data_page_size = cur_u64(&c);
 	if (t & PERF_SAMPLE_CODE_PAGE_SIZE)
-		s.code_page_size = cur_u64(&c);
+		ret->code_page_size = cur_u64(&c);
 	if (t & PERF_SAMPLE_AUX) {
-		s.aux_size = cur_u64(&c);
-		s.aux = cur_take(&c, s.aux_size);
+		ret->aux_size = cur_u64(&c);
+		ret->aux = cur_take(&c, ret->aux_size);
 	}
-	if (c.err)
-		return c.err;
-	*ret = s;
-	return 0;
+	return c.err;
 }
 
 int prec_sample_id__parse(const struct prec_sample_layout *l, const void *rec, size_t size,

@@ -77,7 +77,8 @@ struct prec_sample {
 
 /*
  * Parse the SAMPLE record `rec` (header included, `size` bytes, 8-byte aligned).
- * Returns 0, or -EBADMSG if a field does not fit the record.
+ * Returns 0, or -EBADMSG if a field does not fit the record (then *ret is partly filled:
+ * not to be used).
  */
 int prec_sample__parse(const struct prec_sample_layout *l, const void *rec, size_t size,
 		       struct prec_sample *ret);
