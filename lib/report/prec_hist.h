@@ -125,6 +125,11 @@ struct prec_dso_unsym {
 	uint64_t period;
 };
 
+struct prec_ctx_key {
+	const char *comm;
+	uint32_t evsel, pid, tid, cpu;
+};
+
 /* A node of the stack trie: one frame below its parent. */
 struct prec_node {
 	uint32_t parent; /* UINT32_MAX for roots */
@@ -144,6 +149,8 @@ struct prec_hist {
 	struct prec_keyset dso_ids; /* pointer value -> id */
 
 	struct prec_keyset ctxs; /* context key -> id */
+	struct prec_ctx_key last_ctx_key; /* of the last context looked up, if nr_last_ctx */
+	uint32_t last_ctx, nr_last_ctx;
 	uint32_t *ctx_root; /* context id -> root node */
 	size_t cap_ctx;
 
@@ -218,10 +225,6 @@ long prec_hist__stack_seq_upto(const struct prec_hist *h, uint32_t node, size_t 
 /* The context id of a trie node's stack, and the context's key. */
 uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node);
 
-struct prec_ctx_key {
-	const char *comm;
-	uint32_t evsel, pid, tid, cpu;
-};
 static inline const struct prec_ctx_key *prec_hist__ctx(const struct prec_hist *h, uint32_t id)
 {
 	return (const struct prec_ctx_key *)prec_keyset__key(&h->ctxs, id);

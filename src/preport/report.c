@@ -259,6 +259,23 @@ static int resolve_chain(struct rep *R, struct prec_thread *t, const uint64_t *i
 	return 0;
 }
 
+/*
+ * The cache slot of a raw chain: from its length and at most its first four and last two
+ * addresses (which tell almost all chains apart); the slot's full compare does the rest.
+ */
+static uint64_t chain_hash(const uint64_t *ips, size_t n)
+{
+	uint64_t w[7];
+	size_t k = 0, i;
+
+	w[k++] = n;
+	for (i = 0; i < n && i < 4; i++)
+		w[k++] = ips[i];
+	for (i = n > 6 ? n - 2 : 4; i < n; i++)
+		w[k++] = ips[i];
+	return prec_hash_bytes(w, k * 8);
+}
+
 static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t misc, int evidx)
 {
 	const struct prec_evsel *ev = prec_reader__evsel(R->r, (size_t)evidx);
@@ -301,7 +318,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	ips = chain ? s.callchain : &s.ip;
 	n = chain ? s.callchain_nr : 1;
 	gen = prec_machine__generation(R->m, t->ms);
-	hash = prec_hash_bytes(ips, n * 8) ^ ((uint64_t)s.pid << 32 | (uint64_t)ctx) * 0x9e3779b97f4a7c15ULL ^
+	hash = chain_hash(ips, n) ^ ((uint64_t)s.pid << 32 | (uint64_t)ctx) * 0x9e3779b97f4a7c15ULL ^
 	       mode;
 	slot = &R->cc[hash & (CC_SLOTS - 1)];
 	if (slot->ips && slot->hash == hash && slot->gen == gen && slot->pid == s.pid &&
