@@ -572,6 +572,62 @@ static void print_event_header(const struct view *v)
 	fputs("#\n", v->out);
 }
 
+/* The width of cell() for entry e, mostly without formatting it. */
+static int cell_width(const struct view *v, const struct col *c, const struct prec_entry *e)
+{
+	const struct prec_sframe *sf;
+	char buf[NAME_MAX_LEN];
+
+	if (c->kind == COL_KEY) {
+		switch (c->key) {
+		case PREC_SORT_COMM:
+			return (int)strlen(e->key.comm ? e->key.comm : "[unknown]");
+		case PREC_SORT_DSO:
+			return (int)strlen(dso_text(v->h, prec_hist__sframe(v->h, e->sframe)->dso));
+		case PREC_SORT_SYM:
+			sf = prec_hist__sframe(v->h, e->sframe);
+			if (sf->kind == PREC_SF_SYM)
+				return 4 + (int)strlen(sf->name); /* "[.] name" */
+			break;
+		default:
+			break;
+		}
+	}
+	cell(v, c, e, buf, sizeof(buf));
+	return (int)strlen(buf);
+}
+
+/* Widen column c to its widest cell among rows.  Numbers print wider as they grow, so only
+ * the largest of a number column is formatted. */
+static void col_width(struct view *v, struct col *c, const uint32_t *rows, size_t nr)
+{
+	const struct prec_entry *widest = NULL;
+	size_t i;
+	int w;
+
+	if (c->kind != COL_KEY) {
+		for (i = 0; i < nr; i++) {
+			const struct prec_entry *e = &v->h->entries[rows[i]];
+			uint64_t a = c->kind == COL_CHILDREN ? e->acc_period :
+				     c->kind == COL_SELF     ? e->self_period :
+							       e->self_count;
+			uint64_t b = !widest ? 0 :
+				     c->kind == COL_CHILDREN ? widest->acc_period :
+				     c->kind == COL_SELF     ? widest->self_period :
+							       widest->self_count;
+
+			if (!widest || a > b)
+				widest = e;
+		}
+		if (widest && (w = cell_width(v, c, widest)) > c->width)
+			c->width = w;
+		return;
+	}
+	for (i = 0; i < nr; i++)
+		if ((w = cell_width(v, c, &v->h->entries[rows[i]])) > c->width)
+			c->width = w;
+}
+
 static int stdio_event(struct view *v, struct graph *g)
 {
 	struct prec_hist *h = v->h;
@@ -601,16 +657,8 @@ static int stdio_event(struct view *v, struct graph *g)
 	if (nr)
 		qsort(rows, nr, sizeof(*rows), cmp_entries);
 
-	for (c = 0; c < v->nr_cols && !sep; c++) {
-		for (i = 0; i < nr; i++) {
-			int w;
-
-			cell(v, &v->cols[c], &h->entries[rows[i]], buf, sizeof(buf));
-			w = (int)strlen(buf);
-			if (w > v->cols[c].width)
-				v->cols[c].width = w;
-		}
-	}
+	for (c = 0; c < v->nr_cols && !sep; c++)
+		col_width(v, &v->cols[c], rows, nr);
 	print_event_header(v);
 	if (sep) {
 		fputs("# ", v->out);
