@@ -19,6 +19,8 @@
 #include "prec_symbol.h"
 
 #define ROOT_PARENT UINT32_MAX
+#define NO_NODE UINT32_MAX /* end of a child list */
+#define LIST_MAX 8 /* children kept as a list only; more go to the hash */
 #define MAX_INLINE 16
 
 static const char *const key_names[PREC_SORT__MAX] = {
@@ -156,6 +158,7 @@ void prec_hist__free(struct prec_hist *h)
 	free(h->dsos);
 	free(h->ctx_root);
 	free(h->node);
+	free(h->node_of);
 	free(h->ev);
 	free(h->frame_sf_start);
 	free(h->frame_sf_n);
@@ -191,27 +194,89 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 	return id + 1;
 }
 
-/* The node (parent, frame), added if new. */
-static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t frame)
+/* A new node (parent, frame); its id, or -ENOMEM. */
+static long node_new(struct prec_hist *h, uint32_t parent, uint32_t frame)
 {
-	uint32_t key[2] = { parent, frame };
-	bool is_new;
-	long id = prec_keyset__intern(&h->nodes, key, &is_new);
+	uint32_t id = h->nr_nodes;
+	struct prec_node *n;
 
-	if (id < 0 || !is_new)
-		return id;
-	if ((size_t)id >= h->cap_nodes) {
+	if (id == UINT32_MAX - 1)
+		return -E2BIG;
+	if (id >= h->cap_nodes) {
 		size_t cap = h->cap_nodes;
 
 		if (grow((void **)&h->node, &cap, (size_t)id + 1, sizeof(*h->node)))
 			return -ENOMEM;
 		h->cap_nodes = cap;
 	}
-	h->node[id].parent = parent;
-	h->node[id].frame = frame;
-	h->node[id].hint = (uint32_t)id; /* no child yet: points at itself, never a match */
-	h->node[id].self_period = 0;
-	h->node[id].self_count = 0;
+	n = &h->node[id];
+	memset(n, 0, sizeof(*n));
+	n->parent = parent;
+	n->frame = frame;
+	n->hint = id; /* no child yet: points at itself, never a match */
+	n->first_child = NO_NODE;
+	n->next_sibling = NO_NODE;
+	h->nr_nodes++;
+	return id;
+}
+
+/* Put node `id` in the hash of (parent, frame) pairs. */
+static int node_hash(struct prec_hist *h, uint32_t id)
+{
+	uint32_t key[2] = { h->node[id].parent, h->node[id].frame };
+	long k = prec_keyset__intern(&h->nodes, key, NULL);
+
+	if (k < 0)
+		return (int)k;
+	if ((size_t)k >= h->cap_node_of) {
+		size_t cap = h->cap_node_of;
+
+		if (grow((void **)&h->node_of, &cap, (size_t)k + 1, sizeof(*h->node_of)))
+			return -ENOMEM;
+		h->cap_node_of = cap;
+	}
+	h->node_of[k] = id;
+	return 0;
+}
+
+/*
+ * The node (parent, frame), added if new.  The children of a node are a list while they are
+ * few (a new stack usually grows from a node without children: no hash at all) and go to
+ * the hash of (parent, frame) pairs once there are more than LIST_MAX of them.  Roots
+ * (parent ROOT_PARENT) are always hashed.
+ */
+static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t frame)
+{
+	struct prec_node *p = parent != ROOT_PARENT ? &h->node[parent] : NULL;
+	uint32_t key[2] = { parent, frame }, c;
+	long id, k;
+	int err;
+
+	if (p && p->nr_children <= LIST_MAX) {
+		for (c = p->first_child; c != NO_NODE; c = h->node[c].next_sibling)
+			if (h->node[c].frame == frame)
+				return c;
+	} else {
+		k = prec_keyset__find(&h->nodes, key);
+		if (k >= 0)
+			return h->node_of[k];
+	}
+	id = node_new(h, parent, frame);
+	if (id < 0)
+		return id;
+	if (!p)
+		return node_hash(h, (uint32_t)id) ? -ENOMEM : id;
+	p = &h->node[parent]; /* node_new may have moved the array */
+	h->node[id].next_sibling = p->first_child;
+	p->first_child = (uint32_t)id;
+	if (++p->nr_children == LIST_MAX + 1) {
+		/* one child too many for a list: from now on the hash has them all */
+		for (c = p->first_child; c != NO_NODE; c = h->node[c].next_sibling)
+			if ((err = node_hash(h, c)))
+				return err;
+	} else if (p->nr_children > LIST_MAX + 1 && (err = node_hash(h, (uint32_t)id))) {
+		return err;
+	}
 	return id;
 }
 
@@ -539,7 +604,7 @@ static int cmp_unsym(const void *a, const void *b)
 
 int prec_hist__finish(struct prec_hist *h)
 {
-	uint32_t *seq = NULL, *fr = NULL, *stamp = NULL, node, nnodes = h->nodes.n;
+	uint32_t *seq = NULL, *fr = NULL, *stamp = NULL, node, nnodes = h->nr_nodes;
 	struct occ3 *o3 = NULL;
 	size_t cap = 0, o3_cap = 0, nr_o3 = 0, unsym_cap = 0, stamp_cap = 0, i;
 	uint32_t gen = 0;

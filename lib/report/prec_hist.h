@@ -134,8 +134,9 @@ struct prec_ctx_key {
 struct prec_node {
 	uint32_t parent; /* UINT32_MAX for roots */
 	uint32_t frame; /* frame id; the context id for roots */
-	uint32_t hint; /* the child a stack took last, to skip the hash next time */
-	uint32_t pad;
+	uint32_t hint; /* the child a stack took last, tried first */
+	uint32_t first_child, next_sibling; /* the list of children (UINT32_MAX: none) */
+	uint32_t nr_children; /* beyond a few they are found through prec_hist.nodes */
 	uint64_t self_period, self_count; /* of the samples whose stack ends here */
 };
 
@@ -156,9 +157,12 @@ struct prec_hist {
 
 	struct prec_keyset frames; /* struct prec_hist_frame -> frame id */
 
-	struct prec_keyset nodes; /* (parent, frame) -> node id */
 	struct prec_node *node; /* by node id */
+	uint32_t nr_nodes;
 	size_t cap_nodes;
+	struct prec_keyset nodes; /* (parent, frame) of roots and of crowded parents' children */
+	uint32_t *node_of; /* nodes key id -> node id */
+	size_t cap_node_of;
 
 	struct prec_evsel_stats *ev;
 	uint32_t nr_ev;

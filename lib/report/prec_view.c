@@ -768,7 +768,7 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 
 	memset(&lines, 0, sizeof(lines));
 	prec_keyset__init(&ids, sizeof(uintptr_t));
-	for (node = 0; node < h->nodes.n; node++) {
+	for (node = 0; node < h->nr_nodes; node++) {
 		const struct prec_ctx_key *ck;
 		const char *s;
 		uintptr_t key;
