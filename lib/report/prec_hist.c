@@ -625,7 +625,8 @@ int prec_hist__finish(struct prec_hist *h)
 			continue;
 		p = h->node[node].self_period;
 		c = h->node[node].self_count;
-		n = stack_seq2(h, node, SIZE_MAX, &seq, &fr, &cap);
+		/* without children only the leaf position is used */
+		n = stack_seq2(h, node, h->opts.children ? SIZE_MAX : 0, &seq, &fr, &cap);
 		if (n < 0)
 			goto nomem;
 		if (n == 0)
