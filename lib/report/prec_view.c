@@ -61,9 +61,17 @@ static void sym_text(const struct prec_hist *h, uint32_t sfid, char *buf, size_t
 	const char *mode = sf->kernel ? "[k]" : "[.]";
 
 	switch (sf->kind) {
-	case PREC_SF_SYM:
-		snprintf(buf, len, "%s %s", mode, sf->name);
+	case PREC_SF_SYM: {
+		size_t n = strlen(sf->name);
+
+		if (n + 5 > len)
+			n = len - 5;
+		memcpy(buf, mode, 3);
+		buf[3] = ' ';
+		memcpy(buf + 4, sf->name, n);
+		buf[4 + n] = 0;
 		break;
+	}
 	case PREC_SF_INLINE:
 		snprintf(buf, len, "%s %s (inlined)", mode, sf->name);
 		break;
@@ -104,49 +112,83 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
-static void cell(const struct view *v, const struct col *c, const struct prec_entry *e, char *buf,
-		 size_t len)
+size_t prec_view__pct_text(double p, char *buf)
+{
+	long double x = (long double)p * 100.0L, f;
+	unsigned long long r, ip;
+	char tmp[24];
+	size_t n = 0, k = 0;
+
+	if (!(p >= 0.0) || p > 1e15) /* not a share: let printf say what it is */
+		return (size_t)snprintf(buf, 32, "%.2f%%", p);
+	r = (unsigned long long)x; /* exact: x has no more than 60 significant bits */
+	f = x - (long double)r;
+	if (f > 0.5L || (f == 0.5L && (r & 1)))
+		r++;
+	ip = r / 100;
+	do
+		tmp[k++] = (char)('0' + ip % 10);
+	while ((ip /= 10));
+	while (k)
+		buf[n++] = tmp[--k];
+	buf[n++] = '.';
+	buf[n++] = (char)('0' + r % 100 / 10);
+	buf[n++] = (char)('0' + r % 10);
+	buf[n++] = '%';
+	buf[n] = 0;
+	return n;
+}
+
+static const char *u64_text(uint64_t v, char *buf)
+{
+	char *p = buf + 20;
+
+	*p = 0;
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10));
+	return p;
+}
+
+/* The text of column c for entry e: in buf (len >= NAME_MAX_LEN) or a string of the hist. */
+static const char *cell(const struct view *v, const struct col *c, const struct prec_entry *e,
+			char *buf, size_t len)
 {
 	const struct prec_hist *h = v->h;
 
 	switch (c->kind) {
 	case COL_CHILDREN:
-		snprintf(buf, len, "%.2f%%", pct(e->acc_period, v->total));
-		return;
+		prec_view__pct_text(pct(e->acc_period, v->total), buf);
+		return buf;
 	case COL_SELF:
-		snprintf(buf, len, "%.2f%%", pct(e->self_period, v->total));
-		return;
+		prec_view__pct_text(pct(e->self_period, v->total), buf);
+		return buf;
 	case COL_SAMPLES:
-		snprintf(buf, len, "%" PRIu64, e->self_count);
-		return;
+		return u64_text(e->self_count, buf);
 	case COL_KEY:
 		break;
 	}
 	switch (c->key) {
 	case PREC_SORT_COMM:
-		snprintf(buf, len, "%s", e->key.comm ? e->key.comm : "[unknown]");
-		break;
+		return e->key.comm ? e->key.comm : "[unknown]";
 	case PREC_SORT_PID:
 		snprintf(buf, len, "%7" PRIu32 ":%s", e->key.pid, e->key.comm ? e->key.comm : "");
-		break;
+		return buf;
 	case PREC_SORT_TID:
 		snprintf(buf, len, "%7" PRIu32 ":%s", e->key.tid, e->key.comm ? e->key.comm : "");
-		break;
+		return buf;
 	case PREC_SORT_CPU:
 		snprintf(buf, len, "%03d", (int)e->key.cpu);
-		break;
+		return buf;
 	case PREC_SORT_DSO:
-		snprintf(buf, len, "%s", dso_text(h, prec_hist__sframe(h, e->sframe)->dso));
-		break;
+		return dso_text(h, prec_hist__sframe(h, e->sframe)->dso);
 	case PREC_SORT_SYM:
 		sym_text(h, e->sframe, buf, len);
-		break;
+		return buf;
 	case PREC_SORT_SRCLINE:
-		snprintf(buf, len, "%s", e->key.srcline ? e->key.srcline : "??:0");
-		break;
+		return e->key.srcline ? e->key.srcline : "??:0";
 	default:
-		buf[0] = 0;
-		break;
+		return "";
 	}
 }
 
@@ -392,7 +434,7 @@ static int print_follow(const struct view *v, struct graph *g, uint32_t node, si
 
 static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen)
 {
-	char buf[NAME_MAX_LEN], p[32];
+	char buf[NAME_MAX_LEN], p[48];
 	struct gnode **kids;
 	long n = visible_kids(v, g, node, &kids), i;
 	int err = 0;
@@ -402,9 +444,10 @@ static int print_branches(const struct view *v, struct graph *g, uint32_t node, 
 	for (i = 0; i < n && !err; i++) {
 		bool last = i == n - 1;
 		uint32_t kid = (uint32_t)(kids[i] - g->nodes);
-		size_t w = (size_t)snprintf(p, sizeof(p), "--%.2f%%--", pct(kids[i]->period,
-									     v->total));
+		size_t w = 2 + prec_view__pct_text(pct(kids[i]->period, v->total), p + 2) + 2;
 
+		p[0] = p[1] = '-';
+		memcpy(p + w - 2, "--", 3);
 		if (set_prefix(g, plen + 1 + w)) {
 			err = -ENOMEM;
 			break;
@@ -572,6 +615,25 @@ static void print_event_header(const struct view *v)
 	fputs("#\n", v->out);
 }
 
+/* t in a field of `width` columns, right- or left-aligned (printf's %*s without printf). */
+static void put_padded(FILE *out, const char *t, int width, bool right)
+{
+	static const char spaces[] = "                                                                ";
+	size_t n = strlen(t);
+	size_t pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
+
+	if (!right)
+		fwrite(t, 1, n, out);
+	while (pad) {
+		size_t k = pad < sizeof(spaces) - 1 ? pad : sizeof(spaces) - 1;
+
+		fwrite(spaces, 1, k, out);
+		pad -= k;
+	}
+	if (right)
+		fwrite(t, 1, n, out);
+}
+
 /* The width of cell() for entry e, mostly without formatting it. */
 static int cell_width(const struct view *v, const struct col *c, const struct prec_entry *e)
 {
@@ -593,8 +655,7 @@ static int cell_width(const struct view *v, const struct col *c, const struct pr
 			break;
 		}
 	}
-	cell(v, c, e, buf, sizeof(buf));
-	return (int)strlen(buf);
+	return (int)strlen(cell(v, c, e, buf, sizeof(buf)));
 }
 
 /* Widen column c to its widest cell among rows.  Numbers print wider as they grow, so only
@@ -687,15 +748,18 @@ static int stdio_event(struct view *v, struct graph *g)
 		fputs(sep ? "" : "  ", v->out);
 		for (c = 0; c < v->nr_cols; c++) {
 			const struct col *col = &v->cols[c];
+			const char *t = cell(v, col, e, buf, sizeof(buf));
 
-			cell(v, col, e, buf, sizeof(buf));
-			if (sep)
-				fprintf(v->out, "%s%s", c ? sep : "", buf);
-			else if (c + 1 == v->nr_cols && !col->right)
-				fprintf(v->out, "  %s", buf);
-			else
-				fprintf(v->out, "%s%*s", c ? "  " : "",
-					col->right ? col->width : -col->width, buf);
+			if (sep) {
+				fputs(c ? sep : "", v->out);
+				fputs(t, v->out);
+			} else if (c + 1 == v->nr_cols && !col->right) {
+				fputs("  ", v->out);
+				fputs(t, v->out);
+			} else {
+				fputs(c ? "  " : "", v->out);
+				put_padded(v->out, t, col->width, col->right);
+			}
 		}
 		fputc('\n', v->out);
 		if (o->graph != PREC_GRAPH_NONE && e->occ_n && !sep)

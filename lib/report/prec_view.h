@@ -36,6 +36,10 @@ struct prec_view_opts {
 	const struct prec_view_evsel *evsels; /* hist->nr_ev of them */
 };
 
+/* "%.2f%%" of p (a share in percent), exactly as printf prints it, without printf; buf holds
+ * at least 32 bytes.  Returns the length. */
+size_t prec_view__pct_text(double p, char *buf);
+
 /* perf report --stdio. */
 int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *out);
 
