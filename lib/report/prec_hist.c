@@ -331,15 +331,18 @@ long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_
 	size_t i;
 
 	for (i = nr; i-- > 0;) {
-		fid = prec_keyset__intern(&h->frames, &frames[i], NULL);
-		if (fid < 0)
-			return fid;
-		/* consecutive stacks share their outer part: try the child taken last time */
+		/* consecutive stacks share their outer part: try the child taken last time,
+		 * comparing frames themselves (no hash for the frame either) */
 		hint = h->node[node].hint;
-		if (h->node[hint].frame == (uint32_t)fid && h->node[hint].parent == (uint32_t)node) {
+		if (h->node[hint].parent == (uint32_t)node &&
+		    !memcmp(prec_keyset__key(&h->frames, h->node[hint].frame), &frames[i],
+			    sizeof(frames[i]))) {
 			node = hint;
 			continue;
 		}
+		fid = prec_keyset__intern(&h->frames, &frames[i], NULL);
+		if (fid < 0)
+			return fid;
 		child = node_intern(h, (uint32_t)node, (uint32_t)fid);
 		if (child < 0)
 			return child;
