@@ -17,6 +17,8 @@
 
 #include "prec_machine.h"
 
+#define PREC_RECENT_THREADS 64
+
 struct prec_machine {
 	struct prec_strset strs;
 	struct prec_keyset tid_index; /* key: u64 tid -> index in threads */
@@ -32,7 +34,7 @@ struct prec_machine {
 		uint8_t id[PREC_BUILD_ID_MAX];
 	} *bids;
 	uint64_t gen; /* count of map changes; stamps prec_mspace.gen */
-	struct prec_thread *last_thread; /* the last one looked up (threads never move) */
+	struct prec_thread *recent[PREC_RECENT_THREADS]; /* by tid: last looked up (never move) */
 };
 
 int prec_machine__new(struct prec_machine **ret)
@@ -144,17 +146,17 @@ static struct prec_thread *find_thread(struct prec_machine *m, uint32_t tid)
 
 struct prec_thread *prec_machine__thread(struct prec_machine *m, uint32_t pid, uint32_t tid)
 {
-	struct prec_thread *t = m->last_thread;
+	struct prec_thread **slot = &m->recent[tid % PREC_RECENT_THREADS], *t = *slot;
 	char name[24];
 	uint64_t key = tid;
 	long id;
 
-	/* samples come in runs of one thread: the last one answers without a lookup */
+	/* samples come from a few threads at a time: those answer without a lookup */
 	if (t && t->tid == tid && (t->pid == pid || pid == UINT32_MAX))
 		return t;
 	t = find_thread(m, tid);
 	if (t) {
-		m->last_thread = t;
+		*slot = t;
 		if (t->pid != pid && pid != UINT32_MAX) {
 			/* a tid reused by another process, or a pid learnt late */
 			struct prec_mspace *ms = mspace_of(m, pid, NULL);

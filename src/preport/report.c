@@ -261,19 +261,19 @@ static int resolve_chain(struct rep *R, struct prec_thread *t, const uint64_t *i
 
 /*
  * The cache slot of a raw chain: from its length and at most its first four and last two
- * addresses (which tell almost all chains apart); the slot's full compare does the rest.
+ * addresses (which tell almost all chains apart), mixed cheaply: the slot's full compare
+ * does the rest.
  */
 static uint64_t chain_hash(const uint64_t *ips, size_t n)
 {
-	uint64_t w[7];
-	size_t k = 0, i;
+	uint64_t h = n * 0x9e3779b97f4a7c15ULL;
+	size_t i;
 
-	w[k++] = n;
 	for (i = 0; i < n && i < 4; i++)
-		w[k++] = ips[i];
+		h = (h ^ ips[i]) * 0xff51afd7ed558ccdULL;
 	for (i = n > 6 ? n - 2 : 4; i < n; i++)
-		w[k++] = ips[i];
-	return prec_hash_bytes(w, k * 8);
+		h = (h ^ ips[i]) * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 29);
 }
 
 static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t misc, int evidx)
