@@ -264,18 +264,25 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t frame)
 	id = node_new(h, parent, frame);
 	if (id < 0)
 		return id;
-	if (!p)
-		return node_hash(h, (uint32_t)id) ? -ENOMEM : id;
+	if (!p) {
+		err = node_hash(h, (uint32_t)id);
+		return err ? err : id;
+	}
 	p = &h->node[parent]; /* node_new may have moved the array */
 	h->node[id].next_sibling = p->first_child;
 	p->first_child = (uint32_t)id;
-	if (++p->nr_children == LIST_MAX + 1) {
+	p->nr_children++;
+	if (p->nr_children == LIST_MAX + 1) {
 		/* one child too many for a list: from now on the hash has them all */
-		for (c = p->first_child; c != NO_NODE; c = h->node[c].next_sibling)
-			if ((err = node_hash(h, c)))
+		for (c = p->first_child; c != NO_NODE; c = h->node[c].next_sibling) {
+			err = node_hash(h, c);
+			if (err)
 				return err;
-	} else if (p->nr_children > LIST_MAX + 1 && (err = node_hash(h, (uint32_t)id))) {
-		return err;
+		}
+	} else if (p->nr_children > LIST_MAX + 1) {
+		err = node_hash(h, (uint32_t)id);
+		if (err)
+			return err;
 	}
 	return id;
 }

@@ -658,6 +658,19 @@ static int cell_width(const struct view *v, const struct col *c, const struct pr
 	return (int)strlen(cell(v, c, e, buf, sizeof(buf)));
 }
 
+/* The number a number column shows for e. */
+static uint64_t col_number(const struct col *c, const struct prec_entry *e)
+{
+	switch (c->kind) {
+	case COL_CHILDREN:
+		return e->acc_period;
+	case COL_SELF:
+		return e->self_period;
+	default:
+		return e->self_count;
+	}
+}
+
 /* Widen column c to its widest cell among rows.  Numbers print wider as they grow, so only
  * the largest of a number column is formatted. */
 static void col_width(struct view *v, struct col *c, const uint32_t *rows, size_t nr)
@@ -669,15 +682,8 @@ static void col_width(struct view *v, struct col *c, const uint32_t *rows, size_
 	if (c->kind != COL_KEY) {
 		for (i = 0; i < nr; i++) {
 			const struct prec_entry *e = &v->h->entries[rows[i]];
-			uint64_t a = c->kind == COL_CHILDREN ? e->acc_period :
-				     c->kind == COL_SELF     ? e->self_period :
-							       e->self_count;
-			uint64_t b = !widest ? 0 :
-				     c->kind == COL_CHILDREN ? widest->acc_period :
-				     c->kind == COL_SELF     ? widest->self_period :
-							       widest->self_count;
 
-			if (!widest || a > b)
+			if (!widest || col_number(c, e) > col_number(c, widest))
 				widest = e;
 		}
 		if (widest && (w = cell_width(v, c, widest)) > c->width)
