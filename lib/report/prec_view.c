@@ -107,6 +107,8 @@ struct view {
 	size_t nr_cols;
 };
 
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
 static double pct(uint64_t v, uint64_t total)
 {
 	return total ? 100.0 * (double)v / (double)total : 0.0;
@@ -677,8 +679,6 @@ static void col_width(struct view *v, struct col *c, const uint32_t *rows, size_
 {
 	const struct prec_entry *widest = NULL;
 	size_t i;
-	int w;
-
 	if (c->kind != COL_KEY) {
 		for (i = 0; i < nr; i++) {
 			const struct prec_entry *e = &v->h->entries[rows[i]];
@@ -686,13 +686,12 @@ static void col_width(struct view *v, struct col *c, const uint32_t *rows, size_
 			if (!widest || col_number(c, e) > col_number(c, widest))
 				widest = e;
 		}
-		if (widest && (w = cell_width(v, c, widest)) > c->width)
-			c->width = w;
+		if (widest)
+			c->width = MAX(c->width, cell_width(v, c, widest));
 		return;
 	}
 	for (i = 0; i < nr; i++)
-		if ((w = cell_width(v, c, &v->h->entries[rows[i]])) > c->width)
-			c->width = w;
+		c->width = MAX(c->width, cell_width(v, c, &v->h->entries[rows[i]]));
 }
 
 static int stdio_event(struct view *v, struct graph *g)
