@@ -107,8 +107,6 @@ struct view {
 	size_t nr_cols;
 };
 
-#define MAX(a, b) ((a) > (b) ? (a) : (b))
-
 static double pct(uint64_t v, uint64_t total)
 {
 	return total ? 100.0 * (double)v / (double)total : 0.0;
@@ -660,6 +658,12 @@ static int cell_width(const struct view *v, const struct col *c, const struct pr
 	return (int)strlen(cell(v, c, e, buf, sizeof(buf)));
 }
 
+static void widen(struct col *c, int w)
+{
+	if (w > c->width)
+		c->width = w;
+}
+
 /* The number a number column shows for e. */
 static uint64_t col_number(const struct col *c, const struct prec_entry *e)
 {
@@ -687,11 +691,11 @@ static void col_width(struct view *v, struct col *c, const uint32_t *rows, size_
 				widest = e;
 		}
 		if (widest)
-			c->width = MAX(c->width, cell_width(v, c, widest));
+			widen(c, cell_width(v, c, widest));
 		return;
 	}
 	for (i = 0; i < nr; i++)
-		c->width = MAX(c->width, cell_width(v, c, &v->h->entries[rows[i]]));
+		widen(c, cell_width(v, c, &v->h->entries[rows[i]]));
 }
 
 static int stdio_event(struct view *v, struct graph *g)
