@@ -42,6 +42,9 @@ struct preport_report_opts {
 	uint32_t nr_cpu_bits;
 	bool time_set;
 	uint64_t time_start, time_end; /* ns; end 0: open */
+	/* the process exits right after: leave the report's memory to the kernel (freeing
+	 * ~100k small blocks and ~40 mapped ELF files took 5 ms of a 130 ms report) */
+	bool no_teardown;
 };
 
 /*

@@ -805,6 +805,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	}
 out:
 	free(ve);
-	free_rep(&R);
+	if (!o->no_teardown)
+		free_rep(&R);
 	return err;
 }
