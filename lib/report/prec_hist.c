@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prec_buf.h"
 #include "prec_hist.h"
 #include "prec_symbol.h"
 
@@ -82,21 +83,10 @@ static bool has_key(const struct prec_hist_opts *o, enum prec_sort_key k)
 }
 
 /* Grow an array of `size`-byte elements to hold at least `need`. */
+/* Growth of the hist's arrays: from 64 items, doubling. */
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
 {
-	size_t ncap = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
+	return prec_array__grow(arr, cap, need, size, 64);
 }
 
 /* grow(), with the new elements zeroed. */

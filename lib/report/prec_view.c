@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prec_buf.h"
 #include "prec_symbol.h"
 #include "prec_view.h"
 
@@ -279,15 +280,9 @@ static long gnode_child(struct graph *g, uint32_t parent, uint32_t sf)
 		return id;
 	id++;
 	if (is_new) {
-		if ((size_t)id >= g->cap) {
-			size_t ncap = g->cap ? g->cap * 2 : 256;
-			struct gnode *n = realloc(g->nodes, ncap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			g->nodes = n;
-			g->cap = ncap;
-		}
+		if (prec_array__grow((void **)&g->nodes, &g->cap, (size_t)id + 1,
+				     sizeof(*g->nodes), 256))
+			return -ENOMEM;
 		memset(&g->nodes[id], 0, sizeof(g->nodes[id]));
 		g->nodes[id].sf = sf;
 		g->nodes[id].next_sibling = g->nodes[parent].first_child;
@@ -371,16 +366,9 @@ static long visible_kids(const struct view *v, struct graph *g, uint32_t node,
 	for (c = g->nodes[node].first_child; c; c = g->nodes[c].next_sibling) {
 		if (pct(g->nodes[c].period, v->total) < v->o->graph_threshold)
 			continue;
-		if (n == cap) {
-			struct gnode **nk;
-
-			cap = cap ? cap * 2 : 4;
-			nk = realloc(k, cap * sizeof(*k));
-			if (!nk) {
-				free(k);
-				return -1;
-			}
-			k = nk;
+		if (prec_array__grow((void **)&k, &cap, n + 1, sizeof(*k), 4)) {
+			free(k);
+			return -1;
 		}
 		k[n++] = &g->nodes[c];
 	}
@@ -392,15 +380,8 @@ static long visible_kids(const struct view *v, struct graph *g, uint32_t node,
 
 static int set_prefix(struct graph *g, size_t len)
 {
-	if (len + 1 > g->prefix_cap) {
-		size_t ncap = (len + 1) * 2;
-		char *p = realloc(g->prefix, ncap);
-
-		if (!p)
-			return -ENOMEM;
-		g->prefix = p;
-		g->prefix_cap = ncap;
-	}
+	if (prec_array__grow((void **)&g->prefix, &g->prefix_cap, len + 1, 1, 64))
+		return -ENOMEM;
 	g->prefix[len] = 0;
 	return 0;
 }
@@ -834,7 +815,7 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 	struct prec_keyset ids; /* interned line pointer -> id */
 	const char **order = NULL;
 	uint64_t *counts = NULL;
-	size_t cap = 0, seq_cap = 0, len_cap = 0, i;
+	size_t counts_cap = 0, order_cap = 0, seq_cap = 0, len_cap = 0, i;
 	uint32_t *seq = NULL, node;
 	char *line = NULL, buf[NAME_MAX_LEN];
 	int err = -ENOMEM;
@@ -865,15 +846,8 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 			else
 				break;
 			l = strlen(s);
-			if (len + l + 2 > len_cap) {
-				char *nl;
-
-				len_cap = (len + l + 2) * 2;
-				nl = realloc(line, len_cap);
-				if (!nl)
-					goto out;
-				line = nl;
-			}
+			if (prec_array__grow((void **)&line, &len_cap, len + l + 2, 1, 256))
+				goto out;
 			if (k != n)
 				line[len++] = ';';
 			memcpy(line + len, s, l);
@@ -887,20 +861,10 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 		id = prec_keyset__intern(&ids, &key, &is_new);
 		if (id < 0)
 			goto out;
-		if ((size_t)id >= cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			uint64_t *nc = realloc(counts, ncap * sizeof(*nc));
-			const char **no;
-
-			if (!nc)
-				goto out;
-			counts = nc;
-			no = realloc(order, ncap * sizeof(*no));
-			if (!no)
-				goto out;
-			order = no;
-			cap = ncap;
-		}
+		if (prec_array__grow((void **)&counts, &counts_cap, (size_t)id + 1, sizeof(*counts),
+				     256) ||
+		    prec_array__grow((void **)&order, &order_cap, (size_t)id + 1, sizeof(*order), 256))
+			goto out;
 		if (is_new) {
 			counts[id] = 0;
 			order[id] = s;

@@ -15,6 +15,7 @@
 
 #include <linux/perf_event.h>
 
+#include "prec_buf.h"
 #include "prec_machine.h"
 
 #define PREC_RECENT_THREADS 64
@@ -97,15 +98,8 @@ struct prec_mspace *prec_machine__kernel(struct prec_machine *m)
 /* Grow an array of pointers by one slot. */
 static int push_ptr(void ***arr, size_t *nr, size_t *cap, void *p)
 {
-	if (*nr == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		void **a = realloc(*arr, c * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		*arr = a;
-		*cap = c;
-	}
+	if (prec_array__grow((void **)arr, cap, *nr + 1, sizeof(**arr), 64))
+		return -ENOMEM;
 	(*arr)[(*nr)++] = p;
 	return 0;
 }
@@ -213,19 +207,7 @@ struct prec_map *prec_mspace__find(struct prec_mspace *ms, uint64_t addr)
 
 static int mspace_reserve(struct prec_mspace *ms, size_t extra)
 {
-	if (ms->nr + extra > ms->cap) {
-		size_t cap = ms->cap ? ms->cap * 2 : 16;
-		struct prec_map *v;
-
-		while (cap < ms->nr + extra)
-			cap *= 2;
-		v = realloc(ms->maps, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		ms->maps = v;
-		ms->cap = cap;
-	}
-	return 0;
+	return prec_array__grow((void **)&ms->maps, &ms->cap, ms->nr + extra, sizeof(*ms->maps), 16);
 }
 
 /* Insert `nm`, cutting away the parts of existing maps it covers. */

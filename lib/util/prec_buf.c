@@ -81,3 +81,25 @@ void prec_buf__release(struct prec_buf *b)
 	b->len = 0;
 	b->cap = 0;
 }
+
+int prec_array__grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t ncap = *cap ? *cap : (first ? first : 1);
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	if (elem && ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}

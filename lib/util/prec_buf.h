@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A growable byte buffer.  Zero-initialise it (struct prec_buf b = {0}); free it with
- * prec_buf__release().  The storage is malloc'ed and aligned for any type, so data at
- * offset 0 is 8-byte aligned.
+ * A growable byte buffer, and the growth rule for typed arrays.  Zero-initialise a buffer
+ * (struct prec_buf b = {0}); free it with prec_buf__release().  The storage is malloc'ed
+ * and aligned for any type, so data at offset 0 is 8-byte aligned.
  */
 #ifndef PREC_BUF_H
 #define PREC_BUF_H
@@ -29,5 +29,12 @@ void prec_buf__consume(struct prec_buf *b, size_t n);
 
 /* Free the storage; the buffer is empty and reusable afterwards. NULL-safe. */
 void prec_buf__release(struct prec_buf *b);
+
+/*
+ * Make the malloc'ed array *arr (*cap items of `elem` bytes; NULL when *cap is 0) hold at
+ * least `need` items, doubling its capacity from at least `first`.  0, or -ENOMEM with *arr
+ * and *cap unchanged.  New items are not initialised.
+ */
+int prec_array__grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
 
 #endif

@@ -135,15 +135,9 @@ static long jit_id(struct rep *R, uint32_t pid)
 		struct prec_dso *d;
 		long hid = 0;
 
-		if ((size_t)id >= R->jit_cap) {
-			size_t ncap = R->jit_cap ? R->jit_cap * 2 : 64;
-			uint32_t *nv = realloc(R->jit_val, ncap * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			R->jit_val = nv;
-			R->jit_cap = ncap;
-		}
+		if (prec_array__grow((void **)&R->jit_val, &R->jit_cap, (size_t)id + 1,
+				     sizeof(*R->jit_val), 64))
+			return -ENOMEM;
 		d = prec_symtab__jit(R->st, pid);
 		if (!d)
 			return -ENOMEM;
@@ -490,15 +484,8 @@ static int enqueue(struct rep *R, const struct prec_record *rec, uint64_t time, 
 {
 	size_t off = R->arena.len;
 
-	if (R->nq == R->qcap) {
-		size_t ncap = R->qcap ? R->qcap * 2 : 4096;
-		struct qent *q = realloc(R->q, ncap * sizeof(*q));
-
-		if (!q)
-			return -ENOMEM;
-		R->q = q;
-		R->qcap = ncap;
-	}
+	if (prec_array__grow((void **)&R->q, &R->qcap, R->nq + 1, sizeof(*R->q), 4096))
+		return -ENOMEM;
 	if (arena_add(&R->arena, rec->data, rec->size))
 		return -ENOMEM;
 	R->q[R->nq].time = time;
