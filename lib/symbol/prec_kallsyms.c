@@ -114,17 +114,46 @@ out:
 	return err;
 }
 
-/* One entry per line at most: reserve that many so pushes never reallocate. */
-static int reserve_lines(struct prec_symvec *sv, const char *buf, size_t len)
+/*
+ * Read the text file at `path` (see prec_read_text_file()) for a loader that makes at most
+ * one entry per line: that many are reserved in sv, so pushes never reallocate.  On error
+ * nothing is left allocated.
+ */
+static int read_lines(const char *path, bool check_owner, struct prec_symvec *sv, char **ret)
 {
-	const char *p = buf, *end = buf + len;
+	const char *p, *end;
 	uint64_t n = 1;
+	size_t len;
+	char *buf;
+	int err;
 
-	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+	err = prec_read_text_file(path, check_owner, &buf, &len);
+	if (err)
+		return err;
+	for (p = buf, end = buf + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
 		n++;
-		p++;
+	err = prec_symvec__reserve(sv, n > PREC_SYMS_MAX ? PREC_SYMS_MAX : (uint32_t)n);
+	if (err) {
+		free(buf);
+		return err;
 	}
-	return prec_symvec__reserve(sv, n > PREC_SYMS_MAX ? PREC_SYMS_MAX : (uint32_t)n);
+	*ret = buf;
+	return 0;
+}
+
+/* The line at *p, NUL-terminated in place, *p moved past it; NULL at the end of the text. */
+static char *next_line(char **p)
+{
+	char *line = *p, *eol;
+
+	if (!*line)
+		return NULL;
+	eol = strchr(line, '\n');
+	if (!eol)
+		eol = line + strlen(line);
+	*p = *eol ? eol + 1 : eol;
+	*eol = 0;
+	return line;
 }
 
 static int hexval(int c)
@@ -191,28 +220,21 @@ static int module_index(struct prec_symtab *st, const char *name, size_t len, ui
 int prec_kallsyms_load(struct prec_dso *d, const char *path)
 {
 	struct prec_symvec sv = { 0 };
-	char *buf, *p, *mod_prev = NULL;
-	size_t len, mod_prev_len = 0;
+	char *buf, *p, *line, *mod_prev = NULL;
+	size_t mod_prev_len = 0;
 	uint16_t mod_prev_idx = 0;
 	bool nonzero = false, any = false;
 	int err;
 
-	err = prec_read_text_file(path, false, &buf, &len);
+	err = read_lines(path, false, &sv, &buf);
 	if (err)
 		return err;
-	err = reserve_lines(&sv, buf, len);
-	if (err)
-		goto fail;
-	for (p = buf; *p;) {
-		char *line = p, *eol = strchr(p, '\n'), *name, *tab;
+	for (p = buf; (line = next_line(&p));) {
+		char *name, *tab;
 		uint64_t addr;
 		char type;
 		uint16_t mod = 0;
 
-		if (!eol)
-			eol = p + strlen(p);
-		p = *eol ? eol + 1 : eol;
-		*eol = 0;
 		if (!parse_hex(&line, &addr) || line[0] != ' ' || !line[1] || line[2] != ' ')
 			continue;
 		type = line[1];
@@ -277,26 +299,17 @@ fail:
 int prec_jitmap_load(struct prec_dso *d, const char *path)
 {
 	struct prec_symvec sv = { 0 };
-	char *buf, *p;
-	size_t len;
+	char *buf, *p, *line;
 	uint32_t i, out;
 	int err;
 
-	err = prec_read_text_file(path, true, &buf, &len);
+	err = read_lines(path, true, &sv, &buf);
 	if (err)
 		return err;
-	err = reserve_lines(&sv, buf, len);
-	if (err)
-		goto fail;
-	for (p = buf; *p;) {
-		char *line = p, *eol = strchr(p, '\n');
+	for (p = buf; (line = next_line(&p));) {
 		uint64_t start, size;
 		size_t n;
 
-		if (!eol)
-			eol = p + strlen(p);
-		p = *eol ? eol + 1 : eol;
-		*eol = 0;
 		while (*line == ' ' || *line == '\t')
 			line++;
 		if (!parse_hex(&line, &start) || *line != ' ')
