@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "prec_buf.h"
 #include "prec_symbol_int.h"
 
 struct prec_loader {
@@ -72,16 +73,9 @@ void prec_symtab__prefetch(struct prec_symtab *st, struct prec_dso *d)
 	if (!l || !d || d->queued || d->status != PREC_DSO_UNLOADED)
 		return;
 	pthread_mutex_lock(&l->lock);
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct prec_dso **q = realloc(l->q, cap * sizeof(*q));
-
-		if (!q) { /* the DSO loads on its first question instead */
-			pthread_mutex_unlock(&l->lock);
-			return;
-		}
-		l->q = q;
-		l->cap = cap;
+	if (prec_array__grow((void **)&l->q, &l->cap, l->n + 1, sizeof(*l->q), 64)) {
+		pthread_mutex_unlock(&l->lock);
+		return; /* the DSO loads on its first question instead */
 	}
 	l->q[l->n++] = d;
 	d->queued = true;
