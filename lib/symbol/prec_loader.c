@@ -22,22 +22,27 @@ struct prec_loader {
 	bool stop;
 };
 
+/* Load what the queue holds, one DSO at a time; called and returning with l->lock held. */
+static void load_queued(struct prec_loader *l)
+{
+	while (l->head < l->n) {
+		struct prec_dso *d = l->q[l->head++];
+
+		pthread_mutex_unlock(&l->lock);
+		prec_dso__status(d);
+		pthread_mutex_lock(&l->lock);
+	}
+}
+
 static void *loader_main(void *arg)
 {
 	struct prec_loader *l = arg;
 
 	pthread_mutex_lock(&l->lock);
-	for (;;) {
-		struct prec_dso *d;
-
-		while (!l->stop && l->head == l->n)
+	while (!l->stop) {
+		load_queued(l);
+		if (!l->stop)
 			pthread_cond_wait(&l->wake, &l->lock);
-		if (l->stop)
-			break;
-		d = l->q[l->head++];
-		pthread_mutex_unlock(&l->lock);
-		prec_dso__status(d);
-		pthread_mutex_lock(&l->lock);
 	}
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
@@ -91,13 +96,7 @@ void prec_symtab__loader_stop(struct prec_symtab *st)
 		return;
 	/* help with what still waits, so both CPUs load until the queue is empty */
 	pthread_mutex_lock(&l->lock);
-	while (l->head < l->n) {
-		struct prec_dso *d = l->q[l->head++];
-
-		pthread_mutex_unlock(&l->lock);
-		prec_dso__status(d);
-		pthread_mutex_lock(&l->lock);
-	}
+	load_queued(l);
 	l->stop = true;
 	pthread_cond_signal(&l->wake);
 	pthread_mutex_unlock(&l->lock);
