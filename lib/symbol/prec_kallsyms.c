@@ -141,6 +141,15 @@ static int read_lines(const char *path, bool check_owner, struct prec_symvec *sv
 	return 0;
 }
 
+/* Give d the sorted symbols and the text their names point into. */
+static void adopt(struct prec_dso *d, struct prec_symvec *sv, char *buf)
+{
+	prec_symvec__link(sv);
+	d->syms = sv->v;
+	d->nsyms = sv->n;
+	d->image = buf;
+}
+
 /* The line at *p, NUL-terminated in place, *p moved past it; NULL at the end of the text. */
 static char *next_line(char **p)
 {
@@ -285,10 +294,7 @@ int prec_kallsyms_load(struct prec_dso *d, const char *path)
 	prec_symvec__sort(&sv);
 	prec_symvec__fixup_end(&sv, true);
 	prec_symvec__dedup(&sv);
-	prec_symvec__link(&sv);
-	d->syms = sv.v;
-	d->nsyms = sv.n;
-	d->image = buf;
+	adopt(d, &sv, buf);
 	return 0;
 fail:
 	prec_symvec__release(&sv);
@@ -341,10 +347,7 @@ int prec_jitmap_load(struct prec_dso *d, const char *path)
 			sv.v[out++] = sv.v[i];
 	}
 	sv.n = out;
-	prec_symvec__link(&sv);
-	d->syms = sv.v;
-	d->nsyms = sv.n;
-	d->image = buf;
+	adopt(d, &sv, buf);
 	return 0;
 fail:
 	prec_symvec__release(&sv);
