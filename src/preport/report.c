@@ -390,15 +390,9 @@ static int sort_queue(struct rep *R)
 		free(runs);
 		return 0;
 	}
-	if (R->qtmp_cap < n) {
-		struct qent *t = realloc(R->qtmp, n * sizeof(*t));
-
-		if (!t) {
-			free(runs);
-			return -ENOMEM;
-		}
-		R->qtmp = t;
-		R->qtmp_cap = n;
+	if (prec_array__grow((void **)&R->qtmp, &R->qtmp_cap, n, sizeof(*R->qtmp), 4096)) {
+		free(runs);
+		return -ENOMEM;
 	}
 	b = R->qtmp;
 	/* merge run pairs until one run is left; runs[] keeps the boundaries */
