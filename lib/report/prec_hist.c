@@ -296,13 +296,13 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 	if (h->ctx_cpu)
 		ck.cpu = s->cpu;
 	/* consecutive samples are mostly of one thread: remember the last context */
-	if (h->nr_last_ctx && !memcmp(&ck, &h->last_ctx_key, sizeof(ck)))
+	if (h->has_last_ctx && !memcmp(&ck, &h->last_ctx_key, sizeof(ck)))
 		return h->last_ctx;
 	ctx = prec_keyset__intern(&h->ctxs, &ck, &is_new);
 	if (ctx >= 0 && !is_new) {
 		h->last_ctx_key = ck;
 		h->last_ctx = (uint32_t)ctx;
-		h->nr_last_ctx = 1;
+		h->has_last_ctx = true;
 	}
 	if (ctx < 0 || !is_new)
 		return ctx;

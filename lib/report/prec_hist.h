@@ -150,8 +150,9 @@ struct prec_hist {
 	struct prec_keyset dso_ids; /* pointer value -> id */
 
 	struct prec_keyset ctxs; /* context key -> id */
-	struct prec_ctx_key last_ctx_key; /* of the last context looked up, if nr_last_ctx */
-	uint32_t last_ctx, nr_last_ctx;
+	struct prec_ctx_key last_ctx_key; /* of the last context looked up, if has_last_ctx */
+	uint32_t last_ctx;
+	bool has_last_ctx;
 	uint32_t *ctx_root; /* context id -> root node */
 	size_t cap_ctx;
 
