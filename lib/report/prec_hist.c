@@ -30,11 +30,6 @@ static const char *const key_names[PREC_SORT__MAX] = {
 	[PREC_SORT_CPU] = "cpu",
 };
 
-const char *prec_sort_key__name(enum prec_sort_key k)
-{
-	return k < PREC_SORT__MAX ? key_names[k] : "?";
-}
-
 int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *ret_nr,
 			  const char **ret_bad, size_t *ret_bad_len)
 {
@@ -357,20 +352,6 @@ void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t
 	h->node[node].self_count++;
 	h->ev[ev].nr_samples++;
 	h->ev[ev].period += period;
-}
-
-int prec_hist__add(struct prec_hist *h, const struct prec_hist_sample *s,
-		   const struct prec_hist_frame *frames, size_t nr)
-{
-	long ctx = prec_hist__context(h, s), node;
-
-	if (ctx < 0)
-		return (int)ctx;
-	node = prec_hist__stack(h, (uint32_t)ctx, frames, nr);
-	if (node < 0)
-		return (int)node;
-	prec_hist__count(h, (uint32_t)ctx, (uint32_t)node, s->period);
-	return 0;
 }
 
 static long sframe_intern(struct prec_hist *h, uint32_t dso, enum prec_sframe_kind kind,

@@ -42,7 +42,6 @@ enum prec_sort_key {
 /* Parse a --sort list ("comm,dso,sym"). 0, or -EINVAL with the bad key in *ret_bad. */
 int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *ret_nr,
 			  const char **ret_bad, size_t *ret_bad_len);
-const char *prec_sort_key__name(enum prec_sort_key k);
 
 struct prec_hist_opts {
 	enum prec_sort_key keys[PREC_HIST_MAX_KEYS];
@@ -207,10 +206,6 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s);
 long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_frame *frames,
 		      size_t nr);
 void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t period);
-
-/* All three at once.  0 or -ENOMEM / -E2BIG. */
-int prec_hist__add(struct prec_hist *h, const struct prec_hist_sample *s,
-		   const struct prec_hist_frame *frames, size_t nr);
 
 /* Symbolize and build the entries.  0 or -ENOMEM. */
 int prec_hist__finish(struct prec_hist *h);

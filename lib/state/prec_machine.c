@@ -85,16 +85,6 @@ static void changed(struct prec_machine *m, struct prec_mspace *ms)
 	ms->gen = ++m->gen;
 }
 
-const char *prec_machine__intern(struct prec_machine *m, const char *s)
-{
-	return prec_strset__intern(&m->strs, s);
-}
-
-struct prec_mspace *prec_machine__kernel(struct prec_machine *m)
-{
-	return &m->kernel;
-}
-
 /* Grow an array of pointers by one slot. */
 static int push_ptr(void ***arr, size_t *nr, size_t *cap, void *p)
 {

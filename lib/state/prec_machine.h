@@ -69,9 +69,6 @@ int prec_machine__add_build_id(struct prec_machine *m, const char *path, const u
 /* The thread `tid` of process `pid`, created if unknown.  NULL on -ENOMEM. */
 struct prec_thread *prec_machine__thread(struct prec_machine *m, uint32_t pid, uint32_t tid);
 
-/* The kernel's address space (maps recorded with pid -1). Never NULL. */
-struct prec_mspace *prec_machine__kernel(struct prec_machine *m);
-
 /* The mapping holding `addr`, or NULL. */
 struct prec_map *prec_mspace__find(struct prec_mspace *ms, uint64_t addr);
 
@@ -82,8 +79,5 @@ struct prec_map *prec_mspace__find(struct prec_mspace *ms, uint64_t addr);
  * unchanged; records about other processes leave it alone.
  */
 uint64_t prec_machine__generation(const struct prec_machine *m, const struct prec_mspace *ms);
-
-/* Interned copy of a string (for callers that need one with the machine's lifetime). */
-const char *prec_machine__intern(struct prec_machine *m, const char *s);
 
 #endif
