@@ -615,27 +615,12 @@ static void put_padded(FILE *out, const char *t, int width, bool right)
 		fwrite(t, 1, n, out);
 }
 
-/* The width of cell() for entry e, mostly without formatting it. */
+/* The width of column c for entry e.  cell() hands names over as they are and formats the
+ * rest without printf, so measuring a cell costs little more than a strlen. */
 static int cell_width(const struct view *v, const struct col *c, const struct prec_entry *e)
 {
-	const struct prec_sframe *sf;
 	char buf[NAME_MAX_LEN];
 
-	if (c->kind == COL_KEY) {
-		switch (c->key) {
-		case PREC_SORT_COMM:
-			return (int)strlen(e->key.comm ? e->key.comm : "[unknown]");
-		case PREC_SORT_DSO:
-			return (int)strlen(dso_text(v->h, prec_hist__sframe(v->h, e->sframe)->dso));
-		case PREC_SORT_SYM:
-			sf = prec_hist__sframe(v->h, e->sframe);
-			if (sf->kind == PREC_SF_SYM)
-				return 4 + (int)strlen(sf->name); /* "[.] name" */
-			break;
-		default:
-			break;
-		}
-	}
 	return (int)strlen(cell(v, c, e, buf, sizeof(buf)));
 }
 
