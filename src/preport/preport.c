@@ -107,6 +107,14 @@ static void free_list(const char **v)
 	free(v - 1);
 }
 
+/* An option given again replaces its list.  -ENOMEM leaves *list NULL. */
+static int set_list(const char ***list, const char *s)
+{
+	free_list(*list);
+	*list = split_list(s);
+	return *list ? 0 : -ENOMEM;
+}
+
 static int parse_u32_list(const char *s, uint32_t **ret, size_t *ret_nr)
 {
 	size_t n = 1, i = 0;
@@ -455,21 +463,15 @@ int main(int argc, char **argv)
 			ro.field_sep = optarg;
 			break;
 		case OPT_COMMS:
-			free_list(comms);
-			comms = split_list(optarg);
-			if (!comms)
+			if (set_list(&comms, optarg))
 				goto nomem;
 			break;
 		case OPT_DSOS:
-			free_list(dsos);
-			dsos = split_list(optarg);
-			if (!dsos)
+			if (set_list(&dsos, optarg))
 				goto nomem;
 			break;
 		case OPT_SYMBOLS:
-			free_list(syms);
-			syms = split_list(optarg);
-			if (!syms)
+			if (set_list(&syms, optarg))
 				goto nomem;
 			break;
 		case OPT_PID:
