@@ -18,6 +18,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
+#include "prec_buf.h"
 #include "prec_symbol_int.h"
 
 #define INLINE_MAX 32 /* frames kept per address */
@@ -35,7 +36,8 @@ struct prec_dwarf {
 	struct dw_answer *answers;
 	uint32_t capanswers;
 	struct prec_inline_frame *frames;
-	uint32_t nframes, capframes;
+	uint32_t nframes;
+	size_t capframes;
 };
 
 void prec_dwarf__free(struct prec_dwarf *w)
@@ -189,18 +191,11 @@ static const char *call_site(struct prec_dso *d, Dwarf_Die *cu, Dwarf_Die *die)
 
 static int push_frame(struct prec_dwarf *w, const char *name, const char *srcline)
 {
-	if (w->nframes == w->capframes) {
-		uint32_t cap = w->capframes ? w->capframes * 2 : 64;
-		struct prec_inline_frame *v;
-
-		if (!cap)
-			return -E2BIG;
-		v = realloc(w->frames, (size_t)cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		w->frames = v;
-		w->capframes = cap;
-	}
+	if (w->nframes == UINT32_MAX)
+		return -E2BIG;
+	if (prec_array__grow((void **)&w->frames, &w->capframes, (size_t)w->nframes + 1,
+			     sizeof(*w->frames), 64))
+		return -ENOMEM;
 	w->frames[w->nframes].name = name;
 	w->frames[w->nframes].srcline = srcline;
 	w->nframes++;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prec_buf.h"
 #include "prec_log.h"
 #include "prec_symbol_int.h"
 
@@ -212,15 +213,9 @@ static int module_index(struct prec_symtab *st, const char *name, size_t len, ui
 	}
 	if (st->nmodules >= UINT16_MAX - 1)
 		return -E2BIG;
-	if (st->nmodules == st->capmodules) {
-		uint32_t cap = st->capmodules ? st->capmodules * 2 : 64;
-		const char **v = realloc(st->modules, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		st->modules = v;
-		st->capmodules = cap;
-	}
+	if (prec_array__grow((void **)&st->modules, &st->capmodules, st->nmodules + 1,
+			     sizeof(*st->modules), 64))
+		return -ENOMEM;
 	st->modules[st->nmodules++] = m;
 	*ret = (uint16_t)st->nmodules;
 	return 0;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "prec_buf.h"
 #include "prec_log.h"
 #include "prec_symbol_int.h"
 
@@ -404,15 +405,9 @@ static struct prec_dso *dso_get(struct prec_symtab *st, const struct dso_key *k,
 		return st->dsos[id];
 	/* everything that can fail comes before the key is added, which then cannot leave a
 	 * key without its DSO */
-	if (st->ndsos == st->capdsos) {
-		uint32_t cap = st->capdsos ? st->capdsos * 2 : 64;
-		struct prec_dso **v = realloc(st->dsos, (size_t)cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		st->dsos = v;
-		st->capdsos = cap;
-	}
+	if (prec_array__grow((void **)&st->dsos, &st->capdsos, (size_t)st->ndsos + 1,
+			     sizeof(*st->dsos), 64))
+		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;

@@ -119,10 +119,12 @@ struct prec_symtab {
 	struct prec_strset strs;
 	struct prec_keyset keys; /* struct dso_key -> index in dsos */
 	struct prec_dso **dsos;
-	uint32_t ndsos, capdsos;
+	uint32_t ndsos;
+	size_t capdsos;
 	struct prec_dso *kernel;
 	const char **modules; /* kernel module names "[ext4]", interned */
-	uint32_t nmodules, capmodules;
+	uint32_t nmodules;
+	size_t capmodules;
 	bool warned_kptr;
 	struct prec_loader *loader; /* NULL unless prec_symtab__loader_start() */
 };
