@@ -34,7 +34,7 @@ struct prec_dwarf {
 	Dwarf *dw, *altdw;
 	struct prec_keyset cache; /* uint64_t vaddr -> index in answers */
 	struct dw_answer *answers;
-	uint32_t capanswers;
+	size_t capanswers;
 	struct prec_inline_frame *frames;
 	uint32_t nframes;
 	size_t capframes;
@@ -327,16 +327,10 @@ static const struct dw_answer *answer(struct prec_dso *d, uint64_t addr, int *re
 	err = compute(d, w, pc, &a);
 	if (err)
 		goto fail;
-	if (w->cache.n == w->capanswers) {
-		uint32_t cap = w->capanswers ? w->capanswers * 2 : 256;
-		struct dw_answer *v = cap ? realloc(w->answers, (size_t)cap * sizeof(*v)) : NULL;
-
-		if (!v) {
-			err = -ENOMEM;
-			goto fail;
-		}
-		w->answers = v;
-		w->capanswers = cap;
+	if (prec_array__grow((void **)&w->answers, &w->capanswers, (size_t)w->cache.n + 1,
+			     sizeof(*w->answers), 256)) {
+		err = -ENOMEM;
+		goto fail;
 	}
 	id = prec_keyset__intern(&w->cache, &pc, &is_new);
 	if (id < 0) {
