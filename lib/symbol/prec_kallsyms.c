@@ -29,7 +29,10 @@ int prec_read_text_file(const char *path, bool check_owner, char **ret, size_t *
 	int fd, err;
 
 	/* stat first so devices and FIFOs are refused without being opened */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+	if (stat(path, &st)) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return -ENOENT;
+	} else if (!S_ISREG(st.st_mode)) {
 		prec_warn("%s: not a regular file; not read for symbols", path);
 		return -EINVAL;
 	}

@@ -10,6 +10,7 @@
  * file whose build-id differs from the recorded one is never read for symbols.  A lookup
  * allocates nothing.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -328,6 +329,7 @@ int prec_symtab__new(const struct prec_symtab_opts *opts, struct prec_symtab **r
 		return -ENOMEM;
 	pthread_mutex_init(&st->strs_lock, NULL);
 	prec_keyset__init(&st->keys, sizeof(struct dso_key));
+	prec_keyset__init(&st->jit_pids, sizeof(uint64_t));
 	st->opts.use_proc_kallsyms = o.use_proc_kallsyms;
 	if ((o.symfs && o.symfs[0] && !(st->opts.symfs = prec_symtab__intern(st, o.symfs))) ||
 	    (o.kallsyms && !(st->opts.kallsyms = prec_symtab__intern(st, o.kallsyms))) ||
@@ -364,6 +366,7 @@ void prec_symtab__free(struct prec_symtab *st)
 	free(st->dsos);
 	free(st->modules);
 	prec_keyset__release(&st->keys);
+	prec_keyset__release(&st->jit_pids);
 	prec_strset__release(&st->strs);
 	pthread_mutex_destroy(&st->strs_lock);
 	free(st);
@@ -470,17 +473,80 @@ struct prec_dso *prec_symtab__kernel(struct prec_symtab *st)
 	return st->kernel;
 }
 
+/* The pid of a file name "perf-PID.map", or -1. */
+static int64_t jit_map_pid(const char *name)
+{
+	uint64_t pid = 0;
+	const char *p;
+
+	if (strncmp(name, "perf-", 5))
+		return -1;
+	for (p = name + 5; *p >= '0' && *p <= '9'; p++) {
+		pid = pid * 10 + (uint64_t)(*p - '0');
+		if (pid > UINT32_MAX)
+			return -1;
+	}
+	return p > name + 5 && !strcmp(p, ".map") ? (int64_t)pid : -1;
+}
+
+/*
+ * List jit_dir's perf-PID.map files once.  A system-wide recording has thousands of
+ * processes with addresses outside every mapping; asking the file system for each one's map
+ * cost more than reading their samples.  A map written after the listing is not seen (perf
+ * reads them as late as this too: when it first needs them).  When the directory cannot be
+ * read, each map is looked for by name instead.
+ */
+static void jit_list(struct prec_symtab *st)
+{
+	struct dirent *de;
+	DIR *dir;
+
+	st->jit_listing = JIT_UNLISTABLE;
+	dir = opendir(st->opts.jit_dir);
+	if (!dir) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			st->jit_listing = JIT_LISTED; /* no directory: no maps */
+		return;
+	}
+	for (;;) {
+		int64_t pid;
+		uint64_t key;
+
+		errno = 0;
+		de = readdir(dir);
+		if (!de)
+			break;
+		pid = jit_map_pid(de->d_name);
+		if (pid < 0)
+			continue;
+		key = (uint64_t)pid;
+		if (prec_keyset__intern(&st->jit_pids, &key, NULL) < 0)
+			break;
+	}
+	if (!de && !errno)
+		st->jit_listing = JIT_LISTED;
+	closedir(dir);
+}
+
 struct prec_dso *prec_symtab__jit(struct prec_symtab *st, uint32_t pid)
 {
 	char path[PATH_MAX], name[32];
+	struct prec_dso *d;
 	struct dso_key k;
+	uint64_t key = pid;
 
 	memset(&k, 0, sizeof(k));
 	k.kind = PREC_DSO_KIND_JIT;
 	k.pid = pid;
 	snprintf(name, sizeof(name), "perf-%" PRIu32 ".map", pid);
 	snprintf(path, sizeof(path), "%s/%s", st->opts.jit_dir, name);
-	return dso_get(st, &k, path, name);
+	d = dso_get(st, &k, path, name);
+	if (st->jit_listing == JIT_UNLISTED)
+		jit_list(st);
+	if (d && d->status == PREC_DSO_UNLOADED && st->jit_listing == JIT_LISTED &&
+	    prec_keyset__find(&st->jit_pids, &key) < 0)
+		d->status = PREC_DSO_NOT_FOUND; /* not listed: nothing to open */
+	return d;
 }
 
 /* ---- finding files ---- */

@@ -57,7 +57,8 @@ struct prec_dso *prec_symtab__kernel(struct prec_symtab *st);
 /* JIT code of process `pid`: <jit_dir>/perf-PID.map if it exists, is a regular file and
  * belongs to root or to us (absolute addresses).  perf uses it for anonymous executable
  * mappings ("//anon", "/memfd:..."), so callers ask it for those.  Sizes are honoured as perf
- * does: a zero-size entry covers its start only; the last entry for an address wins. */
+ * does: a zero-size entry covers its start only; the last entry for an address wins.  The
+ * directory is listed at the first call: a map written after that is not seen. */
 struct prec_dso *prec_symtab__jit(struct prec_symtab *st, uint32_t pid);
 
 /*

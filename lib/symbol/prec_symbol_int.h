@@ -126,6 +126,8 @@ struct prec_symtab {
 	uint32_t nmodules;
 	size_t capmodules;
 	bool warned_kptr;
+	enum { JIT_UNLISTED, JIT_LISTED, JIT_UNLISTABLE } jit_listing;
+	struct prec_keyset jit_pids; /* pids with a perf-PID.map in jit_dir, when JIT_LISTED */
 	struct prec_loader *loader; /* NULL unless prec_symtab__loader_start() */
 };
 

@@ -629,10 +629,24 @@ static void test_jit(void)
 	struct prec_dso *j;
 	struct prec_sym s;
 
+	bool fifo, foreign = false;
+
 	snprintf(jitdir, sizeof(jitdir), "%s/jit", tmp);
 	mkdir(jitdir, 0700);
 	snprintf(path, sizeof(path), "%s/perf-4242.map", jitdir);
 	write_file(path, map, sizeof(map) - 1);
+	/* names that only look like maps of pid 4246 or 4247 */
+	snprintf(path, sizeof(path), "%s/perf-4246.map.old", jitdir);
+	write_file(path, map, sizeof(map) - 1);
+	snprintf(path, sizeof(path), "%s/perf-+4247.map", jitdir);
+	write_file(path, map, sizeof(map) - 1);
+	snprintf(path, sizeof(path), "%s/perf-4244.map", jitdir);
+	fifo = !mkfifo(path, 0600);
+	if (geteuid() == 0) {
+		snprintf(path, sizeof(path), "%s/perf-4245.map", jitdir);
+		write_file(path, map, sizeof(map) - 1);
+		foreign = !chown(path, 54321, 54321);
+	}
 	st = new_symtab(NULL, jitdir, NULL, NULL);
 	j = prec_symtab__jit(st, 4242);
 	ok(prec_symtab__jit(st, 4242) == j, "jit: one dso per pid");
@@ -648,20 +662,35 @@ static void test_jit(void)
 	lookup_is(j, 0x7f0000003018, "new_code", "jit: the last entry for an address wins", NULL);
 	is_u64(prec_dso__status(prec_symtab__jit(st, 4243)), PREC_DSO_NOT_FOUND,
 	       "jit: no map file");
-	snprintf(path, sizeof(path), "%s/perf-4244.map", jitdir);
-	if (!mkfifo(path, 0600)) {
+	if (fifo) {
 		alarm(20);
 		is_u64(prec_dso__status(prec_symtab__jit(st, 4244)), PREC_DSO_BAD_FILE,
 		       "jit: a FIFO is refused");
 		alarm(0);
 	}
-	if (geteuid() == 0) {
-		snprintf(path, sizeof(path), "%s/perf-4245.map", jitdir);
-		write_file(path, map, sizeof(map) - 1);
-		if (!chown(path, 54321, 54321))
-			is_u64(prec_dso__status(prec_symtab__jit(st, 4245)), PREC_DSO_BAD_FILE,
-			       "jit: a map owned by someone else is refused");
-	}
+	if (foreign)
+		is_u64(prec_dso__status(prec_symtab__jit(st, 4245)), PREC_DSO_BAD_FILE,
+		       "jit: a map owned by someone else is refused");
+	is_u64(prec_dso__status(prec_symtab__jit(st, 4246)), PREC_DSO_NOT_FOUND,
+	       "jit: perf-PID.map.old is not a map");
+	is_u64(prec_dso__status(prec_symtab__jit(st, 4247)), PREC_DSO_NOT_FOUND,
+	       "jit: perf-+PID.map is not a map");
+	/* the directory was listed at the first call */
+	snprintf(path, sizeof(path), "%s/perf-4248.map", jitdir);
+	write_file(path, map, sizeof(map) - 1);
+	is_u64(prec_dso__status(prec_symtab__jit(st, 4248)), PREC_DSO_NOT_FOUND,
+	       "jit: a map written after the listing is not seen");
+	prec_symtab__free(st);
+
+	/* a new symtab lists again; a directory that is not there has no maps */
+	st = new_symtab(NULL, jitdir, NULL, NULL);
+	is_u64(prec_dso__status(prec_symtab__jit(st, 4248)), PREC_DSO_OK,
+	       "jit: listed by the next symtab");
+	prec_symtab__free(st);
+	snprintf(path, sizeof(path), "%s/no-such-dir", jitdir);
+	st = new_symtab(NULL, path, NULL, NULL);
+	is_u64(prec_dso__status(prec_symtab__jit(st, 4242)), PREC_DSO_NOT_FOUND,
+	       "jit: no directory, no maps");
 	prec_symtab__free(st);
 }
 
