@@ -2,10 +2,10 @@
 /*
  * Text symbol files: the kernel's kallsyms and the perf-PID.map files JIT compilers write.
  *
- * Each file is read whole into one buffer that the DSO keeps: symbol names are cut out of it
- * in place, so there is no allocation per symbol.  Files must be regular and at most
- * PREC_TEXT_MAX_SIZE bytes; a JIT map must also belong to root or to us, since its names end
- * up in reports.  Lines that do not parse are skipped.  Kernel symbols follow perf: text
+ * Each file is read in chunks and parsed as it comes; the names of the symbols kept are
+ * copied into one buffer that the DSO keeps, so there is no allocation per symbol.  Files
+ * must be regular and at most PREC_TEXT_MAX_SIZE bytes; a JIT map must also belong to root or
+ * to us, since its names end up in reports.  Lines that do not parse are skipped.  Kernel symbols follow perf: text
  * symbols (t, T, w, W) including those of modules, zero-size, ending where the next begins.
  */
 #include <ctype.h>
@@ -21,11 +21,15 @@
 #include "prec_log.h"
 #include "prec_symbol_int.h"
 
-int prec_read_text_file(const char *path, bool check_owner, char **ret, size_t *ret_len)
+/* Bytes read at a time; a longer line is skipped like any line that does not parse. */
+#define LINE_CHUNK (256 * 1024)
+
+typedef int (*line_fn)(void *arg, char *line, size_t len);
+
+/* The open file at `path` if it is a regular file we may read symbols from, or -errno. */
+static int open_text(const char *path, bool check_owner)
 {
 	struct stat st;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
 	int fd, err;
 
 	/* stat first so devices and FIFOs are refused without being opened */
@@ -45,45 +49,58 @@ int prec_read_text_file(const char *path, bool check_owner, char **ret, size_t *
 	}
 	if (fstat(fd, &st)) {
 		err = -errno;
-		goto out;
+		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		prec_warn("%s: not a regular file; not read for symbols", path);
 		err = -EINVAL;
-		goto out;
+		goto fail;
 	}
 	if ((uint64_t)st.st_size > PREC_TEXT_MAX_SIZE) {
 		prec_warn("%s: larger than %llu MiB; not read for symbols", path,
 			  PREC_TEXT_MAX_SIZE >> 20);
 		err = -EFBIG;
-		goto out;
+		goto fail;
 	}
 	if (check_owner && st.st_uid != 0 && st.st_uid != geteuid()) {
 		prec_warn("%s: owned by uid %u, neither root nor us; not read for symbols", path,
 			  (unsigned)st.st_uid);
 		err = -EPERM;
-		goto out;
+		goto fail;
 	}
-	/* /proc files say size 0: read until EOF, within the cap */
+	return fd;
+fail:
+	close(fd);
+	return err;
+}
+
+/*
+ * Call fn for each line of the text file at `path` (see open_text(); at most
+ * PREC_TEXT_MAX_SIZE bytes however much stat says: /proc files say 0), the line
+ * NUL-terminated without its newline and valid during the call only.  The file is read in
+ * chunks and parsed as it comes: /proc/kallsyms is ~5 MB, reading it whole first cost a
+ * chain of reallocations and more passes over the text.  fn's error ends the walk.
+ */
+static int for_each_line(const char *path, bool check_owner, line_fn fn, void *arg)
+{
+	uint64_t total = 0;
+	size_t have = 0;
+	bool skipping = false;
+	char *buf;
+	int fd, err = 0;
+
+	fd = open_text(path, check_owner);
+	if (fd < 0)
+		return fd;
+	buf = malloc(LINE_CHUNK + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
 	for (;;) {
-		ssize_t n;
+		ssize_t n = read(fd, buf + have, LINE_CHUNK - have);
+		char *p, *nl, *end;
 
-		if (cap - len < 65536) {
-			size_t ncap = cap ? cap * 2 : (size_t)st.st_size + 65536;
-			char *nb;
-
-			/* len <= PREC_TEXT_MAX_SIZE here, so a read always has room */
-			if (ncap > PREC_TEXT_MAX_SIZE + 65536)
-				ncap = PREC_TEXT_MAX_SIZE + 65536;
-			nb = realloc(buf, ncap);
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -93,25 +110,32 @@ int prec_read_text_file(const char *path, bool check_owner, char **ret, size_t *
 		}
 		if (!n)
 			break;
-		len += (size_t)n;
-		if (len > PREC_TEXT_MAX_SIZE) {
+		total += (uint64_t)n;
+		if (total > PREC_TEXT_MAX_SIZE) {
 			prec_warn("%s: larger than %llu MiB; not read for symbols", path,
 				  PREC_TEXT_MAX_SIZE >> 20);
 			err = -EFBIG;
 			goto out;
 		}
+		end = buf + have + n;
+		for (p = buf; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) {
+			*nl = 0;
+			if (!skipping && (err = fn(arg, p, (size_t)(nl - p))))
+				goto out;
+			skipping = false;
+		}
+		have = (size_t)(end - p);
+		if (have == LINE_CHUNK) { /* no newline in a whole chunk */
+			skipping = true;
+			have = 0;
+		} else {
+			memmove(buf, p, have);
+		}
 	}
-	buf[len] = 0;
-	close(fd);
-	if (cap - len > 65536) { /* kept for the run (names point into it): give back the slack */
-		char *nb = realloc(buf, len + 1);
-
-		if (nb)
-			buf = nb;
+	if (have && !skipping) { /* the last line has no newline */
+		buf[have] = 0;
+		err = fn(arg, buf, have);
 	}
-	*ret = buf;
-	*ret_len = len;
-	return 0;
 out:
 	free(buf);
 	close(fd);
@@ -119,54 +143,74 @@ out:
 }
 
 /*
- * Read the text file at `path` (see prec_read_text_file()) for a loader that makes at most
- * one entry per line: that many are reserved in sv, so pushes never reallocate.  On error
- * nothing is left allocated.
+ * Symbol names copied out of the lines, NUL-separated in one buffer in the order their
+ * entries were pushed: the i-th entry has the i-th name, so the entries point at them once
+ * the buffer has stopped growing (names_link()).
  */
-static int read_lines(const char *path, bool check_owner, struct prec_symvec *sv, char **ret)
+struct names {
+	char *p;
+	size_t len, cap;
+};
+
+/* Push an entry named by the `len` bytes at `name` (none for an empty name). */
+static int push_named(struct prec_symvec *sv, struct names *nm, uint64_t start, uint64_t size,
+		      const char *name, size_t len, uint8_t bind)
 {
-	const char *p, *end;
-	uint64_t n = 1;
-	size_t len;
-	char *buf;
 	int err;
 
-	err = prec_read_text_file(path, check_owner, &buf, &len);
+	len = strnlen(name, len); /* a NUL inside the line ends the name */
+	if (!len)
+		return 0;
+	if (prec_array__grow((void **)&nm->p, &nm->cap, nm->len + len + 1, 1, 1 << 20))
+		return -ENOMEM;
+	err = prec_symvec__push(sv, start, size, NULL, bind, STT_FUNC);
 	if (err)
 		return err;
-	for (p = buf, end = buf + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
-		n++;
-	err = prec_symvec__reserve(sv, n > PREC_SYMS_MAX ? PREC_SYMS_MAX : (uint32_t)n);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*ret = buf;
+	memcpy(nm->p + nm->len, name, len);
+	nm->p[nm->len + len] = 0;
+	nm->len += len + 1;
 	return 0;
 }
 
-/* Give d the sorted symbols and the text their names point into. */
-static void adopt(struct prec_dso *d, struct prec_symvec *sv, char *buf)
+/* Point the entries at their names (before anything reorders them). */
+static void names_link(struct prec_symvec *sv, struct names *nm)
+{
+	const char *q;
+	uint32_t i;
+
+	if (nm->cap - nm->len > 65536) { /* kept for the run: give back the slack */
+		char *np = realloc(nm->p, nm->len ? nm->len : 1);
+
+		if (np) {
+			nm->p = np;
+			nm->cap = nm->len;
+		}
+	}
+	for (i = 0, q = nm->p; i < sv->n; i++, q += strlen(q) + 1)
+		sv->v[i].name = q;
+}
+
+/* After a walk: on error free what it gathered and pass the error on; else point the
+ * entries at their names and sort them. */
+static int walk_done(struct prec_symvec *sv, struct names *nm, int err)
+{
+	if (err) {
+		prec_symvec__release(sv);
+		free(nm->p);
+		return err;
+	}
+	names_link(sv, nm);
+	prec_symvec__sort(sv);
+	return 0;
+}
+
+/* Give d the sorted symbols and the names they point into. */
+static void adopt(struct prec_dso *d, struct prec_symvec *sv, struct names *nm)
 {
 	prec_symvec__link(sv);
 	d->syms = sv->v;
 	d->nsyms = sv->n;
-	d->image = buf;
-}
-
-/* The line at *p, NUL-terminated in place, *p moved past it; NULL at the end of the text. */
-static char *next_line(char **p)
-{
-	char *line = *p, *eol;
-
-	if (!*line)
-		return NULL;
-	eol = strchr(line, '\n');
-	if (!eol)
-		eol = line + strlen(line);
-	*p = *eol ? eol + 1 : eol;
-	*eol = 0;
-	return line;
+	d->image = nm->p;
 }
 
 static int hexval(int c)
@@ -224,131 +268,138 @@ static int module_index(struct prec_symtab *st, const char *name, size_t len, ui
 	return 0;
 }
 
-int prec_kallsyms_load(struct prec_dso *d, const char *path)
+struct kallsyms_walk {
+	struct prec_dso *d;
+	struct prec_symvec sv;
+	struct names nm;
+	const char *mod_prev; /* interned name of the last line's module, and its index */
+	size_t mod_prev_len;
+	uint16_t mod_prev_idx;
+	bool any, nonzero;
+};
+
+/* One line of kallsyms: "ADDRESS TYPE NAME[\t[MODULE]]". */
+static int kallsyms_line(void *arg, char *line, size_t len)
 {
-	struct prec_symvec sv = { 0 };
-	char *buf, *p, *line, *mod_prev = NULL;
-	size_t mod_prev_len = 0;
-	uint16_t mod_prev_idx = 0;
-	bool nonzero = false, any = false;
+	struct kallsyms_walk *w = arg;
+	char *end = line + len, *name, *tab;
+	uint64_t addr;
+	uint16_t mod = 0;
+	char type;
 	int err;
 
-	err = read_lines(path, false, &sv, &buf);
-	if (err)
-		return err;
-	for (p = buf; (line = next_line(&p));) {
-		char *name, *tab;
-		uint64_t addr;
-		char type;
-		uint16_t mod = 0;
+	if (!parse_hex(&line, &addr) || line[0] != ' ' || !line[1] || line[2] != ' ')
+		return 0;
+	type = line[1];
+	name = line + 3;
+	w->any = true;
+	if (addr)
+		w->nonzero = true;
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return 0;
+	tab = memchr(name, '\t', (size_t)(end - name));
+	if (tab) {
+		const char *m = tab + 1;
+		size_t mlen = (size_t)(end - m);
 
-		if (!parse_hex(&line, &addr) || line[0] != ' ' || !line[1] || line[2] != ' ')
-			continue;
-		type = line[1];
-		name = line + 3;
-		any = true;
-		if (addr)
-			nonzero = true;
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		tab = strchr(name, '\t');
-		if (tab) {
-			char *m = tab + 1;
-			size_t mlen = strlen(m);
-
-			*tab = 0;
-			while (mlen && isspace((unsigned char)m[mlen - 1]))
-				mlen--;
-			if (mlen) {
-				if (mod_prev && mlen == mod_prev_len &&
-				    !memcmp(m, mod_prev, mlen)) {
-					mod = mod_prev_idx;
-				} else {
-					err = module_index(d->st, m, mlen, &mod);
-					if (err)
-						goto fail;
-					mod_prev = m;
-					mod_prev_len = mlen;
-					mod_prev_idx = mod;
-				}
+		end = tab;
+		while (mlen && isspace((unsigned char)m[mlen - 1]))
+			mlen--;
+		if (mlen) {
+			if (w->mod_prev && mlen == w->mod_prev_len && !memcmp(m, w->mod_prev, mlen)) {
+				mod = w->mod_prev_idx;
+			} else {
+				err = module_index(w->d->st, m, mlen, &mod);
+				if (err)
+					return err;
+				w->mod_prev = w->d->st->modules[mod - 1];
+				w->mod_prev_len = mlen;
+				w->mod_prev_idx = mod;
 			}
 		}
-		/* ARM local labels */
-		if (!name[0] || name[0] == '$')
-			continue;
-		err = prec_symvec__push(&sv, addr, 0, name,
-					type == 'w' || type == 'W'     ? STB_WEAK
-					: isupper((unsigned char)type) ? STB_GLOBAL
-								       : STB_LOCAL,
-					STT_FUNC);
-		if (err)
-			goto fail;
-		sv.v[sv.n - 1].module = mod;
 	}
-	if (any && !nonzero) {
-		err = -ENODATA;
-		goto fail;
-	}
-	prec_symvec__sort(&sv);
-	prec_symvec__fixup_end(&sv, true);
-	prec_symvec__dedup(&sv);
-	adopt(d, &sv, buf);
+	/* ARM local labels */
+	if (name == end || name[0] == '$')
+		return 0;
+	err = push_named(&w->sv, &w->nm, addr, 0, name, (size_t)(end - name),
+			 type == 'w' || type == 'W'     ? STB_WEAK
+			 : isupper((unsigned char)type) ? STB_GLOBAL
+							: STB_LOCAL);
+	if (err)
+		return err;
+	w->sv.v[w->sv.n - 1].module = mod;
 	return 0;
-fail:
-	prec_symvec__release(&sv);
-	free(buf);
-	return err;
+}
+
+int prec_kallsyms_load(struct prec_dso *d, const char *path)
+{
+	struct kallsyms_walk w = { .d = d };
+	int err;
+
+	/* /proc/kallsyms says size 0; a kernel has ~100k-300k text symbols */
+	err = prec_symvec__reserve(&w.sv, 1 << 17);
+	if (!err)
+		err = for_each_line(path, false, kallsyms_line, &w);
+	if (!err && w.any && !w.nonzero)
+		err = -ENODATA;
+	err = walk_done(&w.sv, &w.nm, err);
+	if (err)
+		return err;
+	prec_symvec__fixup_end(&w.sv, true);
+	prec_symvec__dedup(&w.sv);
+	adopt(d, &w.sv, &w.nm);
+	return 0;
+}
+
+struct jitmap_walk {
+	struct prec_symvec sv;
+	struct names nm;
+};
+
+/* One line of a perf-PID.map: "START SIZE NAME", hex, 0x optional. */
+static int jitmap_line(void *arg, char *line, size_t len)
+{
+	struct jitmap_walk *w = arg;
+	char *end = line + len;
+	uint64_t start, size;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (!parse_hex(&line, &start) || *line != ' ')
+		return 0;
+	while (*line == ' ')
+		line++;
+	if (!parse_hex(&line, &size) || *line != ' ')
+		return 0;
+	line++;
+	while (end > line && (end[-1] == '\r' || end[-1] == ' '))
+		end--;
+	if (end == line)
+		return 0;
+	return push_named(&w->sv, &w->nm, start, size, line, (size_t)(end - line), STB_GLOBAL);
 }
 
 int prec_jitmap_load(struct prec_dso *d, const char *path)
 {
-	struct prec_symvec sv = { 0 };
-	char *buf, *p, *line;
+	struct jitmap_walk w = { 0 };
 	uint32_t i, out;
 	int err;
 
-	err = read_lines(path, true, &sv, &buf);
+	err = walk_done(&w.sv, &w.nm, for_each_line(path, true, jitmap_line, &w));
 	if (err)
 		return err;
-	for (p = buf; (line = next_line(&p));) {
-		uint64_t start, size;
-		size_t n;
-
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (!parse_hex(&line, &start) || *line != ' ')
-			continue;
-		while (*line == ' ')
-			line++;
-		if (!parse_hex(&line, &size) || *line != ' ')
-			continue;
-		line++;
-		n = strlen(line);
-		while (n && (line[n - 1] == '\r' || line[n - 1] == ' '))
-			line[--n] = 0;
-		if (!n)
-			continue;
-		err = prec_symvec__push(&sv, start, size, line, STB_GLOBAL, STT_FUNC);
-		if (err)
-			goto fail;
-	}
 	/*
 	 * perf neither stretches nor deduplicates JIT symbols: a zero size covers its start only.
 	 * Code regenerated at an address shows up later in the file, so the last entry for a
 	 * start wins.
 	 */
-	prec_symvec__sort(&sv);
-	for (i = 0, out = 0; i < sv.n; i++) {
-		if (out && sv.v[out - 1].start == sv.v[i].start)
-			sv.v[out - 1] = sv.v[i];
+	for (i = 0, out = 0; i < w.sv.n; i++) {
+		if (out && w.sv.v[out - 1].start == w.sv.v[i].start)
+			w.sv.v[out - 1] = w.sv.v[i];
 		else
-			sv.v[out++] = sv.v[i];
+			w.sv.v[out++] = w.sv.v[i];
 	}
-	sv.n = out;
-	adopt(d, &sv, buf);
+	w.sv.n = out;
+	adopt(d, &w.sv, &w.nm);
 	return 0;
-fail:
-	prec_symvec__release(&sv);
-	free(buf);
-	return err;
 }

@@ -183,9 +183,6 @@ int prec_elf_load_syms(struct prec_dso *d, struct prec_elf *syms, struct prec_el
 int prec_kallsyms_load(struct prec_dso *d, const char *path);
 /* Load a perf-PID.map; 0 or -errno (-EPERM when the owner is wrong). */
 int prec_jitmap_load(struct prec_dso *d, const char *path);
-/* Read a whole text file (regular, at most PREC_TEXT_MAX_SIZE) into a NUL-terminated
- * malloc'ed buffer. */
-int prec_read_text_file(const char *path, bool check_owner, char **ret, size_t *ret_len);
 
 /* ---- prec_dwarf.c ---- */
 void prec_dwarf__free(struct prec_dwarf *dw);

@@ -635,6 +635,25 @@ static void test_jit(void)
 	mkdir(jitdir, 0700);
 	snprintf(path, sizeof(path), "%s/perf-4242.map", jitdir);
 	write_file(path, map, sizeof(map) - 1);
+	/* read in chunks: a line longer than a chunk is skipped, the lines around it are read,
+	 * and so is a last line without a newline; a NUL ends a name */
+	{
+		size_t big = 600 * 1024, off = 0;
+		char *m = malloc(big + 256);
+
+		if (!m)
+			abort();
+		off += (size_t)sprintf(m, "7f0000001000 10 before_long\n7f0000002000 10 ");
+		memset(m + off, 'x', big);
+		off += big;
+		off += (size_t)sprintf(m + off, "\n7f0000003000 10 after_long\n");
+		memcpy(m + off, "7f0000004000 10 nul\0ended\n", 26);
+		off += 26;
+		off += (size_t)sprintf(m + off, "7f0000005000 10 no_newline");
+		snprintf(path, sizeof(path), "%s/perf-4249.map", jitdir);
+		write_file(path, m, off);
+		free(m);
+	}
 	/* names that only look like maps of pid 4246 or 4247 */
 	snprintf(path, sizeof(path), "%s/perf-4246.map.old", jitdir);
 	write_file(path, map, sizeof(map) - 1);
@@ -675,6 +694,14 @@ static void test_jit(void)
 	       "jit: perf-PID.map.old is not a map");
 	is_u64(prec_dso__status(prec_symtab__jit(st, 4247)), PREC_DSO_NOT_FOUND,
 	       "jit: perf-+PID.map is not a map");
+	j = prec_symtab__jit(st, 4249);
+	is_u64(prec_dso__status(j), PREC_DSO_OK, "jit: a map with a long line loads");
+	lookup_is(j, 0x7f0000001004, "before_long", "jit: the line before a long one", NULL);
+	is_u64((uint64_t)-prec_dso__lookup(j, 0x7f0000002004, &s, NULL), ENOENT,
+	       "jit: a line longer than a chunk is skipped");
+	lookup_is(j, 0x7f0000003004, "after_long", "jit: the line after a long one", NULL);
+	lookup_is(j, 0x7f0000004004, "nul", "jit: a NUL ends a name", NULL);
+	lookup_is(j, 0x7f0000005004, "no_newline", "jit: a last line without a newline", NULL);
 	/* the directory was listed at the first call */
 	snprintf(path, sizeof(path), "%s/perf-4248.map", jitdir);
 	write_file(path, map, sizeof(map) - 1);
