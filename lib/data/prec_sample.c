@@ -143,27 +143,28 @@ int prec_sample__parse(const struct prec_sample_layout *l, const void *rec, size
 
 	if (size < 8)
 		return -EBADMSG;
-	memset(ret, 0, sizeof(*ret));
-	if (t & PERF_SAMPLE_IDENTIFIER)
-		ret->id = cur_u64(&c);
-	if (t & PERF_SAMPLE_IP)
-		ret->ip = cur_u64(&c);
+	/*
+	 * Every field is set once, to what the record has or to 0: a memset of the whole struct
+	 * first (a `rep stos` of 280 bytes) was half the time of this function.
+	 */
+	ret->id = (t & PERF_SAMPLE_IDENTIFIER) ? cur_u64(&c) : 0;
+	ret->ip = (t & PERF_SAMPLE_IP) ? cur_u64(&c) : 0;
+	ret->pid = ret->tid = 0;
 	if (t & PERF_SAMPLE_TID)
 		cur_u32x2(&c, &ret->pid, &ret->tid);
-	if (t & PERF_SAMPLE_TIME)
-		ret->time = cur_u64(&c);
-	if (t & PERF_SAMPLE_ADDR)
-		ret->addr = cur_u64(&c);
+	ret->time = (t & PERF_SAMPLE_TIME) ? cur_u64(&c) : 0;
+	ret->addr = (t & PERF_SAMPLE_ADDR) ? cur_u64(&c) : 0;
 	if (t & PERF_SAMPLE_ID)
 		ret->id = cur_u64(&c);
-	if (t & PERF_SAMPLE_STREAM_ID)
-		ret->stream_id = cur_u64(&c);
+	ret->stream_id = (t & PERF_SAMPLE_STREAM_ID) ? cur_u64(&c) : 0;
+	ret->cpu = 0;
 	if (t & PERF_SAMPLE_CPU) {
 		cur_u32x2(&c, &u32a, &u32b);
 		ret->cpu = u32a;
 	}
-	if (t & PERF_SAMPLE_PERIOD)
-		ret->period = cur_u64(&c);
+	ret->period = (t & PERF_SAMPLE_PERIOD) ? cur_u64(&c) : 0;
+	ret->read = NULL;
+	ret->read_size = 0;
 	if (t & PERF_SAMPLE_READ) {
 		size_t n = read_format_size(l->read_format);
 
@@ -182,10 +183,14 @@ int prec_sample__parse(const struct prec_sample_layout *l, const void *rec, size
 		ret->read_size = n;
 		ret->read = cur_take(&c, n);
 	}
+	ret->callchain_nr = 0;
+	ret->callchain = NULL;
 	if (t & PERF_SAMPLE_CALLCHAIN) {
 		ret->callchain_nr = cur_u64(&c);
 		ret->callchain = cur_take_u64s(&c, ret->callchain_nr);
 	}
+	ret->raw_size = 0;
+	ret->raw = NULL;
 	if (t & PERF_SAMPLE_RAW) {
 		if (c.left < 4)
 			return -EBADMSG;
@@ -199,6 +204,8 @@ int prec_sample__parse(const struct prec_sample_layout *l, const void *rec, size
 			cur_take(&c, pad);
 		}
 	}
+	ret->branch_nr = ret->branch_hw_idx = 0;
+	ret->branch_entries = NULL;
 	if (t & PERF_SAMPLE_BRANCH_STACK) {
 		ret->branch_nr = cur_u64(&c);
 		if (l->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
@@ -207,11 +214,15 @@ int prec_sample__parse(const struct prec_sample_layout *l, const void *rec, size
 			return -EBADMSG;
 		ret->branch_entries = cur_take(&c, ret->branch_nr * 24);
 	}
+	ret->regs_user_abi = 0;
+	ret->regs_user = NULL;
 	if (t & PERF_SAMPLE_REGS_USER) {
 		ret->regs_user_abi = cur_u64(&c);
 		if (ret->regs_user_abi)
 			ret->regs_user = cur_take_u64s(&c, prec_popcount64(l->regs_user_mask));
 	}
+	ret->stack_size = ret->stack_dyn_size = 0;
+	ret->stack_data = NULL;
 	if (t & PERF_SAMPLE_STACK_USER) {
 		ret->stack_size = cur_u64(&c);
 		if (ret->stack_size) {
@@ -221,25 +232,22 @@ int prec_sample__parse(const struct prec_sample_layout *l, const void *rec, size
 				return -EBADMSG;
 		}
 	}
-	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
-		ret->weight = cur_u64(&c);
-	if (t & PERF_SAMPLE_DATA_SRC)
-		ret->data_src = cur_u64(&c);
-	if (t & PERF_SAMPLE_TRANSACTION)
-		ret->transaction = cur_u64(&c);
+	ret->weight = (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) ? cur_u64(&c) : 0;
+	ret->data_src = (t & PERF_SAMPLE_DATA_SRC) ? cur_u64(&c) : 0;
+	ret->transaction = (t & PERF_SAMPLE_TRANSACTION) ? cur_u64(&c) : 0;
+	ret->regs_intr_abi = 0;
+	ret->regs_intr = NULL;
 	if (t & PERF_SAMPLE_REGS_INTR) {
 		ret->regs_intr_abi = cur_u64(&c);
 		if (ret->regs_intr_abi)
 			ret->regs_intr = cur_take_u64s(&c, prec_popcount64(l->regs_intr_mask));
 	}
-	if (t & PERF_SAMPLE_PHYS_ADDR)
-		ret->phys_addr = cur_u64(&c);
-	if (t & PERF_SAMPLE_CGROUP)
-		ret->cgroup = cur_u64(&c);
-	if (t & PERF_SAMPLE_DATA_PAGE_SIZE)
-		ret->data_page_size = cur_u64(&c);
-	if (t & PERF_SAMPLE_CODE_PAGE_SIZE)
-		ret->code_page_size = cur_u64(&c);
+	ret->phys_addr = (t & PERF_SAMPLE_PHYS_ADDR) ? cur_u64(&c) : 0;
+	ret->cgroup = (t & PERF_SAMPLE_CGROUP) ? cur_u64(&c) : 0;
+	ret->data_page_size = (t & PERF_SAMPLE_DATA_PAGE_SIZE) ? cur_u64(&c) : 0;
+	ret->code_page_size = (t & PERF_SAMPLE_CODE_PAGE_SIZE) ? cur_u64(&c) : 0;
+	ret->aux_size = 0;
+	ret->aux = NULL;
 	if (t & PERF_SAMPLE_AUX) {
 		ret->aux_size = cur_u64(&c);
 		ret->aux = cur_take(&c, ret->aux_size);

@@ -344,7 +344,49 @@ static int check_prefixes(const struct prec_sample_layout *l, const void *r, siz
 	return fails;
 }
 
-/* Encode, check the size, parse back, compare; then all prefixes. */
+/* Whether every field the layout does not have was set to 0 (or NULL) by the parse. */
+static bool absent_are_zero(const struct prec_sample_layout *l, const struct prec_sample *s)
+{
+	uint64_t t = l->sample_type;
+	bool bad = false;
+
+#define ZERO_UNLESS(flags, cond)                                           \
+	do {                                                               \
+		if (!(t & (flags)) && !(cond)) {                           \
+			diag("%s not zero without its sample_type bit", #cond); \
+			bad = true;                                        \
+		}                                                          \
+	} while (0)
+	ZERO_UNLESS(PERF_SAMPLE_IP, !s->ip);
+	ZERO_UNLESS(PERF_SAMPLE_TID, !s->pid && !s->tid);
+	ZERO_UNLESS(PERF_SAMPLE_TIME, !s->time);
+	ZERO_UNLESS(PERF_SAMPLE_ADDR, !s->addr);
+	ZERO_UNLESS(PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER, !s->id);
+	ZERO_UNLESS(PERF_SAMPLE_STREAM_ID, !s->stream_id);
+	ZERO_UNLESS(PERF_SAMPLE_CPU, !s->cpu);
+	ZERO_UNLESS(PERF_SAMPLE_PERIOD, !s->period);
+	ZERO_UNLESS(PERF_SAMPLE_READ, !s->read && !s->read_size);
+	ZERO_UNLESS(PERF_SAMPLE_CALLCHAIN, !s->callchain_nr && !s->callchain);
+	ZERO_UNLESS(PERF_SAMPLE_RAW, !s->raw_size && !s->raw);
+	ZERO_UNLESS(PERF_SAMPLE_BRANCH_STACK,
+		    !s->branch_nr && !s->branch_hw_idx && !s->branch_entries);
+	ZERO_UNLESS(PERF_SAMPLE_REGS_USER, !s->regs_user_abi && !s->regs_user);
+	ZERO_UNLESS(PERF_SAMPLE_STACK_USER,
+		    !s->stack_size && !s->stack_data && !s->stack_dyn_size);
+	ZERO_UNLESS(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, !s->weight);
+	ZERO_UNLESS(PERF_SAMPLE_DATA_SRC, !s->data_src);
+	ZERO_UNLESS(PERF_SAMPLE_TRANSACTION, !s->transaction);
+	ZERO_UNLESS(PERF_SAMPLE_REGS_INTR, !s->regs_intr_abi && !s->regs_intr);
+	ZERO_UNLESS(PERF_SAMPLE_PHYS_ADDR, !s->phys_addr);
+	ZERO_UNLESS(PERF_SAMPLE_CGROUP, !s->cgroup);
+	ZERO_UNLESS(PERF_SAMPLE_DATA_PAGE_SIZE, !s->data_page_size);
+	ZERO_UNLESS(PERF_SAMPLE_CODE_PAGE_SIZE, !s->code_page_size);
+	ZERO_UNLESS(PERF_SAMPLE_AUX, !s->aux_size && !s->aux);
+#undef ZERO_UNLESS
+	return !bad;
+}
+
+/* Encode, check the size, parse back (over garbage), compare; then all prefixes. */
 static bool round_trip(const struct prec_sample_layout *l, const struct params *p, bool prefixes)
 {
 	struct prec_sample s, back;
@@ -367,7 +409,7 @@ static bool round_trip(const struct prec_sample_layout *l, const struct params *
 		diag("parse returned %d (sample_type %#" PRIx64 ")", err, l->sample_type);
 		return false;
 	}
-	if (!same_sample(l, &s, &back)) {
+	if (!same_sample(l, &s, &back) || !absent_are_zero(l, &back)) {
 		diag("sample_type %#" PRIx64 " read_format %#" PRIx64, l->sample_type,
 		     l->read_format);
 		return false;
