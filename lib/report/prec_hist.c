@@ -280,18 +280,15 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 
 	memset(&ck, 0, sizeof(ck));
 	ck.evsel = s->evsel < h->nr_ev ? s->evsel : 0;
-	if (h->ctx_comm)
-		ck.comm = s->comm;
-	if (h->ctx_pid)
-		ck.pid = s->pid;
-	if (h->ctx_tid) {
-		ck.pid = s->pid;
-		ck.tid = s->tid;
-	}
-	if (h->ctx_cpu)
-		ck.cpu = s->cpu;
-	/* consecutive samples are mostly of one thread: remember the last context */
-	if (h->has_last_ctx && !memcmp(&ck, &h->last_ctx_key, sizeof(ck)))
+	ck.comm = h->ctx_comm ? s->comm : NULL;
+	ck.pid = h->ctx_pid || h->ctx_tid ? s->pid : 0;
+	ck.tid = h->ctx_tid ? s->tid : 0;
+	ck.cpu = h->ctx_cpu ? s->cpu : 0;
+	/* consecutive samples are mostly of one thread: remember the last context (compared
+	 * field by field: a memcmp reloading the key just stored stalled on the store) */
+	if (h->has_last_ctx && ck.comm == h->last_ctx_key.comm &&
+	    ck.evsel == h->last_ctx_key.evsel && ck.pid == h->last_ctx_key.pid &&
+	    ck.tid == h->last_ctx_key.tid && ck.cpu == h->last_ctx_key.cpu)
 		return h->last_ctx;
 	ctx = prec_keyset__intern(&h->ctxs, &ck, &is_new);
 	if (ctx >= 0 && !is_new) {
