@@ -582,7 +582,7 @@ static int cmp_unsym(const void *a, const void *b)
 
 int prec_hist__finish(struct prec_hist *h)
 {
-	uint32_t *seq = NULL, *fr = NULL, *stamp = NULL, node, nnodes = h->nr_nodes;
+	uint32_t *seq = NULL, *fr = NULL, *stamp = NULL, *nctx = NULL, node, nnodes = h->nr_nodes;
 	struct occ3 *o3 = NULL;
 	size_t cap = 0, o3_cap = 0, nr_o3 = 0, unsym_cap = 0, stamp_cap = 0, i;
 	uint32_t gen = 0;
@@ -594,11 +594,17 @@ int prec_hist__finish(struct prec_hist *h)
 	err = symbolize_frames(h);
 	if (err)
 		return err;
+	/* the context of every node, from its parent's: a parent is older than its children */
+	nctx = malloc((nnodes ? nnodes : 1) * sizeof(*nctx));
+	if (!nctx)
+		goto nomem;
 	for (node = 0; node < nnodes; node++) {
 		const struct prec_ctx_key *ck;
+		uint32_t parent = h->node[node].parent;
 		uint64_t p, c;
 		long n, e, k;
 
+		nctx[node] = parent == ROOT_PARENT ? h->node[node].frame : nctx[parent];
 		if (!h->node[node].self_count)
 			continue;
 		p = h->node[node].self_period;
@@ -609,7 +615,7 @@ int prec_hist__finish(struct prec_hist *h)
 			goto nomem;
 		if (n == 0)
 			continue;
-		ck = prec_hist__ctx(h, prec_hist__node_ctx(h, node));
+		ck = prec_hist__ctx(h, nctx[node]);
 		{
 			/* symbolized or not is a property of the leaf's real (not inlined) frame */
 			uint32_t f0 = fr[0];
@@ -699,12 +705,14 @@ int prec_hist__finish(struct prec_hist *h)
 	free(seq);
 	free(fr);
 	free(stamp);
+	free(nctx);
 	free(o3);
 	return 0;
 nomem:
 	free(seq);
 	free(fr);
 	free(stamp);
+	free(nctx);
 	free(o3);
 	return -ENOMEM;
 }
