@@ -553,8 +553,10 @@ static int read_symbols(struct prec_elf *pe, Elf_Scn *symscn, const GElf_Shdr *s
 			continue;
 		if (label && !(flags[s.st_shndx] & SEC_TEXT_OR_DATA))
 			continue;
+		/* the name is not read here: touching every name faulted in the whole string
+		 * table (like perf, an st_name past 0 is enough) */
 		name = strs + s.st_name;
-		if (!name[0] || (arm && arm_mapping_symbol(name)))
+		if (arm && arm_mapping_symbol(name))
 			continue;
 		if (pe->ehdr.e_machine == EM_ARM && type == STT_FUNC && (s.st_value & 1))
 			s.st_value--;
