@@ -113,7 +113,7 @@ int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, ui
 	prec_keyset__init(&h->dso_ids, sizeof(uintptr_t));
 	prec_keyset__init(&h->ctxs, sizeof(struct prec_ctx_key));
 	prec_keyset__init(&h->frames, sizeof(struct prec_hist_frame));
-	prec_keyset__init(&h->nodes, 2 * sizeof(uint32_t));
+	prec_keyset__init(&h->nodes, sizeof(struct prec_node_key));
 	prec_keyset__init(&h->sframes, sizeof(struct prec_sframe));
 	prec_keyset__init(&h->entry_ids, sizeof(struct prec_entry_key));
 	h->nr_ev = nr_evsels ? nr_evsels : 1;
@@ -179,8 +179,24 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 	return id + 1;
 }
 
-/* A new node (parent, frame); its id, or -ENOMEM. */
-static long node_new(struct prec_hist *h, uint32_t parent, uint32_t frame)
+static bool frame_eq(const struct prec_hist_frame *a, const struct prec_hist_frame *b)
+{
+	return a->addr == b->addr && a->dso == b->dso && a->flags == b->flags;
+}
+
+/* The key of node `id` in h->nodes. */
+static struct prec_node_key node_key(const struct prec_hist *h, uint32_t id)
+{
+	struct prec_node_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.parent = h->node[id].parent;
+	k.f = h->node[id].f;
+	return k;
+}
+
+/* A new node (parent, f); its id, or -ENOMEM. */
+static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
 {
 	uint32_t id = h->nr_nodes;
 	struct prec_node *n;
@@ -197,7 +213,7 @@ static long node_new(struct prec_hist *h, uint32_t parent, uint32_t frame)
 	n = &h->node[id];
 	memset(n, 0, sizeof(*n));
 	n->parent = parent;
-	n->frame = frame;
+	n->f = *f;
 	n->hint = id; /* no child yet: points at itself, never a match */
 	n->first_child = NO_NODE;
 	n->next_sibling = NO_NODE;
@@ -208,8 +224,8 @@ static long node_new(struct prec_hist *h, uint32_t parent, uint32_t frame)
 /* Put node `id` in the hash of (parent, frame) pairs. */
 static int node_hash(struct prec_hist *h, uint32_t id)
 {
-	uint32_t key[2] = { h->node[id].parent, h->node[id].frame };
-	long k = prec_keyset__intern(&h->nodes, key, NULL);
+	struct prec_node_key key = node_key(h, id);
+	long k = prec_keyset__intern(&h->nodes, &key, NULL);
 
 	if (k < 0)
 		return (int)k;
@@ -225,28 +241,33 @@ static int node_hash(struct prec_hist *h, uint32_t id)
 }
 
 /*
- * The node (parent, frame), added if new.  The children of a node are a list while they are
+ * The node (parent, f), added if new.  The children of a node are a list while they are
  * few (a new stack usually grows from a node without children: no hash at all) and go to
  * the hash of (parent, frame) pairs once there are more than LIST_MAX of them.  Roots
  * (parent ROOT_PARENT) are always hashed.
  */
-static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t frame)
+static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
 {
 	struct prec_node *p = parent != ROOT_PARENT ? &h->node[parent] : NULL;
-	uint32_t key[2] = { parent, frame }, c;
+	uint32_t c;
 	long id, k;
 	int err;
 
 	if (p && p->nr_children <= LIST_MAX) {
 		for (c = p->first_child; c != NO_NODE; c = h->node[c].next_sibling)
-			if (h->node[c].frame == frame)
+			if (frame_eq(&h->node[c].f, f))
 				return c;
 	} else {
-		k = prec_keyset__find(&h->nodes, key);
+		struct prec_node_key key;
+
+		memset(&key, 0, sizeof(key));
+		key.parent = parent;
+		key.f = *f;
+		k = prec_keyset__find(&h->nodes, &key);
 		if (k >= 0)
 			return h->node_of[k];
 	}
-	id = node_new(h, parent, frame);
+	id = node_new(h, parent, f);
 	if (id < 0)
 		return id;
 	if (!p) {
@@ -305,9 +326,14 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 			return -ENOMEM;
 		h->cap_ctx = cap;
 	}
-	node = node_intern(h, ROOT_PARENT, (uint32_t)ctx);
+	{
+		struct prec_hist_frame root = { .dso = (uint32_t)ctx };
+
+		node = node_intern(h, ROOT_PARENT, &root);
+	}
 	if (node < 0)
 		return node;
+	h->node[node].frame = (uint32_t)ctx;
 	h->ctx_root[ctx] = (uint32_t)node;
 	return ctx;
 }
@@ -315,24 +341,19 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_frame *frames,
 		      size_t nr)
 {
-	long node = h->ctx_root[ctx], fid, child;
+	long node = h->ctx_root[ctx], child;
 	uint32_t hint;
 	size_t i;
 
 	for (i = nr; i-- > 0;) {
-		/* consecutive stacks share their outer part: try the child taken last time,
-		 * comparing frames themselves (no hash for the frame either) */
+		/* consecutive stacks share their outer part: try the child taken last time */
 		hint = h->node[node].hint;
 		if (h->node[hint].parent == (uint32_t)node &&
-		    !memcmp(prec_keyset__key(&h->frames, h->node[hint].frame), &frames[i],
-			    sizeof(frames[i]))) {
+		    frame_eq(&h->node[hint].f, &frames[i])) {
 			node = hint;
 			continue;
 		}
-		fid = prec_keyset__intern(&h->frames, &frames[i], NULL);
-		if (fid < 0)
-			return fid;
-		child = node_intern(h, (uint32_t)node, (uint32_t)fid);
+		child = node_intern(h, (uint32_t)node, &frames[i]);
 		if (child < 0)
 			return child;
 		h->node[node].hint = (uint32_t)child;
@@ -580,6 +601,25 @@ static int cmp_unsym(const void *a, const void *b)
 	return x->period < y->period ? 1 : x->period > y->period ? -1 : 0;
 }
 
+int prec_hist__index_frames(struct prec_hist *h)
+{
+	uint32_t node;
+
+	/* ids in the order the frames first appeared, which is the order of their first nodes */
+	for (node = h->nr_indexed; node < h->nr_nodes; node++) {
+		long fid;
+
+		if (h->node[node].parent == ROOT_PARENT)
+			continue;
+		fid = prec_keyset__intern(&h->frames, &h->node[node].f, NULL);
+		if (fid < 0)
+			return (int)fid;
+		h->node[node].frame = (uint32_t)fid;
+	}
+	h->nr_indexed = h->nr_nodes;
+	return 0;
+}
+
 int prec_hist__finish(struct prec_hist *h)
 {
 	uint32_t *seq = NULL, *fr = NULL, *stamp = NULL, *nctx = NULL, node, nnodes = h->nr_nodes;
@@ -590,6 +630,9 @@ int prec_hist__finish(struct prec_hist *h)
 
 	if (h->finished)
 		return 0;
+	err = prec_hist__index_frames(h);
+	if (err)
+		return err;
 	h->finished = true;
 	err = symbolize_frames(h);
 	if (err)

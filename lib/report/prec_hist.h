@@ -132,11 +132,21 @@ struct prec_ctx_key {
 /* A node of the stack trie: one frame below its parent. */
 struct prec_node {
 	uint32_t parent; /* UINT32_MAX for roots */
-	uint32_t frame; /* frame id; the context id for roots */
+	uint32_t frame; /* frame id, from prec_hist__finish() on; the context id for roots */
 	uint32_t hint; /* the child a stack took last, tried first */
 	uint32_t first_child, next_sibling; /* the list of children (UINT32_MAX: none) */
 	uint32_t nr_children; /* beyond a few they are found through prec_hist.nodes */
+	/* the frame itself: while reading, steps compare it here instead of looking its id up
+	 * in prec_hist.frames, which finish fills from these */
+	struct prec_hist_frame f;
 	uint64_t self_period, self_count; /* of the samples whose stack ends here */
+};
+
+/* The key of a node in prec_hist.nodes: roots have parent UINT32_MAX and the context id as
+ * f.dso. */
+struct prec_node_key {
+	uint32_t parent, pad;
+	struct prec_hist_frame f;
 };
 
 struct prec_hist {
@@ -155,12 +165,13 @@ struct prec_hist {
 	uint32_t *ctx_root; /* context id -> root node */
 	size_t cap_ctx;
 
-	struct prec_keyset frames; /* struct prec_hist_frame -> frame id */
+	struct prec_keyset frames; /* struct prec_hist_frame -> frame id (filled by finish) */
 
 	struct prec_node *node; /* by node id */
 	uint32_t nr_nodes;
+	uint32_t nr_indexed; /* nodes below this have their frame id */
 	size_t cap_nodes;
-	struct prec_keyset nodes; /* (parent, frame) of roots and of crowded parents' children */
+	struct prec_keyset nodes; /* prec_node_key of roots and of crowded parents' children */
 	uint32_t *node_of; /* nodes key id -> node id */
 	size_t cap_node_of;
 
@@ -207,6 +218,9 @@ long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_
 		      size_t nr);
 void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t period);
 
+/* Give the frames of the nodes so far their ids (finish does it for the rest).  It needs no
+ * symbols: a caller can do it while symbol tables still load.  0 or -ENOMEM. */
+int prec_hist__index_frames(struct prec_hist *h);
 /* Symbolize and build the entries.  0 or -ENOMEM. */
 int prec_hist__finish(struct prec_hist *h);
 

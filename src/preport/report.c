@@ -805,6 +805,13 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	if (prec_symtab__loader_start(R.st))
 		prec_log(PREC_LOG_INFO, "no background thread for symbol loading");
 	err = read_records(&R, input);
+	if (!err || err == -EBADMSG) {
+		/* needs no symbols: done while the other thread may still load them */
+		int e2 = prec_hist__index_frames(R.h);
+
+		if (e2)
+			err = e2;
+	}
 	prec_symtab__loader_stop(R.st);
 	if (err == -EBADMSG)
 		fprintf(out, "# the input is corrupt after this point; what came before is "
