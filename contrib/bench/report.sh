@@ -8,9 +8,10 @@
 #      make -j2), -F $FA (default 4000): about 130k samples, many processes and DSOs;
 #   B. one process, `-g -c $CB` (default 20000 ns of cpu-clock) on the 2-thread spin
 #      workload, $SB x 1000M iterations per thread: about 2M samples, few distinct stacks.
-# For each: wall time and peak RSS (median of $N runs) of `perf report --stdio` and
-# `preport --stdio` with the same view, with children (the default with call chains) and
-# with --no-children; output to /dev/null.  Needs root (or a low perf_event_paranoid).
+# For each: wall time and peak RSS (median of $N runs, the two tools alternating) of
+# `perf report --stdio` and `preport --stdio` with the same view, with children (the default
+# with call chains) and with --no-children; output to /dev/null.  Needs root (or a low
+# perf_event_paranoid).
 set -u
 B=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,25 +31,37 @@ export PERF_PAGER=cat PAGER=cat
 
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
-# run LABEL CMD...: N runs; prints "WALL_S PEAK_KIB" medians into $T/LABEL.
-run() {
+# once LABEL CMD...: one run; appends "WALL_S PEAK_KIB" to $T/LABEL.all.  The wall time is
+# taken around /usr/bin/time with bash's microsecond clock (time's own %e has 10 ms steps,
+# a tenth of preport's time on A); it includes time's fork and exec, ~1 ms, for both tools.
+once() {
 	_l=$1
 	shift
-	for _i in $(seq "$N"); do
-		/usr/bin/time -o "$T/t.out" -f "%e %M" "$@" >/dev/null 2>"$T/$_l.err"
-		cat "$T/t.out"
-	done >"$T/$_l.all"
-	echo "$(awk '{print $1}' "$T/$_l.all" | median) $(awk '{print $2}' "$T/$_l.all" | median)" >"$T/$_l"
+	_t0=$EPOCHREALTIME
+	/usr/bin/time -o "$T/t.out" -f "%M" "$@" >/dev/null 2>"$T/$_l.err"
+	_t1=$EPOCHREALTIME
+	echo "$_t0 $_t1 $(cat "$T/t.out")" | awk '{printf "%.4f %s\n", $2 - $1, $3}' >>"$T/$_l.all"
+}
+
+# med LABEL: the medians of LABEL's runs into $T/LABEL.
+med() {
+	echo "$(awk '{print $1}' "$T/$1.all" | median) $(awk '{print $2}' "$T/$1.all" | median)" >"$T/$1"
 }
 
 compare() { # compare NAME FILE
 	for view in children no-children; do
-		run "perf.$1.$view" perf report -i "$2" --stdio --$view
-		run "prep.$1.$view" "$PREPORT" -i "$2" --stdio --$view
+		rm -f "$T/perf.$1.$view.all" "$T/prep.$1.$view.all"
+		# interleaved, so that both see the same machine whatever it does meanwhile
+		for _i in $(seq "$N"); do
+			once "perf.$1.$view" perf report -i "$2" --stdio --$view
+			once "prep.$1.$view" "$PREPORT" -i "$2" --stdio --$view
+		done
+		med "perf.$1.$view"
+		med "prep.$1.$view"
 		read -r pw pm <"$T/perf.$1.$view"
 		read -r qw qm <"$T/prep.$1.$view"
 		awk -v n="$1" -v v="$view" -v pw="$pw" -v pm="$pm" -v qw="$qw" -v qm="$qm" 'BEGIN {
-			printf "%-3s --%-12s perf report %7.2f s %7.1f MiB   preport %6.2f s %6.1f MiB   time %5.3fx  memory %5.3fx\n",
+			printf "%-3s --%-12s perf report %7.3f s %7.1f MiB   preport %6.3f s %6.1f MiB   time %5.3fx  memory %5.3fx\n",
 				n, v, pw, pm / 1024, qw, qm / 1024, qw / pw, qm / pm }'
 	done
 }
@@ -70,6 +83,6 @@ for f in a b; do
 		"$(perf report -i "$T/$f.data" --stats 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -n 1)" \
 		"$(du -m "$T/$f.data" | cut -f1)"
 done
-echo "== wall time and peak RSS, median of $N (ratio: preport / perf report)"
+echo "== wall time and peak RSS, median of $N interleaved runs (ratio: preport / perf report)"
 compare A "$T/a.data"
 compare B "$T/b.data"
