@@ -207,6 +207,15 @@ static bool cpumode_kernel(uint16_t misc)
 	       m == PERF_RECORD_MISC_HYPERVISOR;
 }
 
+/* Hand the kernel's symbols to the loader thread, once. */
+static void queue_kernel(struct rep *R)
+{
+	if (!R->kernel_queued) {
+		prec_symtab__prefetch(R->st, prec_symtab__kernel(R->st));
+		R->kernel_queued = true;
+	}
+}
+
 static int add_frame(struct rep *R, struct prec_thread *t, uint64_t addr, bool kernel, bool ret,
 		     size_t *n)
 {
@@ -217,10 +226,7 @@ static int add_frame(struct rep *R, struct prec_thread *t, uint64_t addr, bool k
 		return 0;
 	memset(f, 0, sizeof(*f));
 	if (kernel) {
-		if (!R->kernel_queued) {
-			prec_symtab__prefetch(R->st, prec_symtab__kernel(R->st));
-			R->kernel_queued = true;
-		}
+		queue_kernel(R);
 		f->dso = R->kernel_id;
 		f->addr = addr;
 		f->flags = PREC_FRAME_KERNEL;
@@ -669,6 +675,10 @@ static int read_records(struct rep *R, const char *input)
 			if (rec.type == PERF_RECORD_SAMPLE) {
 				/* fully parsed when processed; here only its time */
 				time = prec_sample__time(&ev->layout, rec.data, rec.size);
+				/* processed a round later: a kernel sample's symbols (kallsyms, the
+				 * longest load) start loading now */
+				if (cpumode_kernel(rec.misc))
+					queue_kernel(R);
 			} else {
 				struct prec_sample_id sid;
 
