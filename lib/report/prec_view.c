@@ -2,10 +2,13 @@
 /*
  * The --stdio and folded views.  Entries are chosen and sorted per event; columns are sized
  * from the rows about to be printed.  A call graph is built for one entry at a time from the
- * stacks the entry occurs on, so its memory is bounded by the largest single graph.
+ * stacks the entry occurs on, so its memory is bounded by the largest single graph; a second
+ * thread draws graphs ahead of the rows (their text waits in memory until printed).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -512,21 +515,23 @@ static int print_chains(const struct view *v, struct graph *g, uint32_t node, ui
 	return 0;
 }
 
-static int print_graph(const struct view *v, struct graph *g, const struct prec_entry *e)
+/* Whether entry e's graph has anything to show: no branch or chain weighs more than all the
+ * stacks through the entry, so below the threshold the graph is not built. */
+static bool graph_shown(const struct view *v, const struct prec_entry *e)
 {
 	uint64_t through = 0;
 	uint32_t i;
-	int err;
 
-	/* no branch or chain weighs more than all the stacks through the entry: below the
-	 * threshold nothing would be printed, so the graph is not built */
 	for (i = 0; i < e->occ_n; i++)
 		through += v->h->node[v->h->occ[e->occ_start + i].node].self_period;
-	if (pct(through, v->total) < v->o->graph_threshold) {
-		fputc('\n', v->out);
-		return 0;
-	}
-	err = graph_build(g, v, e);
+	return pct(through, v->total) >= v->o->graph_threshold;
+}
+
+/* Build and print entry e's graph to v->out, with the blank line after it. */
+static int print_graph(const struct view *v, struct graph *g, const struct prec_entry *e)
+{
+	int err = graph_build(g, v, e);
+
 	if (err)
 		return err;
 	if (v->o->graph == PREC_GRAPH_GRAPH) {
@@ -541,6 +546,144 @@ static int print_graph(const struct view *v, struct graph *g, const struct prec_
 	}
 	fputc('\n', v->out);
 	return err;
+}
+
+/*
+ * Graphs drawn on a second thread while the rows are printed.  The graphs to draw are
+ * numbered in print order; each thread takes the next one not taken.  The helper draws into
+ * memory, which the printing thread copies out when it reaches that row; a graph nobody has
+ * taken yet when its row comes is drawn by the printing thread itself, straight to the
+ * output, and while it waits for one the helper is drawing it draws later ones into memory.
+ * Both only read the hist.
+ */
+struct gjob {
+	const struct prec_entry *e;
+	char *text; /* the helper's drawing */
+	size_t len;
+	int err;
+	bool done;
+};
+
+struct gpool {
+	pthread_mutex_t lock;
+	pthread_cond_t done;
+	struct gjob *jobs;
+	size_t nr, next; /* jobs[next..nr) are not taken */
+	struct view v; /* the helper's copy; out is its memory stream */
+	struct graph g;
+	pthread_t thread;
+};
+
+/* Draw job j into memory with view v's settings (its out is replaced) and graph g. */
+static void draw_job(struct view v, struct graph *g, struct gjob *j)
+{
+	FILE *f = open_memstream(&j->text, &j->len);
+
+	if (!f) {
+		j->err = -ENOMEM;
+		return;
+	}
+	v.out = f;
+	j->err = print_graph(&v, g, j->e);
+	if (fclose(f) && !j->err)
+		j->err = -ENOMEM;
+}
+
+/* Take the next job and draw it; called and returning with p->lock held. */
+static void take_and_draw(struct gpool *p, const struct view *v, struct graph *g)
+{
+	struct gjob *j = &p->jobs[p->next++];
+
+	pthread_mutex_unlock(&p->lock);
+	draw_job(*v, g, j);
+	pthread_mutex_lock(&p->lock);
+	j->done = true;
+	pthread_cond_broadcast(&p->done);
+}
+
+static void *graph_helper(void *arg)
+{
+	struct gpool *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	while (p->next < p->nr)
+		take_and_draw(p, &p->v, &p->g);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/*
+ * Print job k's graph: draw it straight to the output if nobody took it yet; else, until it
+ * is drawn, draw later ones into memory too; then copy it out.
+ */
+static int gpool_print(struct gpool *p, const struct view *v, struct graph *g, size_t k)
+{
+	struct gjob *j = &p->jobs[k];
+	int err;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		if (p->next == k) { /* not taken: ours */
+			p->next++;
+			pthread_mutex_unlock(&p->lock);
+			return print_graph(v, g, j->e);
+		}
+		if (j->done)
+			break;
+		if (p->next < p->nr)
+			take_and_draw(p, v, g);
+		else
+			pthread_cond_wait(&p->done, &p->lock);
+	}
+	pthread_mutex_unlock(&p->lock);
+	err = j->err;
+	if (!err && j->len && fwrite(j->text, 1, j->len, v->out) != j->len)
+		err = -EIO;
+	free(j->text);
+	j->text = NULL;
+	return err;
+}
+
+/* Start the helper on jobs; false (and nothing to undo) if it cannot start. */
+static bool gpool_start(struct gpool *p, const struct view *v, struct gjob *jobs, size_t nr)
+{
+	memset(p, 0, sizeof(*p));
+	p->jobs = jobs;
+	p->nr = nr;
+	p->v = *v;
+	prec_keyset__init(&p->g.ids, 2 * sizeof(uint32_t));
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->done, NULL);
+	if (pthread_create(&p->thread, NULL, graph_helper, p)) {
+		pthread_cond_destroy(&p->done);
+		pthread_mutex_destroy(&p->lock);
+		return false;
+	}
+	return true;
+}
+
+static void graph_release(struct graph *g)
+{
+	prec_keyset__release(&g->ids);
+	free(g->nodes);
+	free(g->seq);
+	free(g->prefix);
+}
+
+/* Stop the helper: no job is left for it to take, then it is joined. */
+static void gpool_stop(struct gpool *p)
+{
+	size_t k;
+
+	pthread_mutex_lock(&p->lock);
+	p->next = p->nr;
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	for (k = 0; k < p->nr; k++)
+		free(p->jobs[k].text);
+	graph_release(&p->g);
+	pthread_cond_destroy(&p->done);
+	pthread_mutex_destroy(&p->lock);
 }
 
 /* ---- the stdio view ---- */
@@ -666,6 +809,10 @@ static void col_width(struct view *v, struct col *c, const uint32_t *rows, size_
 
 static int stdio_event(struct view *v, struct graph *g)
 {
+	struct gjob *jobs = NULL;
+	struct gpool pool;
+	size_t njobs = 0, next_job = 0;
+	bool pooled = false;
 	struct prec_hist *h = v->h;
 	const struct prec_view_opts *o = v->o;
 	const char *sep = o->field_sep;
@@ -717,6 +864,21 @@ static int stdio_event(struct view *v, struct graph *g)
 		}
 		fputs("\n#\n", v->out);
 	}
+	/* the graphs to draw, in print order; with two or more, a second thread helps */
+	if (o->graph != PREC_GRAPH_NONE && !sep) {
+		jobs = calloc(nr + 1, sizeof(*jobs));
+		if (!jobs) {
+			free(rows);
+			return -ENOMEM;
+		}
+		for (i = 0; i < nr; i++) {
+			const struct prec_entry *e = &h->entries[rows[i]];
+
+			if (e->occ_n && graph_shown(v, e))
+				jobs[njobs++].e = e;
+		}
+		pooled = njobs >= 2 && gpool_start(&pool, v, jobs, njobs);
+	}
 	for (i = 0; i < nr && !err; i++) {
 		const struct prec_entry *e = &h->entries[rows[i]];
 
@@ -737,9 +899,18 @@ static int stdio_event(struct view *v, struct graph *g)
 			}
 		}
 		fputc('\n', v->out);
-		if (o->graph != PREC_GRAPH_NONE && e->occ_n && !sep)
-			err = print_graph(v, g, e);
+		if (o->graph == PREC_GRAPH_NONE || !e->occ_n || sep)
+			continue;
+		if (next_job < njobs && jobs[next_job].e == e) {
+			err = pooled ? gpool_print(&pool, v, g, next_job) : print_graph(v, g, e);
+			next_job++;
+		} else {
+			fputc('\n', v->out); /* nothing above the threshold */
+		}
 	}
+	if (pooled)
+		gpool_stop(&pool);
+	free(jobs);
 	fputs("\n\n", v->out);
 	free(rows);
 	return err;
@@ -778,10 +949,7 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 			add_col(&v, COL_KEY, h->opts.keys[k], key_title(h->opts.keys[k]), false, 0);
 		err = stdio_event(&v, &g);
 	}
-	prec_keyset__release(&g.ids);
-	free(g.nodes);
-	free(g.seq);
-	free(g.prefix);
+	graph_release(&g);
 	if (!err && ferror(out))
 		err = -EIO;
 	return err;
