@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Aggregation: contexts, frames and stacks interned while reading; symbolization and entries
- * once at the end.
+ * Aggregation: contexts and stacks interned while reading; frame ids, symbolization and
+ * entries once at the end.
  *
- * Invariants: ids are dense and never change.  A trie node id indexes node_* arrays; its key
- * is (parent node, frame id), roots being (UINT32_MAX, context id).  A node whose self count
- * is non-zero ends at least one sample: it is a "stack".  Everything after the read is
+ * Invariants: ids are dense and never change.  A trie node id indexes the node array; its
+ * key is (parent node, frame), roots being (UINT32_MAX, context id).  A parent is older than
+ * its children.  Frame ids follow the order of each frame's first node.  A node whose self
+ * count is non-zero ends at least one sample: it is a "stack".  Everything after the read is
  * proportional to the number of distinct frames and stacks, never to the number of samples.
  */
 #include <errno.h>
