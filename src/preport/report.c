@@ -306,19 +306,16 @@ static long resolve_stack(struct rep *R, struct prec_thread *t, const struct pre
 /* Whether this sample uses the chain cache (see CC_WINDOW). */
 static bool cc_use(struct rep *R)
 {
-	if (R->cc_rest) {
-		R->cc_rest--;
-		return false;
-	}
+	/* at the end of a window, sit out the next stretch if the window paid little */
 	if (R->cc_seen == CC_WINDOW) {
 		if (R->cc_hits < CC_WINDOW / 4)
 			R->cc_rest = CC_REST;
 		R->cc_seen = 0;
 		R->cc_hits = 0;
-		if (R->cc_rest) {
-			R->cc_rest--;
-			return false;
-		}
+	}
+	if (R->cc_rest) {
+		R->cc_rest--;
+		return false;
 	}
 	R->cc_seen++;
 	return true;
@@ -364,28 +361,26 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	chain = (ev->layout.sample_type & PERF_SAMPLE_CALLCHAIN) && s.callchain_nr;
 	ips = chain ? s.callchain : &s.ip;
 	n = chain ? s.callchain_nr : 1;
-	if (!cc_use(R)) {
-		node = resolve_stack(R, t, &s, ips, n, misc, chain, (uint32_t)ctx);
-		if (node < 0)
-			return (int)node;
-		prec_hist__count(R->h, (uint32_t)ctx, (uint32_t)node, hs.period);
-		return 0;
-	}
-	gen = prec_machine__generation(R->m, t->ms);
-	hash = chain_hash(ips, n) ^ ((uint64_t)s.pid << 32 | (uint64_t)ctx) * 0x9e3779b97f4a7c15ULL ^
-	       mode;
-	slot = &R->cc[hash & (CC_SLOTS - 1)];
-	if (slot->ips && slot->hash == hash && slot->gen == gen && slot->pid == s.pid &&
-	    slot->ctx == (uint32_t)ctx && slot->mode == mode && slot->n == n &&
-	    !memcmp(slot->ips, ips, n * 8)) {
-		prec_hist__count(R->h, (uint32_t)ctx, slot->node, hs.period);
-		R->cc_hits++;
-		return 0;
+	slot = NULL;
+	if (cc_use(R)) {
+		gen = prec_machine__generation(R->m, t->ms);
+		hash = chain_hash(ips, n) ^
+		       ((uint64_t)s.pid << 32 | (uint64_t)ctx) * 0x9e3779b97f4a7c15ULL ^ mode;
+		slot = &R->cc[hash & (CC_SLOTS - 1)];
+		if (slot->ips && slot->hash == hash && slot->gen == gen && slot->pid == s.pid &&
+		    slot->ctx == (uint32_t)ctx && slot->mode == mode && slot->n == n &&
+		    !memcmp(slot->ips, ips, n * 8)) {
+			prec_hist__count(R->h, (uint32_t)ctx, slot->node, hs.period);
+			R->cc_hits++;
+			return 0;
+		}
 	}
 	node = resolve_stack(R, t, &s, ips, n, misc, chain, (uint32_t)ctx);
 	if (node < 0)
 		return (int)node;
 	prec_hist__count(R->h, (uint32_t)ctx, (uint32_t)node, hs.period);
+	if (!slot)
+		return 0;
 	if (n > slot->cap) {
 		uint64_t *p = realloc(slot->ips, n * 8);
 
