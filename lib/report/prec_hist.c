@@ -185,14 +185,14 @@ static bool frame_eq(const struct prec_hist_frame *a, const struct prec_hist_fra
 	return a->addr == b->addr && a->dso == b->dso && a->flags == b->flags;
 }
 
-/* The key of node `id` in h->nodes. */
-static struct prec_node_key node_key(const struct prec_hist *h, uint32_t id)
+/* The key in h->nodes of the node (parent, f). */
+static struct prec_node_key node_key(uint32_t parent, const struct prec_hist_frame *f)
 {
 	struct prec_node_key k;
 
 	memset(&k, 0, sizeof(k));
-	k.parent = h->node[id].parent;
-	k.f = h->node[id].f;
+	k.parent = parent;
+	k.f = *f;
 	return k;
 }
 
@@ -225,7 +225,7 @@ static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_his
 /* Put node `id` in the hash of (parent, frame) pairs. */
 static int node_hash(struct prec_hist *h, uint32_t id)
 {
-	struct prec_node_key key = node_key(h, id);
+	struct prec_node_key key = node_key(h->node[id].parent, &h->node[id].f);
 	long k = prec_keyset__intern(&h->nodes, &key, NULL);
 
 	if (k < 0)
@@ -259,11 +259,8 @@ static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_
 			if (frame_eq(&h->node[c].f, f))
 				return c;
 	} else {
-		struct prec_node_key key;
+		struct prec_node_key key = node_key(parent, f);
 
-		memset(&key, 0, sizeof(key));
-		key.parent = parent;
-		key.f = *f;
 		k = prec_keyset__find(&h->nodes, &key);
 		if (k >= 0)
 			return h->node_of[k];
