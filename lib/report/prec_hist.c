@@ -303,8 +303,7 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 	ck.pid = h->ctx_pid || h->ctx_tid ? s->pid : 0;
 	ck.tid = h->ctx_tid ? s->tid : 0;
 	ck.cpu = h->ctx_cpu ? s->cpu : 0;
-	/* consecutive samples are mostly of one thread: remember the last context (compared
-	 * field by field: a memcmp reloading the key just stored stalled on the store) */
+	/* consecutive samples are mostly of one thread: remember the last context */
 	if (h->has_last_ctx && ck.comm == h->last_ctx_key.comm &&
 	    ck.evsel == h->last_ctx_key.evsel && ck.pid == h->last_ctx_key.pid &&
 	    ck.tid == h->last_ctx_key.tid && ck.cpu == h->last_ctx_key.cpu)
