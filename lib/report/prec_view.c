@@ -270,6 +270,21 @@ struct graph {
 	size_t prefix_cap;
 };
 
+/* An empty graph (what graph_release() frees). */
+static void graph_init(struct graph *g)
+{
+	memset(g, 0, sizeof(*g));
+	prec_keyset__init(&g->ids, 2 * sizeof(uint32_t));
+}
+
+static void graph_release(struct graph *g)
+{
+	prec_keyset__release(&g->ids);
+	free(g->nodes);
+	free(g->seq);
+	free(g->prefix);
+}
+
 static long gnode_child(struct graph *g, uint32_t parent, uint32_t sf)
 {
 	uint32_t key[2] = { parent, sf }, hint = g->nodes[parent].hint;
@@ -305,12 +320,8 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 
 	prec_keyset__release(&g->ids);
 	prec_keyset__init(&g->ids, 2 * sizeof(uint32_t));
-	if (!g->cap) {
-		g->nodes = malloc(256 * sizeof(*g->nodes));
-		if (!g->nodes)
-			return -ENOMEM;
-		g->cap = 256;
-	}
+	if (prec_array__grow((void **)&g->nodes, &g->cap, 1, sizeof(*g->nodes), 256))
+		return -ENOMEM;
 	memset(&g->nodes[0], 0, sizeof(g->nodes[0]));
 	g->nr = 1;
 	for (i = 0; i < e->occ_n; i++) {
@@ -651,7 +662,7 @@ static bool gpool_start(struct gpool *p, const struct view *v, struct gjob *jobs
 	p->jobs = jobs;
 	p->nr = nr;
 	p->v = *v;
-	prec_keyset__init(&p->g.ids, 2 * sizeof(uint32_t));
+	graph_init(&p->g);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->done, NULL);
 	if (pthread_create(&p->thread, NULL, graph_helper, p)) {
@@ -660,14 +671,6 @@ static bool gpool_start(struct gpool *p, const struct view *v, struct gjob *jobs
 		return false;
 	}
 	return true;
-}
-
-static void graph_release(struct graph *g)
-{
-	prec_keyset__release(&g->ids);
-	free(g->nodes);
-	free(g->seq);
-	free(g->prefix);
 }
 
 /* Stop the helper: no job is left for it to take, then it is joined. */
@@ -792,6 +795,7 @@ static void col_width(struct view *v, struct col *c, const uint32_t *rows, size_
 {
 	const struct prec_entry *widest = NULL;
 	size_t i;
+
 	if (c->kind != COL_KEY) {
 		for (i = 0; i < nr; i++) {
 			const struct prec_entry *e = &v->h->entries[rows[i]];
@@ -924,8 +928,7 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 	size_t k;
 	int err = 0;
 
-	memset(&g, 0, sizeof(g));
-	prec_keyset__init(&g.ids, 2 * sizeof(uint32_t));
+	graph_init(&g);
 	if (!o->field_sep)
 		fputs("# To display the recording's header, use --header or --header-only.\n#\n", out);
 	for (ev = 0; ev < h->nr_ev && !err; ev++) {
