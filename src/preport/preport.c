@@ -279,7 +279,7 @@ static int bad_value(const char *opt, const char *val, const char *what)
 
 /*
  * preport is a batch process whose memory only grows until it exits, and the hash tables at
- * its heart are probed at random.  Two settings of glibc's malloc halve its time on a
+ * its heart are probed at random.  These settings of glibc's malloc halve its time on a
  * system-wide recording (0.37 -> 0.22 s with call graphs; user and system time both drop):
  *  - large blocks come from the heap and freed memory stays there for reuse (by default
  *    glibc maps each block over 128 KiB by itself and unmaps it when freed, and trims the
