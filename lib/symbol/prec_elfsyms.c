@@ -560,8 +560,7 @@ static int read_symbols(struct prec_elf *pe, Elf_Scn *symscn, const GElf_Shdr *s
 			continue;
 		if (pe->ehdr.e_machine == EM_ARM && type == STT_FUNC && (s.st_value & 1))
 			s.st_value--;
-		err = prec_symvec__push(sv, s.st_value, s.st_size, name, GELF_ST_BIND(s.st_info),
-					(uint8_t)type);
+		err = prec_symvec__push(sv, s.st_value, s.st_size, name, GELF_ST_BIND(s.st_info));
 		if (err)
 			break;
 	}
@@ -665,7 +664,7 @@ static int synth_plt(struct prec_dso *d, struct prec_elf *rt, struct prec_symvec
 	if (scn_pltsec && pltsec.sh_type != SHT_NOBITS && pltsec.sh_size) {
 		if (!plt_sizes(&rt->ehdr, &pltsec, &hdr, &ent))
 			return 0;
-		err = prec_symvec__push(sv, plt.sh_addr, plt.sh_size, ".plt", STB_GLOBAL, STT_FUNC);
+		err = prec_symvec__push(sv, plt.sh_addr, plt.sh_size, ".plt", STB_GLOBAL);
 		pos = pltsec.sh_addr;
 		lim = pltsec.sh_addr + pltsec.sh_size;
 		base_off = pltsec.sh_offset - pltsec.sh_addr;
@@ -698,7 +697,7 @@ static int synth_plt(struct prec_dso *d, struct prec_elf *rt, struct prec_symvec
 			lazy = false; /* no header */
 	}
 	if (lazy) {
-		err = prec_symvec__push(sv, plt.sh_addr, hdr, ".plt", STB_GLOBAL, STT_FUNC);
+		err = prec_symvec__push(sv, plt.sh_addr, hdr, ".plt", STB_GLOBAL);
 		if (err)
 			return err;
 	}
@@ -752,7 +751,7 @@ static int synth_plt(struct prec_dso *d, struct prec_elf *rt, struct prec_symvec
 			err = -ENOMEM;
 			break;
 		}
-		err = prec_symvec__push(sv, pos, ent, name, STB_GLOBAL, STT_FUNC);
+		err = prec_symvec__push(sv, pos, ent, name, STB_GLOBAL);
 		if (err)
 			break;
 	}
@@ -761,7 +760,7 @@ static int synth_plt(struct prec_dso *d, struct prec_elf *rt, struct prec_symvec
 
 header_only:
 	if (lazy)
-		return prec_symvec__push(sv, plt.sh_addr, hdr, ".plt", STB_GLOBAL, STT_FUNC);
+		return prec_symvec__push(sv, plt.sh_addr, hdr, ".plt", STB_GLOBAL);
 	return 0;
 }
 

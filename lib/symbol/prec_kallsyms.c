@@ -163,7 +163,7 @@ static int push_named(struct prec_symvec *sv, struct names *nm, uint64_t start, 
 		return 0;
 	if (prec_array__grow((void **)&nm->p, &nm->cap, nm->len + len + 1, 1, 1 << 20))
 		return -ENOMEM;
-	err = prec_symvec__push(sv, start, size, NULL, bind, STT_FUNC);
+	err = prec_symvec__push(sv, start, size, NULL, bind);
 	if (err)
 		return err;
 	memcpy(nm->p + nm->len, name, len);

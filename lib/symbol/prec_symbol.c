@@ -8,7 +8,7 @@
  * and each entry's `up` names the nearest earlier entry whose range reaches past its start, so
  * a lookup is one binary search plus a walk up nested ranges (none in ordinary files).  A
  * file whose build-id differs from the recorded one is never read for symbols.  A lookup
- * allocates nothing.
+ * allocates nothing, except the demangled name of a symbol it returns for the first time.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +22,10 @@
 #include "prec_buf.h"
 #include "prec_log.h"
 #include "prec_symbol_int.h"
+
+#ifdef PREC_HAVE_DEMANGLE
+#include <libiberty/demangle.h>
+#endif
 
 /* ---- the sorted symbol array ---- */
 
@@ -43,7 +47,7 @@ int prec_symvec__reserve(struct prec_symvec *sv, uint32_t extra)
 }
 
 int prec_symvec__push(struct prec_symvec *sv, uint64_t start, uint64_t size, const char *name,
-		      uint8_t bind, uint8_t type)
+		      uint8_t bind)
 {
 	struct prec_syment *e;
 
@@ -66,7 +70,7 @@ int prec_symvec__push(struct prec_symvec *sv, uint64_t start, uint64_t size, con
 	e->up = sv->n;
 	e->module = 0;
 	e->bind = bind;
-	e->type = type;
+	e->flags = 0;
 	sv->n++;
 	return 0;
 }
@@ -265,7 +269,7 @@ void prec_symvec__release(struct prec_symvec *sv)
 	memset(sv, 0, sizeof(*sv));
 }
 
-static const struct prec_syment *find_sym(const struct prec_dso *d, uint64_t a)
+static struct prec_syment *find_sym(const struct prec_dso *d, uint64_t a)
 {
 	uint32_t lo = 0, hi = d->nsyms, i;
 
@@ -280,7 +284,7 @@ static const struct prec_syment *find_sym(const struct prec_dso *d, uint64_t a)
 	if (!lo)
 		return NULL;
 	for (i = lo - 1; i != PREC_NO_UP; i = d->syms[i].up) {
-		const struct prec_syment *e = &d->syms[i];
+		struct prec_syment *e = &d->syms[i];
 
 		/* perf's symbols__find(): [start, end), and a zero-size symbol at its start */
 		if (a < e->end || (a == e->start && e->start == e->end))
@@ -331,6 +335,7 @@ int prec_symtab__new(const struct prec_symtab_opts *opts, struct prec_symtab **r
 	prec_keyset__init(&st->keys, sizeof(struct dso_key));
 	prec_keyset__init(&st->jit_pids, sizeof(uint64_t));
 	st->opts.use_proc_kallsyms = o.use_proc_kallsyms;
+	st->opts.no_demangle = o.no_demangle;
 	if ((o.symfs && o.symfs[0] && !(st->opts.symfs = prec_symtab__intern(st, o.symfs))) ||
 	    (o.kallsyms && !(st->opts.kallsyms = prec_symtab__intern(st, o.kallsyms))) ||
 	    !(st->opts.debug_dir = prec_symtab__intern(
@@ -975,9 +980,64 @@ uint64_t prec_dso__off_to_vaddr(const struct prec_dso *d, uint64_t off)
 	return best ? off - best->off + best->vaddr : off;
 }
 
+#ifdef PREC_HAVE_DEMANGLE
+char *prec_demangle(const char *name)
+{
+	static const char plt[] = "@plt";
+	size_t len, n = sizeof(plt) - 1;
+	char *base, *dm, *ret;
+
+	/* what libiberty's demangler (Rust first, then C++) takes; perf hands it every name */
+	if (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2) && strncmp(name, "_GLOBAL_", 8))
+		return NULL;
+	len = strlen(name);
+	if (len <= n || strcmp(name + len - n, plt))
+		return cplus_demangle(name, DMGL_NO_OPTS);
+	/* perf demangles a PLT entry's symbol, then appends "@plt" (without parameters the
+	 * demangler ignores what follows the name, so "@plt" would be lost) */
+	base = strndup(name, len - n);
+	dm = base ? cplus_demangle(base, DMGL_NO_OPTS) : NULL;
+	free(base);
+	if (!dm)
+		return NULL;
+	ret = malloc(strlen(dm) + n + 1);
+	if (ret) {
+		memcpy(ret, dm, strlen(dm));
+		memcpy(ret + strlen(dm), plt, n + 1);
+	}
+	free(dm);
+	return ret;
+}
+#else
+char *prec_demangle(const char *name)
+{
+	(void)name;
+	return NULL;
+}
+#endif
+
+/* Settle the name of symbol `e` of `d` for showing: demangled where perf demangles it (ELF
+ * files, not the kernel or JIT maps), once. */
+static void show_name(struct prec_dso *d, struct prec_syment *e)
+{
+	char *dm;
+	const char *s;
+
+	e->flags |= PREC_SYMENT_SHOWN;
+	if (d->st->opts.no_demangle || (d->kind != PREC_DSO_KIND_ELF && d->kind != PREC_DSO_KIND_VDSO))
+		return;
+	dm = prec_demangle(e->name);
+	if (!dm)
+		return;
+	s = prec_symtab__intern(d->st, dm); /* on -ENOMEM the mangled name stays */
+	free(dm);
+	if (s)
+		e->name = s;
+}
+
 int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr)
 {
-	const struct prec_syment *e;
+	struct prec_syment *e;
 	uint64_t v;
 
 	if (d->status != PREC_DSO_OK) {
@@ -996,6 +1056,8 @@ int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, ui
 	if (!e)
 		return -ENOENT;
 	if (ret) {
+		if (!(e->flags & PREC_SYMENT_SHOWN))
+			show_name(d, e);
 		ret->name = e->name;
 		ret->start = e->start;
 		ret->size = e->end - e->start;

@@ -33,6 +33,7 @@ struct prec_symtab_opts {
 	bool use_proc_kallsyms; /* the recording was made on this host (and kernel) */
 	const char *debug_dir; /* default "/usr/lib/debug"; for tests */
 	const char *jit_dir; /* where perf-PID.map files are; default "/tmp" */
+	bool no_demangle; /* --no-demangle: C++ and Rust names of ELF symbols as mangled */
 };
 
 int prec_symtab__new(const struct prec_symtab_opts *opts, struct prec_symtab **ret);
@@ -102,7 +103,7 @@ bool prec_dso__is_kernel(const struct prec_dso *d);
 const char *prec_dso__kernel_module(struct prec_dso *d, uint64_t addr);
 
 struct prec_sym {
-	const char *name; /* demangling is not done (perf demangles C++; later step) */
+	const char *name; /* as perf shows it: ELF symbols demangled (see prec_demangle()) */
 	uint64_t start; /* in the DSO's own address space (ELF vaddr / absolute for kernel+JIT) */
 	uint64_t size;
 };
@@ -110,8 +111,9 @@ struct prec_sym {
 /*
  * The function containing `addr` (file offset for ELF DSOs, absolute otherwise).
  * 0 and *ret filled (ret may be NULL); -ENOENT when the DSO is unusable or no symbol covers
- * addr.  Allocates nothing.  Symbols and aliases are chosen as perf does; PLT entries are
- * "name@plt" and the PLT header ".plt".
+ * addr.  Symbols and aliases are chosen as perf does; PLT entries are "name@plt" and the PLT
+ * header ".plt".  The name of an ELF symbol is demangled, unless opts.no_demangle, when a
+ * lookup first returns it (and kept); otherwise a lookup allocates nothing.
  * A symbol covers [start, start + size); a symbol of size 0 covers up to the next symbol, like
  * perf.  Also gives `*ret_vaddr` (the address in the DSO's own space: the ELF vaddr that
  * objdump and addr2line use) when ret_vaddr is not NULL, even on -ENOENT when the DSO loaded
@@ -120,6 +122,15 @@ struct prec_sym {
  * of usual PIEs and shared libraries, not for non-PIE executables.
  */
 int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr);
+
+/*
+ * The name perf report shows for the ELF symbol `name`, malloc'd, or NULL when it is not a
+ * mangled name (or on -ENOMEM, or when built without demangling): C++ and Rust names
+ * demangled as perf does (libiberty, no options: no parameter list, no return type, no clone
+ * suffix such as ".isra.0"), and "@plt" kept on PLT entries ("_ZdlPv@plt" -> "operator
+ * delete@plt").  The kernel's and JIT maps' names are not demangled (nor by perf).
+ */
+char *prec_demangle(const char *name);
 
 /*
  * Inline frames at `addr` (same address space as lookup), from libdw: the functions inlined

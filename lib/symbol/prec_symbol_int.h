@@ -43,8 +43,11 @@ struct prec_syment {
 	uint32_t up; /* nearest earlier entry whose range reaches past start, or PREC_NO_UP */
 	uint16_t module; /* kernel: 1 + index in modules[]; 0 otherwise */
 	uint8_t bind; /* STB_* */
-	uint8_t type; /* STT_* */
+	uint8_t flags; /* PREC_SYMENT_* */
 };
+
+/* `name` is final: demangled by the first lookup that returned it, if it needed to be. */
+#define PREC_SYMENT_SHOWN 0x01
 
 /* A growable array of entries and the state the sort needs. */
 struct prec_symvec {
@@ -55,7 +58,7 @@ struct prec_symvec {
 /* Room for `extra` more entries, so pushes do not reallocate. */
 int prec_symvec__reserve(struct prec_symvec *sv, uint32_t extra);
 int prec_symvec__push(struct prec_symvec *sv, uint64_t start, uint64_t size, const char *name,
-		      uint8_t bind, uint8_t type);
+		      uint8_t bind);
 /* Sort by (start, insertion order), like perf's rb-tree; perf's rules for ends and aliases
  * are applied by the callers through the helpers below. */
 void prec_symvec__sort(struct prec_symvec *sv);

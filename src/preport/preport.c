@@ -65,6 +65,7 @@ static void usage(FILE *f)
 		"      --dsos LIST          only entries in these shared objects\n"
 		"      --symbols LIST       only these functions\n"
 		"      --inline             show inlined functions as frames of their own\n"
+		"      --no-demangle        show C++ and Rust function names as mangled\n"
 		"      --symfs DIR          look for binaries under DIR first\n"
 		"      --kallsyms FILE      kernel symbols of the recorded machine\n"
 		"  -D, --dump-raw-trace     print every record, then totals per record type\n"
@@ -343,6 +344,8 @@ int main(int argc, char **argv)
 		OPT_SYMBOLS,
 		OPT_INLINE,
 		OPT_NO_INLINE,
+		OPT_DEMANGLE,
+		OPT_NO_DEMANGLE,
 		OPT_SYMFS,
 		OPT_KALLSYMS,
 	};
@@ -370,6 +373,8 @@ int main(int argc, char **argv)
 		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "demangle", no_argument, NULL, OPT_DEMANGLE },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -517,6 +522,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_INLINE:
 			ro.inline_frames = false;
+			break;
+		case OPT_DEMANGLE:
+			ro.no_demangle = false;
+			break;
+		case OPT_NO_DEMANGLE:
+			ro.no_demangle = true;
 			break;
 		case OPT_SYMFS:
 			ro.symfs = optarg;

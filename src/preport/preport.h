@@ -32,6 +32,7 @@ struct preport_report_opts {
 	double percent_limit;
 	const char *field_sep;
 	bool inline_frames;
+	bool no_demangle;
 	const char *symfs, *kallsyms;
 	bool quiet;
 	/* filters; NULL / 0 when not given */

@@ -764,6 +764,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	memset(&so, 0, sizeof(so));
 	so.symfs = o->symfs;
 	so.kallsyms = o->kallsyms;
+	so.no_demangle = o->no_demangle;
 	so.use_proc_kallsyms = !uname(&un) && feature_equals(r, FEAT_HOSTNAME, un.nodename) &&
 			       feature_equals(r, FEAT_OSRELEASE, un.release);
 	if (!o->kallsyms && !so.use_proc_kallsyms)

@@ -7,6 +7,7 @@
 #   demo      by perf record, file form          threads   by perf record -z, pipe form
 #   libwork   by precord                         forkexec  by precord (fork + exec)
 #   deep      by precord                         kernel    by precord: dd, mostly in the kernel
+#   mangled   by perf record, file form: C++ names, shown demangled as perf shows them
 # For each: the flat profile of `preport --no-children --sort sym` equals perf report's within
 # 0.5 points for every symbol (either side's), and the same with --children for both columns.
 # Then: --folded has the workloads' call paths; a stripped binary is symbolized from its debug
@@ -17,7 +18,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/record-lib.sh"
 
-need_record demo threads forkexec libwork deep
+need_record demo threads forkexec libwork deep mangled
 
 # flat FILE OUT CHILDREN-OPT TOOL...: "SYMBOL PCT [SELF]" lines of a --sort sym report, summed
 # by name (perf and preport may split a name across DSOs differently).
@@ -92,15 +93,22 @@ check_folded() {
 	fi
 }
 
+# perf_flat_folded WORKLOAD MS: records the workload with perf record -g (file form) into
+# $f = $workdir/WORKLOAD.data, compares the flat profiles (with and without children) and
+# writes preport's --folded stacks to $f.folded.
+perf_flat_folded() {
+	f=$workdir/$1.data
+	"$PERF" record -q -e $ev -F 999 -g -o "$f" -- "$WL/$1" "$2" >/dev/null 2>"$f.err" ||
+		fail "perf record fails: $(lines "$f.err")"
+	compare_flat "$1" "$f" --no-children
+	compare_flat "$1" "$f" --children
+	"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"
+	check $? "$1: preport --folded exits 0"
+}
+
 ev=cpu-clock
-f=$workdir/demo.data
 say "--- demo by perf record -g (file form)"
-"$PERF" record -q -e $ev -F 999 -g -o "$f" -- "$WL/demo" 1500 >/dev/null 2>"$f.err" ||
-	fail "perf record fails: $(lines "$f.err")"
-compare_flat demo "$f" --no-children
-compare_flat demo "$f" --children
-"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"
-check $? "demo: preport --folded exits 0"
+perf_flat_folded demo 1500
 check_folded demo "$f.folded" '^demo;(.*;)?main;outer;hot_a$' 65
 check_folded demo "$f.folded" '^demo;(.*;)?main;outer;hot_b$' 18
 # -n and -t: sample counts that add up, fields split by the separator
@@ -132,6 +140,31 @@ if [ "$(grep -c '%  ' "$f.sy")" -eq 1 ] && grep -q 'hot_b$' "$f.sy"; then
 	ok "demo: --symbols hot_b shows only hot_b"
 else
 	bad "demo: --symbols hot_b: $(grep '%' "$f.sy" | join_lines)"
+fi
+
+if [ "${PREC_DEMANGLE:-yes}" = no ]; then
+	say "--- mangled: not checked, preport was configured with --disable-demangle"
+else
+	say "--- mangled (C++ symbol names) by perf record -g (file form)"
+	# the shares are compared by name: they match only when the names are perf's
+	perf_flat_folded mangled 1000
+	check_folded mangled "$f.folded" \
+		'^mangled;(.*;)?main;app::Engine::run;app::Engine::operator[(][)];app::work<unsigned long>$' 60
+	check_folded mangled "$f.folded" \
+		'^mangled;(.*;)?main;app::Engine::run;app::Engine::operator[(][)];[(]anonymous namespace[)]::helper$' 15
+	"$PREPORT" -i "$f" --no-children --sort sym -g none --symbols 'app::work<unsigned long>' >"$f.sy" 2>&1
+	if [ "$(grep -c '%  ' "$f.sy")" -eq 1 ] && grep -q '\[\.\] app::work<unsigned long>$' "$f.sy"; then
+		ok "mangled: --symbols takes the demangled name"
+	else
+		bad "mangled: --symbols 'app::work<unsigned long>': $(grep '%' "$f.sy" | join_lines)"
+	fi
+	"$PREPORT" -i "$f" --no-children --sort sym -g none --no-demangle >"$f.nd" 2>&1
+	if grep -q '\[\.\] _ZN3app4workImEET_S1_S1_$' "$f.nd" &&
+		grep -q '\[\.\] _ZN12_GLOBAL__N_16helperEm.isra.0$' "$f.nd" && ! grep -q 'app::' "$f.nd"; then
+		ok "mangled: --no-demangle shows the names as mangled"
+	else
+		bad "mangled: --no-demangle: $(grep '%' "$f.nd" | join_lines)"
+	fi
 fi
 
 f=$workdir/threads.data

@@ -228,6 +228,8 @@ static const char prog_c[] =
     "int fn_beta(int x) __attribute__((noinline));\n"
     "int fn_beta(int x) { return fn_alpha(x) - 2; }\n"
     "static int fn_local(int x) __attribute__((noinline));\n"
+    "int cxx_fn(int x) __asm__(\"_ZNK2ns5StackIiE4peekEi\") __attribute__((noinline));\n"
+    "int cxx_fn(int x) { return x + 7; }\n"
     "static int fn_local(int x) { return fn_beta(x) ^ 5; }\n"
     "__asm__(\".text\\n.p2align 6\\n\"\n"
     "\t\".globl zsym\\n.type zsym, STT_FUNC\\nzsym:\\n.fill 32,1,0\\n\"\n"
@@ -262,6 +264,7 @@ static const char prog_c[] =
     "\tprint_off(\"ab\", ab);\n"
     "\tprint_off(\"sized_alias\", sized_alias);\n"
     "\tprint_off(\"puts_plt\", (void *)puts);\n"
+    "\tprint_off(\"cxx_fn\", (void *)cxx_fn);\n"
     "\treturn fn_local(argc) == 12345;\n"
     "}\n";
 
@@ -307,6 +310,12 @@ static struct prec_symtab *new_symtab(const char *debug_dir, const char *jit_dir
 	}
 	return st;
 }
+
+#ifdef PREC_HAVE_DEMANGLE
+#define CXX_SHOWN "ns::Stack<int>::peek"
+#else
+#define CXX_SHOWN "_ZNK2ns5StackIiE4peekEi" /* --disable-demangle */
+#endif
 
 /* A PIE (ET_DYN) or, with `exec`, a non-PIE executable (ET_EXEC) of prog.c. */
 static void test_prog(const char *exe, const struct offs *o, bool exec)
@@ -361,7 +370,62 @@ static void test_prog(const char *exe, const struct offs *o, bool exec)
 	 * function's in a non-PIE executable */
 	if (exec)
 		lookup_is(d, off_of(o, "puts_plt"), "puts@plt", "pie: PLT entry", NULL);
+	/* a C++ name as perf shows it: demangled, without parameters */
+	lookup_is(d, off_of(o, "cxx_fn"), CXX_SHOWN, "pie: C++ name demangled", NULL);
+	lookup_is(d, off_of(o, "cxx_fn") + 1, CXX_SHOWN, "pie: C++ name demangled, again", NULL);
 	prec_symtab__free(st);
+
+	/* --no-demangle */
+	{
+		struct prec_symtab_opts so = { .debug_dir = "/nonexistent", .no_demangle = true };
+
+		if (prec_symtab__new(&so, &st))
+			abort();
+		d = prec_symtab__dso(st, exe, bid_len ? bid : NULL, bid_len);
+		lookup_is(d, off_of(o, "cxx_fn"), "_ZNK2ns5StackIiE4peekEi",
+			  "pie: no_demangle keeps the mangled name", NULL);
+		prec_symtab__free(st);
+	}
+}
+
+/* Names as perf 6.1 shows them (checked with perf probe -F on a program with these
+ * symbols): no parameters, return type or clone suffix; "@plt" kept; not C names. */
+static void test_demangle(void)
+{
+	static const char *const pairs[][2] = {
+		{ "_Z14bitmap_set_bitP11bitmap_headi", "bitmap_set_bit" },
+		{ "_ZN3app4workImEET_S1_S1_", "app::work<unsigned long>" },
+		{ "_ZN12_GLOBAL__N_16helperEm.isra.0", "(anonymous namespace)::helper" },
+		{ "_ZN3app6EngineD0Ev.cold", "app::Engine::~Engine" },
+		{ "_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector<int, std::allocator<int> >::push_back" },
+		{ "_ZThn8_N3app6Engine3runEv", "non-virtual thunk to app::Engine::run()" },
+		{ "_ZZ4mainENKUliE_clEi", "main::{lambda(int)#1}::operator()" },
+		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
+		{ "_ZdlPv@plt", "operator delete@plt" },
+		{ "_ZNSt9exceptionD2Ev@@GLIBCXX_3.4", "std::exception::~exception" },
+	};
+	static const char *const plain[] = { "main", "puts@plt", "_start", "_Zfoo", "_Z", "@plt",
+					     "_Z@plt", "" };
+	size_t i;
+
+#ifndef PREC_HAVE_DEMANGLE
+	diag("built with --disable-demangle: names stay mangled");
+	ok(prec_demangle(pairs[0][0]) == NULL, "demangle: disabled");
+	return;
+#endif
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		char *r = prec_demangle(pairs[i][0]);
+
+		ok(r && !strcmp(r, pairs[i][1]), "demangle: %s -> %s (got %s)", pairs[i][0],
+		   pairs[i][1], r ? r : "NULL");
+		free(r);
+	}
+	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		char *r = prec_demangle(plain[i]);
+
+		ok(!r, "demangle: '%s' is not a mangled name (got %s)", plain[i], r ? r : "NULL");
+		free(r);
+	}
 }
 
 static void test_stripped(const char *exe, const char *dir, const struct offs *o)
@@ -952,6 +1016,7 @@ int main(void)
 		diag("the same checks on a non-PIE executable (ET_EXEC):");
 		test_prog(exe2, &o2, true);
 	}
+	test_demangle();
 	test_bad_files(exe);
 	test_kallsyms();
 	test_jit();
