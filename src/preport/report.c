@@ -739,7 +739,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	struct utsname un;
 	struct rep R;
 	size_t nev, i;
-	bool callchains = false;
+	bool callchains = false, stack_copies = false;
 	long kid;
 	int err;
 
@@ -757,6 +757,8 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 
 		if (ev->layout.sample_type & PERF_SAMPLE_CALLCHAIN)
 			callchains = true;
+		if (ev->layout.sample_type & PERF_SAMPLE_STACK_USER)
+			stack_copies = true;
 		if (!(ev->layout.sample_type & PERF_SAMPLE_TIME) || !ev->layout.sample_id_all)
 			R.ordered = false;
 	}
@@ -788,6 +790,10 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	if (o->folded && !callchains)
 		prec_warn("the recording has no call chains (record with -g): each stack is its "
 			  "sampled function only");
+	if (stack_copies)
+		prec_warn("the recording has user stack copies (--call-graph dwarf), which preport "
+			  "does not unwind yet: user-space call chains stop at the sampled "
+			  "function; record with -g (frame pointers) or report with perf");
 	/* perf's defaults: callers first with children, callees first without */
 	vo.caller_order = o->order < 0 ? ho.children : o->order == 1;
 	ho.callee_order = !vo.caller_order;
