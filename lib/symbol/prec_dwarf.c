@@ -144,6 +144,11 @@ int prec_dwarf__open(struct prec_dso *d)
 	return 0;
 }
 
+Dwarf_CFI *prec_dwarf__cfi(struct prec_dwarf *dw)
+{
+	return dw ? dwarf_getcfi(dw->dw) : NULL;
+}
+
 /* "file.c:12" for a path and line, interned; NULL without both. */
 static const char *srcline_str(struct prec_dso *d, const char *file, int line)
 {

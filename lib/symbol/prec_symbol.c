@@ -351,6 +351,7 @@ int prec_symtab__new(const struct prec_symtab_opts *opts, struct prec_symtab **r
 
 static void dso_free(struct prec_dso *d)
 {
+	prec_dso__cfi_free(d);
 	prec_dwarf__free(d->dwarf);
 	elf_end(d->elf);
 	free(d->image);

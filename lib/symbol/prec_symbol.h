@@ -123,6 +123,35 @@ struct prec_sym {
  */
 int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr);
 
+/* ---- unwinding sampled user stacks (--call-graph dwarf), x86-64 ---- */
+
+/* Registers by DWARF number (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15
+ * r8-r15, 16 rip); bit n of `valid` says r[n] is known. */
+#define PREC_UNWIND_NREGS 17
+struct prec_unwind_regs {
+	uint64_t r[PREC_UNWIND_NREGS];
+	uint32_t valid;
+};
+
+/* A sample's user registers (perf's x86 sample_regs_user `mask`, values in bit order) into
+ * *ret; -EINVAL when rip or rsp is missing. */
+int prec_unwind_regs_x86_64(struct prec_unwind_regs *ret, uint64_t mask, const uint64_t *vals);
+
+/* The DSO mapped at `pc` in the sampled process and the file offset of pc in it; NULL for
+ * none (or anonymous memory). */
+typedef struct prec_dso *(*prec_unwind_find_fn)(void *arg, uint64_t pc, uint64_t *ret_off);
+
+/*
+ * Unwind a sampled user stack with the call frame information of the DSOs (.eh_frame of the
+ * executable file, else .debug_frame): writes the pcs, leaf first, to pcs (at most max):
+ * regs' rip, then return addresses.  `stack` is the sampled copy of the stack from regs' rsp
+ * on, stack_len bytes; nothing else is read.  Stops at the first frame it cannot get past
+ * (no CFI, a value outside the copy, the outermost frame).  Returns how many pcs.  Loads the
+ * DSOs it needs: none of them may be waiting for the background loader.
+ */
+size_t prec_unwind(const struct prec_unwind_regs *regs, const void *stack, uint64_t stack_len,
+		   prec_unwind_find_fn find, void *arg, uint64_t *pcs, size_t max);
+
 /*
  * The name perf report shows for the ELF symbol `name`, malloc'd, or NULL when it is not a
  * mangled name (or on -ENOMEM, or when built without demangling): C++ and Rust names

@@ -85,7 +85,18 @@ enum prec_dso_kind {
 	PREC_DSO_KIND_ANON, /* no file behind it */
 };
 
+/* An opened ELF file, mapped; fd already closed. */
+struct prec_elf {
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	uint8_t build_id[PREC_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	bool has_symtab; /* a non-empty SHT_SYMTAB */
+	bool has_debug_info; /* .debug_info with contents */
+};
+
 struct prec_dwarf; /* prec_dwarf.c */
+typedef struct Dwarf_CFI_s Dwarf_CFI; /* libdw */
 
 struct prec_dso {
 	struct prec_symtab *st;
@@ -111,6 +122,11 @@ struct prec_dso {
 	void *image; /* owned memory behind elf (vdso copy) or names (kallsyms, JIT map) */
 	struct prec_dwarf *dwarf;
 	bool dwarf_tried;
+	/* call frame information for unwinding (prec_unwind.c), opened on first use */
+	Dwarf_CFI *cfi; /* from .eh_frame: of elf, or of cfi_file */
+	Dwarf_CFI *debug_cfi; /* .debug_frame, owned by dwarf */
+	struct prec_elf cfi_file; /* the executable file, when elf is its debug file */
+	bool cfi_tried;
 	bool queued; /* given to the background loader once */
 };
 
@@ -149,15 +165,6 @@ enum prec_open_result {
 	PREC_OPEN_BAD, /* exists but refused: not regular, too big, not ELF; warned once */
 };
 
-/* An opened ELF file, mapped; fd already closed. */
-struct prec_elf {
-	Elf *elf;
-	GElf_Ehdr ehdr;
-	uint8_t build_id[PREC_BUILD_ID_MAX];
-	uint8_t build_id_len;
-	bool has_symtab; /* a non-empty SHT_SYMTAB */
-	bool has_debug_info; /* .debug_info with contents */
-};
 
 /* Open `path` read-only without blocking, refuse what is not a regular file of sane size or
  * not a valid ELF (one prec_warn naming the file and why). */
@@ -189,6 +196,11 @@ int prec_jitmap_load(struct prec_dso *d, const char *path);
 
 /* ---- prec_dwarf.c ---- */
 void prec_dwarf__free(struct prec_dwarf *dw);
+/* The .debug_frame CFI of the DWARF file, or NULL. */
+Dwarf_CFI *prec_dwarf__cfi(struct prec_dwarf *dw);
+
+/* ---- prec_unwind.c ---- */
+void prec_dso__cfi_free(struct prec_dso *d);
 /* Finds a file with DWARF for d (d->elf, else a debug file) the first time. */
 int prec_dwarf__open(struct prec_dso *d);
 

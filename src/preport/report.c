@@ -25,6 +25,7 @@
 #include "preport.h"
 
 #define MAX_FRAMES 1024 /* deeper chains are cut (the kernel gives at most 127 + markers) */
+#define MAX_UNWOUND 512 /* user frames unwound from a stack copy (perf: 127 by default) */
 #define QUEUE_MAX_BYTES (64u << 20)
 #define PROGRESS_MIN_BYTES (64u << 20)
 #define MAP_ANON_PRIV ((void *)1) /* map->priv of anonymous memory: JIT code of the pid */
@@ -37,6 +38,7 @@
 #define FEAT_BUILD_ID 2
 #define FEAT_HOSTNAME 3
 #define FEAT_OSRELEASE 4
+#define FEAT_ARCH 6
 
 /*
  * A cache of resolved call chains: the same raw chain of the same process, under the same
@@ -90,6 +92,9 @@ struct rep {
 	struct qent *qtmp;
 	size_t qtmp_cap;
 	uint64_t bad_samples, unknown_evsel;
+	bool unwind; /* samples' user stack copies are unwound (x86-64) */
+	uint64_t *uw_ips; /* a chain with its user part unwound */
+	size_t uw_cap;
 };
 
 /* ---- filters ---- */
@@ -321,6 +326,59 @@ static bool cc_use(struct rep *R)
 	return true;
 }
 
+struct unwind_ctx {
+	struct rep *R;
+	struct prec_thread *t;
+};
+
+/* prec_unwind()'s question: the DSO at pc in the sampled process, as user_frame() maps it. */
+static struct prec_dso *unwind_find(void *arg, uint64_t pc, uint64_t *ret_off)
+{
+	struct unwind_ctx *c = arg;
+	struct prec_hist_frame f;
+
+	memset(&f, 0, sizeof(f));
+	if (user_frame(c->R, c->t, pc, &f) || !f.dso)
+		return NULL;
+	*ret_off = f.addr;
+	return prec_hist__dso(c->R->h, f.dso);
+}
+
+/*
+ * The chain of a sample with a user stack copy: its kernel part as recorded, then the user
+ * part unwound from the copy (perf records such samples with exclude_callchain_user, so
+ * the kernel gives no user part).  NULL when the sample has no user registers (a kernel
+ * thread) or on -ENOMEM, and the recorded chain is used.
+ */
+static const uint64_t *unwound_chain(struct rep *R, const struct prec_evsel *ev,
+				     struct prec_thread *t, const struct prec_sample *s,
+				     bool chain, size_t *ret_n)
+{
+	struct unwind_ctx c = { R, t };
+	struct prec_unwind_regs regs;
+	size_t nk = 0, need;
+	uint64_t len;
+
+	if (!s->regs_user_abi || !s->stack_size ||
+	    prec_unwind_regs_x86_64(&regs, ev->layout.regs_user_mask, s->regs_user))
+		return NULL;
+	if (chain)
+		while (nk < s->callchain_nr && s->callchain[nk] != (uint64_t)PERF_CONTEXT_USER)
+			nk++;
+	need = nk + 1 + MAX_UNWOUND;
+	if (need > R->uw_cap &&
+	    prec_array__grow((void **)&R->uw_ips, &R->uw_cap, need, sizeof(uint64_t), 64))
+		return NULL;
+	if (nk)
+		memcpy(R->uw_ips, s->callchain, nk * sizeof(uint64_t));
+	R->uw_ips[nk] = (uint64_t)PERF_CONTEXT_USER;
+	len = s->stack_dyn_size < s->stack_size ? s->stack_dyn_size : s->stack_size;
+	*ret_n = nk + 1 +
+		 prec_unwind(&regs, s->stack_data, len, unwind_find, &c, R->uw_ips + nk + 1,
+			     MAX_UNWOUND);
+	return R->uw_ips;
+}
+
 static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t misc, int evidx)
 {
 	const struct prec_evsel *ev = prec_reader__evsel(R->r, (size_t)evidx);
@@ -361,6 +419,16 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	chain = (ev->layout.sample_type & PERF_SAMPLE_CALLCHAIN) && s.callchain_nr;
 	ips = chain ? s.callchain : &s.ip;
 	n = chain ? s.callchain_nr : 1;
+	if (R->unwind) {
+		const uint64_t *u = unwound_chain(R, ev, t, &s, chain, &n);
+
+		if (u) {
+			ips = u;
+			chain = true;
+		} else {
+			n = chain ? s.callchain_nr : 1;
+		}
+	}
 	slot = NULL;
 	if (cc_use(R)) {
 		gen = prec_machine__generation(R->m, t->ms);
@@ -716,6 +784,9 @@ static void free_reading(struct rep *R)
 	R->nq = R->qcap = 0;
 	prec_buf__release(&R->arena);
 	prec_buf__release(&R->arena2);
+	free(R->uw_ips);
+	R->uw_ips = NULL;
+	R->uw_cap = 0;
 }
 
 static void free_rep(struct rep *R)
@@ -773,6 +844,18 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 		prec_warn("the recording was made on another host or kernel: kernel symbols need "
 			  "--kallsyms FILE from that machine");
 
+	if (stack_copies) {
+		/* unwinding loads DSOs as it reads, so no background loader */
+		R.unwind = !uname(&un) && !strcmp(un.machine, "x86_64") &&
+			   feature_equals(r, FEAT_ARCH, un.machine);
+		if (!R.unwind)
+			prec_warn("the recording has user stack copies (--call-graph dwarf), which "
+				  "preport unwinds only for x86-64 recordings on x86-64: user-space "
+				  "call chains stop at the sampled function");
+		else
+			callchains = true;
+	}
+
 	memset(&ho, 0, sizeof(ho));
 	memcpy(ho.keys, o->keys, sizeof(ho.keys));
 	ho.nr_keys = o->nr_keys;
@@ -790,10 +873,6 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	if (o->folded && !callchains)
 		prec_warn("the recording has no call chains (record with -g): each stack is its "
 			  "sampled function only");
-	if (stack_copies)
-		prec_warn("the recording has user stack copies (--call-graph dwarf), which preport "
-			  "does not unwind yet: user-space call chains stop at the sampled "
-			  "function; record with -g (frame pointers) or report with perf");
 	/* perf's defaults: callers first with children, callees first without */
 	vo.caller_order = o->order < 0 ? ho.children : o->order == 1;
 	ho.callee_order = !vo.caller_order;
@@ -829,7 +908,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 
 	/* symbol tables load on the other CPU while the records are read; without a thread
 	 * they load when first needed, as before */
-	if (prec_symtab__loader_start(R.st))
+	if (!R.unwind && prec_symtab__loader_start(R.st))
 		prec_log(PREC_LOG_INFO, "no background thread for symbol loading");
 	err = read_records(&R, input);
 	free_reading(&R);
