@@ -884,6 +884,89 @@ static void test_libc(void)
 	}
 }
 
+/* ---- unwinding ---- */
+
+#define UW_BASE 0x555500000000ULL /* where the test program is "mapped", at offset 0 */
+#define UW_SP 0x7ffd00001000ULL
+
+struct uw_map {
+	struct prec_dso *d;
+	uint64_t size;
+};
+
+static struct prec_dso *uw_find(void *arg, uint64_t pc, uint64_t *ret_off)
+{
+	struct uw_map *m = arg;
+
+	if (pc < UW_BASE || pc - UW_BASE >= m->size)
+		return NULL;
+	*ret_off = pc - UW_BASE;
+	return m->d;
+}
+
+/* The unwinder on the test program's .eh_frame, with stacks made up here. */
+static void test_unwind(const char *exe, const struct offs *o)
+{
+	struct prec_symtab *st = new_symtab("/nonexistent", NULL, NULL, NULL);
+	struct uw_map m = { prec_symtab__dso(st, exe, NULL, 0), 0 };
+	struct prec_unwind_regs regs;
+	uint64_t vals[20], pcs[64], stack[32], ret = UW_BASE + off_of(o, "main") + 20;
+	struct stat sb;
+	size_t n, i, k, worst = 0;
+	unsigned seed = 12345;
+
+	if (stat(exe, &sb))
+		abort();
+	m.size = (uint64_t)sb.st_size;
+	/* perf's x86 register order: ax bx cx dx si di bp sp ip flags cs ss, then r8-r15 */
+	for (i = 0; i < 20; i++)
+		vals[i] = 100 + i;
+	ok(!prec_unwind_regs_x86_64(&regs, 0xff0fffULL, vals) && regs.r[16] == 108 &&
+		   regs.r[7] == 107 && regs.r[3] == 101 && regs.r[1] == 103 && regs.r[8] == 112 &&
+		   regs.r[15] == 119 && !(regs.valid & (1u << 17)),
+	   "unwind: perf's registers in DWARF numbering");
+	ok(prec_unwind_regs_x86_64(&regs, 0xff0fffULL & ~(1ULL << 8), vals) == -EINVAL,
+	   "unwind: no ip, no unwinding");
+
+	/* at a function's first instruction the return address is at rsp */
+	memset(&regs, 0, sizeof(regs));
+	regs.r[16] = UW_BASE + off_of(o, "fn_alpha");
+	regs.r[7] = UW_SP;
+	regs.valid = 1u << 16 | 1u << 7;
+	memset(stack, 0, sizeof(stack));
+	stack[0] = ret;
+	n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 64);
+	ok(n >= 2 && pcs[0] == regs.r[16] && pcs[1] == ret,
+	   "unwind: from fn_alpha's entry to the return address in main (%zu pcs)", n);
+	n = prec_unwind(&regs, stack, 4, uw_find, &m, pcs, 64);
+	ok(n == 1, "unwind: a return address beyond the copy ends it (%zu pcs)", n);
+	n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 1);
+	ok(n == 1 && pcs[0] == regs.r[16], "unwind: at most max pcs");
+	regs.r[16] = 0x1000; /* nowhere */
+	n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 64);
+	ok(n == 1 && pcs[0] == 0x1000, "unwind: a pc outside every DSO is the last");
+
+	/* garbage: any registers, any stack, never past max and never a crash */
+	for (k = 0; k < 2000; k++) {
+		for (i = 0; i < 32; i++) {
+			seed = seed * 1103515245u + 12345u;
+			stack[i] = i % 3 ? UW_BASE + (seed >> 8) % m.size : UW_SP + (seed % 256);
+		}
+		for (i = 0; i < PREC_UNWIND_NREGS; i++) {
+			seed = seed * 1103515245u + 12345u;
+			regs.r[i] = i == 7 ? UW_SP : UW_BASE + (seed >> 4) % m.size;
+		}
+		regs.valid = (1u << PREC_UNWIND_NREGS) - 1;
+		n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 64);
+		if (n > worst)
+			worst = n;
+		if (n < 1 || n > 64)
+			break;
+	}
+	ok(k == 2000, "unwind: 2000 made-up stacks give 1..64 pcs (at most %zu)", worst);
+	prec_symtab__free(st);
+}
+
 /*
  * The background loader: DSOs prefetched while the caller keeps creating others (the string
  * set is shared) come out of loader_stop() loaded exactly as a lazy load would have them.
@@ -1024,6 +1107,7 @@ int main(void)
 		test_inlines(inl, &oi);
 	test_libc();
 	test_loader(exe, exe2, &o);
+	test_unwind(exe, &o);
 	test_special();
 
 	prec_log_set_fn(NULL, NULL);
