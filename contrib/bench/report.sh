@@ -7,7 +7,10 @@
 #   A. system-wide `-a -g` during a compiler run (this project built from scratch with
 #      make -j2), -F $FA (default 4000): about 130k samples, many processes and DSOs;
 #   B. one process, `-g -c $CB` (default 20000 ns of cpu-clock) on the 2-thread spin
-#      workload, $SB x 1000M iterations per thread: about 2M samples, few distinct stacks.
+#      workload, $SB x 1000M iterations per thread: about 2M samples, few distinct stacks;
+#   C. one compiler run (gcc -O2 -c lib/report/prec_view.c), `--call-graph dwarf -F $FC`
+#      (default 2000): a thousand or two samples with 8 KiB user stack copies, which both
+#      tools unwind (perf report takes about 20 s here, so C has its own run count, $NC).
 # For each: wall time and peak RSS (median of $N runs, the two tools alternating) of
 # `perf report --stdio` and `preport --stdio` with the same view, with children (the default
 # with call chains) and with --no-children; output to /dev/null.  Needs root (or a low
@@ -21,6 +24,8 @@ EV=${EV:-cpu-clock}
 FA=${FA:-4000}
 CB=${CB:-20000}
 SB=${SB:-6}
+FC=${FC:-2000}
+NC=${NC:-3}
 T=${T:-$(mktemp -d)}
 KEEP=${KEEP:-0}
 [ "$KEEP" = 1 ] || trap 'rm -rf "$T"' EXIT
@@ -48,11 +53,11 @@ med() {
 	echo "$(awk '{print $1}' "$T/$1.all" | median) $(awk '{print $2}' "$T/$1.all" | median)" >"$T/$1"
 }
 
-compare() { # compare NAME FILE
+compare() { # compare NAME FILE [RUNS]
 	for view in children no-children; do
 		rm -f "$T/perf.$1.$view.all" "$T/prep.$1.$view.all"
 		# interleaved, so that both see the same machine whatever it does meanwhile
-		for _i in $(seq "$N"); do
+		for _i in $(seq "${3:-$N}"); do
 			once "perf.$1.$view" perf report -i "$2" --stdio --$view
 			once "prep.$1.$view" "$PREPORT" -i "$2" --stdio --$view
 		done
@@ -78,7 +83,13 @@ if [ ! -s "$T/b.data" ]; then
 	# spin's work is in millions of iterations per thread; ~1000M is about 1 s here
 	perf record -q -e "$EV" -g -c "$CB" -o "$T/b.data" -- "$T/spin" 2 $((SB * 1000)) >/dev/null 2>&1
 fi
-for f in a b; do
+if [ ! -s "$T/c.data" ]; then
+	echo "== recording C: perf record --call-graph dwarf -F $FC of gcc -O2 -c lib/report/prec_view.c"
+	perf record -q -e "$EV" --call-graph dwarf -F "$FC" -o "$T/c.data" -- \
+		gcc -O2 -c "$SRC/lib/report/prec_view.c" -I"$SRC/lib/util" -I"$SRC/lib/symbol" \
+		-I"$SRC/lib/report" -o "$T/c.o" >/dev/null 2>&1
+fi
+for f in a b c; do
 	printf '%s: %s samples, %s MiB\n' "$f" \
 		"$(perf report -i "$T/$f.data" --stats 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -n 1)" \
 		"$(du -m "$T/$f.data" | cut -f1)"
@@ -86,3 +97,4 @@ done
 echo "== wall time and peak RSS, median of $N interleaved runs (ratio: preport / perf report)"
 compare A "$T/a.data"
 compare B "$T/b.data"
+compare C "$T/c.data" "$NC"

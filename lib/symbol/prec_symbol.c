@@ -398,7 +398,8 @@ static enum prec_dso_kind classify(const char *path, const char **ret_short)
 			return PREC_DSO_KIND_ANON;
 		}
 	}
-	if (path[0] == '[' || has_prefix(path, "/memfd:") || has_prefix(path, "/SYSV") || !path[0])
+	/* "/memfd:..." is a file to perf 6.1 (one that cannot be opened): so here too */
+	if (path[0] == '[' || has_prefix(path, "/SYSV") || !path[0])
 		return PREC_DSO_KIND_ANON;
 	return PREC_DSO_KIND_ELF;
 }

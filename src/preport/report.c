@@ -135,8 +135,8 @@ static bool sample_passes(const struct rep *R, const struct prec_sample *s, cons
 
 static bool is_anon_path(const char *p)
 {
-	return !strcmp(p, "//anon") || !strncmp(p, "[anon", 5) || !strncmp(p, "/memfd:", 7) ||
-	       !strncmp(p, "/dev/zero", 9) || !strncmp(p, "/anon_hugepage", 14);
+	return !strcmp(p, "//anon") || !strncmp(p, "[anon", 5) || !strncmp(p, "/dev/zero", 9) ||
+	       !strncmp(p, "/anon_hugepage", 14);
 }
 
 /* The hist DSO id of the JIT map of `pid`, 0 when it has none. */
@@ -176,7 +176,13 @@ static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
 
 	f->addr = addr;
 	if (map && !map->priv) {
-		if (is_anon_path(map->path) || !strcmp(map->path, "[heap]") ||
+		/* memfd code is a JIT's when the process has a perf map; otherwise it is shown
+		 * as perf 6.1 shows it, a file that cannot be read (name and file offsets) */
+		bool jit = !strncmp(map->path, "/memfd:", 7) && (id = jit_id(R, t->pid)) != 0;
+
+		if (jit && id < 0)
+			return (int)id;
+		if (jit || is_anon_path(map->path) || !strcmp(map->path, "[heap]") ||
 		    !strcmp(map->path, "[stack]")) {
 			map->priv = MAP_ANON_PRIV;
 		} else {

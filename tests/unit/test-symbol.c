@@ -1034,8 +1034,10 @@ static void test_special(void)
 	d = prec_symtab__dso(st, "[heap]", NULL, 0);
 	is_u64(prec_dso__status(d), PREC_DSO_NO_FILE, "special: [heap]");
 	ok(!strcmp(prec_dso__short_name(d), "[heap]"), "special: [heap] keeps its name");
-	is_u64(prec_dso__status(prec_symtab__dso(st, "/memfd:jit (deleted)", NULL, 0)),
-	       PREC_DSO_NO_FILE, "special: memfd");
+	d = prec_symtab__dso(st, "/memfd:jit (deleted)", NULL, 0);
+	is_u64(prec_dso__status(d), PREC_DSO_NOT_FOUND, "special: memfd is a file not found");
+	ok(!strcmp(prec_dso__short_name(d), "memfd:jit (deleted)"),
+	   "special: memfd's name, as perf shows it");
 	is_u64(prec_dso__status(prec_symtab__dso(st, "[anon:dalvik]", NULL, 0)), PREC_DSO_NO_FILE,
 	       "special: [anon:...]");
 	d = prec_symtab__dso(st, "[vdso]", NULL, 0);
