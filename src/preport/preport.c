@@ -65,6 +65,8 @@ static void usage(FILE *f)
 		"      --dsos LIST          only entries in these shared objects\n"
 		"      --symbols LIST       only these functions\n"
 		"      --inline             show inlined functions as frames of their own\n"
+		"      --max-stack N        use at most N frames of each call chain (default: the\n"
+		"                           kernel's perf_event_max_stack, as perf)\n"
 		"      --no-demangle        show C++ and Rust function names as mangled\n"
 		"      --symfs DIR          look for binaries under DIR first\n"
 		"      --kallsyms FILE      kernel symbols of the recorded machine\n"
@@ -307,6 +309,20 @@ static int bad_value(const char *opt, const char *val, const char *what)
 #define LEAK_CHECKED 0
 #endif
 
+/* perf's default --max-stack: the kernel's limit on recorded call chains. */
+static uint32_t default_max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	unsigned int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v ? v : 127;
+}
+
 static void tune_memory(void)
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
@@ -345,6 +361,7 @@ int main(int argc, char **argv)
 		OPT_INLINE,
 		OPT_NO_INLINE,
 		OPT_DEMANGLE,
+		OPT_MAX_STACK,
 		OPT_NO_DEMANGLE,
 		OPT_SYMFS,
 		OPT_KALLSYMS,
@@ -374,6 +391,7 @@ int main(int argc, char **argv)
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "demangle", no_argument, NULL, OPT_DEMANGLE },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
@@ -434,6 +452,20 @@ int main(int argc, char **argv)
 		case 'n':
 			ro.show_nr_samples = true;
 			break;
+		case OPT_MAX_STACK: {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || v > UINT32_MAX) {
+				rc = bad_value("--max-stack", optarg, "give a number of frames");
+				goto out;
+			}
+			ro.max_stack = (uint32_t)v;
+			ro.max_stack_set = true;
+			break;
+		}
 		case OPT_PERCENT_LIMIT: {
 			char *end;
 
@@ -572,6 +604,8 @@ int main(int argc, char **argv)
 	ro.tids = tids;
 	ro.cpus = cpus;
 	ro.quiet = o.quiet;
+	if (!ro.max_stack_set)
+		ro.max_stack = default_max_stack();
 	ro.no_teardown = !LEAK_CHECKED;
 	if (!o.input)
 		o.input = default_input();

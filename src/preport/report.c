@@ -252,12 +252,16 @@ static int add_frame(struct rep *R, struct prec_thread *t, uint64_t addr, bool k
 	return 0;
 }
 
-/* Resolve a raw call chain (or the ip alone) into frames, leaf first; returns how many. */
+/*
+ * Resolve a raw call chain (or the ip alone) into frames, leaf first; returns how many.  At
+ * most --max-stack addresses are used, as perf does: of the whole chain, or of each part
+ * (kernel, user) of a chain whose user part was unwound (`per_part`).
+ */
 static int resolve_chain(struct rep *R, struct prec_thread *t, const uint64_t *ips, size_t n,
-			 uint16_t misc, bool chain, size_t *ret_n)
+			 uint16_t misc, bool chain, bool per_part, size_t *ret_n)
 {
 	bool kernel = cpumode_kernel(misc), first = true;
-	size_t nf = 0, i;
+	size_t nf = 0, i, used = 0;
 	int err;
 
 	if (!chain)
@@ -271,8 +275,16 @@ static int resolve_chain(struct rep *R, struct prec_thread *t, const uint64_t *i
 				 a == (uint64_t)PERF_CONTEXT_HV;
 			first = true; /* a context's first address is where it was, not a return
 				       * address */
+			if (per_part)
+				used = 0;
 			continue;
 		}
+		if (used >= R->o->max_stack) {
+			if (!per_part)
+				break;
+			continue;
+		}
+		used++;
 		err = add_frame(R, t, a, kernel, !first, &nf);
 		if (err)
 			return err;
@@ -301,12 +313,13 @@ static uint64_t chain_hash(const uint64_t *ips, size_t n)
 
 /* The stack of a raw chain, resolved frame by frame; its node, or a negative errno. */
 static long resolve_stack(struct rep *R, struct prec_thread *t, const struct prec_sample *s,
-			  const uint64_t *ips, size_t n, uint16_t misc, bool chain, uint32_t ctx)
+			  const uint64_t *ips, size_t n, uint16_t misc, bool chain, bool unwound,
+			  uint32_t ctx)
 {
 	size_t nf = 0;
 	int err;
 
-	err = resolve_chain(R, t, ips, n, misc, chain, &nf);
+	err = resolve_chain(R, t, ips, n, misc, chain, unwound, &nf);
 	if (!err && !nf) /* a chain of markers only */
 		err = add_frame(R, t, s->ip, cpumode_kernel(misc), false, &nf);
 	if (err)
@@ -381,7 +394,7 @@ static const uint64_t *unwound_chain(struct rep *R, const struct prec_evsel *ev,
 	len = s->stack_dyn_size < s->stack_size ? s->stack_dyn_size : s->stack_size;
 	*ret_n = nk + 1 +
 		 prec_unwind(&regs, s->stack_data, len, unwind_find, &c, R->uw_ips + nk + 1,
-			     MAX_UNWOUND);
+			     R->o->max_stack < MAX_UNWOUND ? R->o->max_stack : MAX_UNWOUND);
 	return R->uw_ips;
 }
 
@@ -396,7 +409,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	size_t n;
 	uint64_t hash, gen;
 	uint32_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	bool chain;
+	bool chain, unwound = false;
 	long ctx, node;
 
 	if (prec_sample__parse(&ev->layout, rec, size, &s)) {
@@ -431,6 +444,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 		if (u) {
 			ips = u;
 			chain = true;
+			unwound = true;
 		} else {
 			n = chain ? s.callchain_nr : 1;
 		}
@@ -449,7 +463,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 			return 0;
 		}
 	}
-	node = resolve_stack(R, t, &s, ips, n, misc, chain, (uint32_t)ctx);
+	node = resolve_stack(R, t, &s, ips, n, misc, chain, unwound, (uint32_t)ctx);
 	if (node < 0)
 		return (int)node;
 	prec_hist__count(R->h, (uint32_t)ctx, (uint32_t)node, hs.period);
