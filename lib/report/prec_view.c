@@ -237,16 +237,70 @@ static uint64_t primary(const struct view *v, const struct prec_entry *e)
 
 static const struct view *sort_view; /* qsort has no context argument */
 
+static int cmp_text(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Entries of equal weight by one sort key, in perf's order: strings and numbers ascending,
+ * entries without a shared object first and those without a symbol (addresses, in address
+ * order) after the named ones. */
+static int cmp_key(const struct prec_hist *h, enum prec_sort_key k, const struct prec_entry *x,
+		   const struct prec_entry *y)
+{
+	const struct prec_sframe *fx = prec_hist__sframe(h, x->sframe);
+	const struct prec_sframe *fy = prec_hist__sframe(h, y->sframe);
+	bool nx, ny;
+
+	switch (k) {
+	case PREC_SORT_COMM:
+		return cmp_text(x->key.comm, y->key.comm);
+	case PREC_SORT_PID:
+		return cmp_u64(x->key.pid, y->key.pid);
+	case PREC_SORT_TID:
+		return cmp_u64(x->key.tid, y->key.tid);
+	case PREC_SORT_CPU:
+		return cmp_u64(x->key.cpu, y->key.cpu);
+	case PREC_SORT_SRCLINE:
+		return cmp_text(x->key.srcline, y->key.srcline);
+	case PREC_SORT_DSO:
+		if (!fx->dso || !fy->dso)
+			return (int)!fx->dso < (int)!fy->dso ? 1 : (int)!fx->dso > (int)!fy->dso ? -1 : 0;
+		return cmp_text(dso_text(h, fx->dso), dso_text(h, fy->dso));
+	case PREC_SORT_SYM:
+		nx = fx->kind == PREC_SF_SYM || fx->kind == PREC_SF_INLINE;
+		ny = fy->kind == PREC_SF_SYM || fy->kind == PREC_SF_INLINE;
+		if (nx != ny)
+			return nx ? -1 : 1;
+		return nx ? cmp_text(fx->name, fy->name) : cmp_u64(fx->addr, fy->addr);
+	default:
+		return 0;
+	}
+}
+
 static int cmp_entries(const void *a, const void *b)
 {
-	const struct prec_entry *x = &sort_view->h->entries[*(const uint32_t *)a];
-	const struct prec_entry *y = &sort_view->h->entries[*(const uint32_t *)b];
+	const struct prec_hist *h = sort_view->h;
+	const struct prec_entry *x = &h->entries[*(const uint32_t *)a];
+	const struct prec_entry *y = &h->entries[*(const uint32_t *)b];
 	uint64_t px = primary(sort_view, x), py = primary(sort_view, y);
+	size_t k;
+	int c;
 
 	if (px != py)
 		return px < py ? 1 : -1;
 	if (x->self_period != y->self_period)
 		return x->self_period < y->self_period ? 1 : -1;
+	for (k = 0; k < h->opts.nr_keys; k++) {
+		c = cmp_key(h, h->opts.keys[k], x, y);
+		if (c)
+			return c;
+	}
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
@@ -359,13 +413,26 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 	return 0;
 }
 
-static int cmp_gnodes_desc(const void *a, const void *b)
+/*
+ * Siblings in a call graph, largest first; among equals perf's order (the order of its
+ * children tree): by shared object, the kernel's first (perf: by DSO object, which we take in
+ * the order DSOs came up), then from the highest symbol start (or address) down.
+ */
+static int cmp_gnodes_desc(const void *a, const void *b, void *arg)
 {
+	const struct prec_hist *h = arg;
 	const struct gnode *x = *(const struct gnode *const *)a;
 	const struct gnode *y = *(const struct gnode *const *)b;
+	const struct prec_sframe *fx, *fy;
 
 	if (x->period != y->period)
 		return x->period < y->period ? 1 : -1;
+	fx = prec_hist__sframe(h, x->sf);
+	fy = prec_hist__sframe(h, y->sf);
+	if (fx->dso != fy->dso)
+		return fx->dso < fy->dso ? -1 : 1;
+	if (fx->addr != fy->addr)
+		return fx->addr > fy->addr ? -1 : 1;
 	return x->sf < y->sf ? -1 : x->sf > y->sf;
 }
 
@@ -387,7 +454,7 @@ static long visible_kids(const struct view *v, struct graph *g, uint32_t node,
 		k[n++] = &g->nodes[c];
 	}
 	if (n)
-		qsort(k, n, sizeof(*k), cmp_gnodes_desc);
+		qsort_r(k, n, sizeof(*k), cmp_gnodes_desc, (void *)v->h);
 	*ret = k;
 	return (long)n;
 }
@@ -401,6 +468,8 @@ static int set_prefix(struct graph *g, size_t len)
 }
 
 static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen);
+
+#define GRAPH_LEVEL 10 /* columns of a graph level after its "|" */
 
 /* Print the single path below `node` (prefix g->prefix[0..plen)), then its branches. */
 static int print_follow(const struct view *v, struct graph *g, uint32_t node, size_t plen)
@@ -436,6 +505,8 @@ static int print_branches(const struct view *v, struct graph *g, uint32_t node, 
 
 	if (n < 0)
 		return -ENOMEM;
+	/* as perf: each level is 11 columns, "|" or " " and 10 more, whatever the width of the
+	 * "--12.34%--" that opens a branch; the line before a branch has them all */
 	for (i = 0; i < n && !err; i++) {
 		bool last = i == n - 1;
 		uint32_t kid = (uint32_t)(kids[i] - g->nodes);
@@ -443,17 +514,17 @@ static int print_branches(const struct view *v, struct graph *g, uint32_t node, 
 
 		p[0] = p[1] = '-';
 		memcpy(p + w - 2, "--", 3);
-		if (set_prefix(g, plen + 1 + w)) {
+		if (set_prefix(g, plen + 1 + GRAPH_LEVEL)) {
 			err = -ENOMEM;
 			break;
 		}
 		g->prefix[plen] = 0;
-		fprintf(v->out, "%s|\n", g->prefix);
+		fprintf(v->out, "%s|%*s\n", g->prefix, GRAPH_LEVEL, "");
 		fprintf(v->out, "%s%c%s%s\n", g->prefix, last ? ' ' : '|', p,
 			frame_name(v->h, kids[i]->sf, false, buf, sizeof(buf)));
 		g->prefix[plen] = last ? ' ' : '|';
-		memset(g->prefix + plen + 1, ' ', w);
-		err = print_follow(v, g, kid, plen + 1 + w);
+		memset(g->prefix + plen + 1, ' ', GRAPH_LEVEL);
+		err = print_follow(v, g, kid, plen + 1 + GRAPH_LEVEL);
 		g->prefix[plen] = 0;
 	}
 	free(kids);
@@ -833,8 +904,6 @@ static int stdio_event(struct view *v, struct graph *g)
 
 		if (e->key.evsel != v->evsel || !primary(v, e))
 			continue;
-		if (pct(primary(v, e), v->total) < o->percent_limit)
-			continue;
 		if ((h->opts.dso_filter || h->opts.sym_filter) &&
 		    !prec_hist__sframe_shown(h, e->sframe))
 			continue;
@@ -844,8 +913,12 @@ static int stdio_event(struct view *v, struct graph *g)
 	if (nr)
 		qsort(rows, nr, sizeof(*rows), cmp_entries);
 
+	/* the columns fit every entry, also those --percent-limit hides, as in perf; the hidden
+	 * ones are the smallest, so the last rows */
 	for (c = 0; c < v->nr_cols && !sep; c++)
 		col_width(v, &v->cols[c], rows, nr);
+	while (nr && pct(primary(v, &h->entries[rows[nr - 1]]), v->total) < o->percent_limit)
+		nr--;
 	print_event_header(v);
 	if (sep) {
 		fputs("# ", v->out);
@@ -905,11 +978,11 @@ static int stdio_event(struct view *v, struct graph *g)
 		fputc('\n', v->out);
 		if (o->graph == PREC_GRAPH_NONE || !e->occ_n || sep)
 			continue;
+		/* a graph with nothing above the threshold prints nothing, not even the blank
+		 * line that ends a graph (perf: "do not add a blank line if it printed nothing") */
 		if (next_job < njobs && jobs[next_job].e == e) {
 			err = pooled ? gpool_print(&pool, v, g, next_job) : print_graph(v, g, e);
 			next_job++;
-		} else {
-			fputc('\n', v->out); /* nothing above the threshold */
 		}
 	}
 	if (pooled)

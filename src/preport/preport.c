@@ -474,6 +474,9 @@ int main(int argc, char **argv)
 				rc = bad_value("--percent-limit", optarg, "give a percentage");
 				goto out;
 			}
+			/* perf's --percent-limit is the call graphs' threshold too (a later -g
+			 * THRESHOLD overrides it, and it a former one) */
+			ro.graph_threshold = ro.percent_limit;
 			break;
 		}
 		case 'g': {

@@ -78,6 +78,23 @@ compare_flat() {
 	rm -f "$2.perf$3.raw" "$2.prep$3.raw"
 }
 
+# same_as_perf LABEL FILE: preport's default report without children is perf report's, byte
+# for byte: rows, columns, call graphs and the order of equal rows.  Header comments differ on
+# purpose (preport's own wording, its "Not symbolized" line) and are left out, and so are rows
+# naming a PLT entry: when a library's debug file is installed, perf 6.1 names its PLT entries
+# from the debug file's empty .dynstr ("@plt"), where preport gives "__tunable_get_val@plt".
+same_as_perf() {
+	"$PERF" report -i "$2" --stdio --no-children 2>"$2.same.err" | grep -v '^#' |
+		grep -v '@plt$' >"$2.same.perf"
+	"$PREPORT" -i "$2" --no-children 2>>"$2.same.err" | grep -v '^#' |
+		grep -v '@plt$' >"$2.same.prep"
+	if [ -s "$2.same.perf" ] && cmp -s "$2.same.perf" "$2.same.prep"; then
+		ok "$1: preport's report is perf report's, byte for byte ($(grep -c . "$2.same.perf") lines)"
+	else
+		bad "$1: preport's report differs from perf report's: $(diff "$2.same.perf" "$2.same.prep" | head -n 6 | join_lines)"
+	fi
+}
+
 # folded_share FOLDED REGEX: percent of the folded stacks' counts on lines matching REGEX.
 folded_share() {
 	awk -v re="$2" '{ n = $NF; t += n; line = $0; sub(/ [0-9]+$/, "", line); if (line ~ re) m += n }
@@ -103,6 +120,7 @@ perf_flat_folded() {
 		fail "perf record fails: $(lines "$f.err")"
 	compare_flat "$1" "$f" --no-children
 	compare_flat "$1" "$f" --children
+	same_as_perf "$1" "$f"
 	"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"
 	check $? "$1: preport --folded exits 0"
 }
@@ -189,6 +207,7 @@ say "--- threads by perf record -z -g -o - (pipe form, compressed)"
 	fail "perf record -o - fails: $(lines "$f.err")"
 compare_flat threads "$f" --no-children
 compare_flat threads "$f" --children
+same_as_perf threads "$f"
 "$PREPORT" -i - --folded <"$f" >"$f.folded" 2>"$f.folded.err"
 check $? "threads: preport -i - --folded reads standard input"
 check_folded threads "$f.folded" '^thread_a;(.*;)?start_thread;(.*;)?thread_a$' 40
@@ -212,6 +231,7 @@ for w in libwork forkexec deep; do
 	check_status "$w: precord" "$rec_rc" 0
 	compare_flat "$w" "$f" --no-children
 	compare_flat "$w" "$f" --children
+	same_as_perf "$w" "$f"
 	"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"
 	check $? "$w: preport --folded exits 0"
 done
@@ -220,6 +240,14 @@ check_folded forkexec "$workdir/forkexec.data.folded" '^forkexec;(.*;)?main;pare
 check_folded forkexec "$workdir/forkexec.data.folded" '^demo;(.*;)?main;outer;hot_[ab]$' 30
 d40=$(awk 'BEGIN { for (i = 0; i < 40; i++) printf ";descend" }')
 check_folded deep "$workdir/deep.data.folded" "^deep;(.*;)?main${d40};deep_leaf\$" 90
+# --max-stack 5: stacks of at most five frames, deep_leaf and four descend
+"$PREPORT" -i "$workdir/deep.data" --folded --max-stack 5 >"$workdir/deep.ms" 2>&1
+if [ "$(awk -F';' '{ if (NF > m) m = NF } END { print m + 0 }' "$workdir/deep.ms")" -eq 6 ] &&
+	grep -q '^deep;descend;descend;descend;descend;deep_leaf [0-9]*$' "$workdir/deep.ms"; then
+	ok "deep: --max-stack 5 keeps five frames of each chain"
+else
+	bad "deep: --max-stack 5: $(sort -t' ' -k2 -rn "$workdir/deep.ms" | head -n 2 | join_lines)"
+fi
 
 # ---- kernel samples: dd copies byte by byte, most of its time in system calls ----
 f=$workdir/kernel.data
