@@ -696,6 +696,15 @@ int prec_hist__finish(struct prec_hist *h)
 			}
 			if (grow_zero((void **)&stamp, &stamp_cap, h->nr_entries, sizeof(*stamp)))
 				goto nomem;
+			/* perf puts callers above callees of equal weight by the depth of the
+			 * chain it keeps for an entry, largest over the stacks: from the entry's
+			 * outermost occurrence down to the leaf, the whole stack for the leaf */
+			{
+				uint32_t d = pos == 0 ? (uint32_t)n : (uint32_t)pos + 1;
+
+				if (d > h->entries[e].max_depth)
+					h->entries[e].max_depth = d;
+			}
 			if (stamp[e] == gen)
 				continue;
 			stamp[e] = gen;

@@ -81,7 +81,8 @@ static void sym_text(const struct prec_hist *h, uint32_t sfid, char *buf, size_t
 		break;
 	case PREC_SF_ADDR:
 	case PREC_SF_NOMAP:
-		snprintf(buf, len, "%s 0x%016" PRIx64, mode, sf->addr);
+		/* perf's "%-#.*llx": printf gives no 0x to a zero */
+		snprintf(buf, len, sf->addr ? "%s 0x%016" PRIx64 : "%s %016" PRIx64, mode, sf->addr);
 		break;
 	default:
 		snprintf(buf, len, "%s [unknown]", mode);
@@ -294,6 +295,10 @@ static int cmp_entries(const void *a, const void *b)
 
 	if (px != py)
 		return px < py ? 1 : -1;
+	/* with children, perf's "caller above callee when they have equal period", which it
+	 * applies to entries of one thread; the command stands in for the thread here */
+	if (h->opts.children && x->max_depth != y->max_depth && x->key.comm == y->key.comm)
+		return x->max_depth > y->max_depth ? -1 : 1;
 	if (x->self_period != y->self_period)
 		return x->self_period < y->self_period ? 1 : -1;
 	for (k = 0; k < h->opts.nr_keys; k++) {

@@ -78,20 +78,24 @@ compare_flat() {
 	rm -f "$2.perf$3.raw" "$2.prep$3.raw"
 }
 
-# same_as_perf LABEL FILE: preport's default report without children is perf report's, byte
-# for byte: rows, columns, call graphs and the order of equal rows.  Header comments differ on
+# same_as_perf LABEL FILE [OPTION...]: preport's report (default: without children) is perf
+# report's, byte for byte: rows, columns, call graphs and the order of equal rows.  Header comments differ on
 # purpose (preport's own wording, its "Not symbolized" line) and are left out, and so are rows
 # naming a PLT entry: when a library's debug file is installed, perf 6.1 names its PLT entries
 # from the debug file's empty .dynstr ("@plt"), where preport gives "__tunable_get_val@plt".
 same_as_perf() {
-	"$PERF" report -i "$2" --stdio --no-children 2>"$2.same.err" | grep -v '^#' |
-		grep -v '@plt$' >"$2.same.perf"
-	"$PREPORT" -i "$2" --no-children 2>>"$2.same.err" | grep -v '^#' |
-		grep -v '@plt$' >"$2.same.prep"
-	if [ -s "$2.same.perf" ] && cmp -s "$2.same.perf" "$2.same.prep"; then
-		ok "$1: preport's report is perf report's, byte for byte ($(grep -c . "$2.same.perf") lines)"
+	_l=$1
+	_f=$2
+	shift 2
+	[ $# -gt 0 ] || set -- --no-children
+	"$PERF" report -i "$_f" --stdio "$@" 2>"$_f.same.err" | grep -v '^#' |
+		grep -v '@plt$' >"$_f.same.perf"
+	"$PREPORT" -i "$_f" "$@" 2>>"$_f.same.err" | grep -v '^#' |
+		grep -v '@plt$' >"$_f.same.prep"
+	if [ -s "$_f.same.perf" ] && cmp -s "$_f.same.perf" "$_f.same.prep"; then
+		ok "$_l $*: preport's report is perf report's, byte for byte ($(grep -c . "$_f.same.perf") lines)"
 	else
-		bad "$1: preport's report differs from perf report's: $(diff "$2.same.perf" "$2.same.prep" | head -n 6 | join_lines)"
+		bad "$_l $*: preport's report differs from perf report's: $(diff "$_f.same.perf" "$_f.same.prep" | head -n 6 | join_lines)"
 	fi
 }
 
@@ -121,6 +125,9 @@ perf_flat_folded() {
 	compare_flat "$1" "$f" --no-children
 	compare_flat "$1" "$f" --children
 	same_as_perf "$1" "$f"
+	# with children, above 1% (below it ld.so's entry point is _start here, looked up at
+	# the return address - 1, and _dl_start_user in perf, which takes the address itself)
+	same_as_perf "$1" "$f" --children --percent-limit 1
 	"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"
 	check $? "$1: preport --folded exits 0"
 }
