@@ -58,6 +58,9 @@ struct prec_hist_opts {
 /* Frame flags. */
 #define PREC_FRAME_KERNEL 1u /* a kernel address ([k] rather than [.]) */
 #define PREC_FRAME_RET 2u /* a return address: looked up at addr - 1 */
+/* the sampled address of a sample whose call chain perf 6.1 discards (a value in it that
+ * looks like a context marker but is none): counts for its entry, in no call graph */
+#define PREC_FRAME_NOCHAIN 4u
 
 struct prec_hist_frame {
 	uint32_t dso; /* from prec_hist__dso_id(); 0: no mapping */

@@ -395,7 +395,7 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 
 		if (n < 0)
 			return (int)n;
-		if ((long)oc->pos >= n)
+		if ((long)oc->pos >= n || (h->node[oc->node].f.flags & PREC_FRAME_NOCHAIN))
 			continue;
 		if (caller) { /* outermost first; from the entry down, or whole for the leaf */
 			from = oc->pos == 0 ? n - 1 : (long)oc->pos;
@@ -538,7 +538,13 @@ static int print_branches(const struct view *v, struct graph *g, uint32_t node, 
 
 #define GRAPH_INDENT 12
 
-static int print_graph_tree(const struct view *v, struct graph *g)
+/*
+ * The tree of an entry whose weight is `weight`; 1 when it printed something, 0 when nothing
+ * was above the threshold, or a negative errno.  A single root is printed without its share
+ * when it carries all of the entry's weight (perf: not when some of the entry's samples have
+ * no chain, or other roots are below the threshold).
+ */
+static int print_graph_tree(const struct view *v, struct graph *g, uint64_t weight)
 {
 	char buf[NAME_MAX_LEN];
 	struct gnode **kids;
@@ -547,10 +553,12 @@ static int print_graph_tree(const struct view *v, struct graph *g)
 
 	if (n < 0)
 		return -ENOMEM;
-	if (set_prefix(g, GRAPH_INDENT + 3))
+	if (set_prefix(g, GRAPH_INDENT + 3)) {
+		free(kids);
 		return -ENOMEM;
+	}
 	memset(g->prefix, ' ', GRAPH_INDENT + 3);
-	if (n == 1 && kids[0]->period == g->nodes[0].period) {
+	if (n == 1 && kids[0]->period == weight) {
 		uint32_t kid = (uint32_t)(kids[0] - g->nodes);
 
 		free(kids);
@@ -561,7 +569,7 @@ static int print_graph_tree(const struct view *v, struct graph *g)
 		free(kids);
 		err = n ? print_branches(v, g, 0, GRAPH_INDENT) : 0;
 	}
-	return err;
+	return err ? err : n > 0;
 }
 
 /* -g flat / folded: every chain that ends somewhere, with its share. */
@@ -622,7 +630,10 @@ static int print_graph(const struct view *v, struct graph *g, const struct prec_
 	if (err)
 		return err;
 	if (v->o->graph == PREC_GRAPH_GRAPH) {
-		err = print_graph_tree(v, g);
+		err = print_graph_tree(v, g, primary(v, e));
+		if (err <= 0) /* nothing printed: no blank line either, as perf */
+			return err;
+		err = 0;
 	} else {
 		uint32_t *path = malloc((g->nr + 1) * sizeof(*path));
 

@@ -270,6 +270,13 @@ static int resolve_chain(struct rep *R, struct prec_thread *t, const uint64_t *i
 		uint64_t a = ips[i];
 
 		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			/* perf 6.1 takes a chain with any other such value (a frame-pointer walk
+			 * can end in -72) as corrupt and drops all of it */
+			if (a != (uint64_t)PERF_CONTEXT_KERNEL && a != (uint64_t)PERF_CONTEXT_USER &&
+			    a != (uint64_t)PERF_CONTEXT_HV && !per_part) {
+				*ret_n = 0;
+				return 1;
+			}
 			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL ||
 				 a == (uint64_t)PERF_CONTEXT_GUEST_KERNEL ||
 				 a == (uint64_t)PERF_CONTEXT_HV;
@@ -320,8 +327,13 @@ static long resolve_stack(struct rep *R, struct prec_thread *t, const struct pre
 	int err;
 
 	err = resolve_chain(R, t, ips, n, misc, chain, unwound, &nf);
-	if (!err && !nf) /* a chain of markers only */
+	if (err == 1) { /* dropped: the sample counts, with no chain */
 		err = add_frame(R, t, s->ip, cpumode_kernel(misc), false, &nf);
+		if (!err && nf)
+			R->frames[0].flags |= PREC_FRAME_NOCHAIN;
+	} else if (!err && !nf) { /* a chain of markers only */
+		err = add_frame(R, t, s->ip, cpumode_kernel(misc), false, &nf);
+	}
 	if (err)
 		return err;
 	return prec_hist__stack(R->h, ctx, R->frames, nf);

@@ -20,6 +20,7 @@
 . "$(dirname "$0")/record-lib.sh"
 
 need_record demo threads forkexec libwork deep mangled
+need_file "$WRITE_STREAM" write-stream
 
 # flat FILE OUT CHILDREN-OPT TOOL...: "SYMBOL PCT [SELF]" lines of a --sort sym report, summed
 # by name (perf and preport may split a name across DSOs differently).
@@ -206,6 +207,22 @@ else
 	check $? "demo-dwarf: preport --folded exits 0"
 	check_folded demo-dwarf "$f.folded" '^demo;(.*;)?_start;(.*;)?main;outer;hot_a$' 65
 	check_folded demo-dwarf "$f.folded" '^demo;(.*;)?_start;(.*;)?main;outer;hot_b$' 18
+fi
+
+f=$workdir/badchain.data
+say "--- a stream whose chains end in -72 every 4th sample (write-stream --bad-chain 4)"
+if "$WRITE_STREAM" -o "$f" --caller main --bad-chain 4 "$WL/demo" hot_a:300 hot_b:100 main:0 \
+	>"$f.err" 2>&1; then
+	# perf 6.1 drops such a chain: the sample counts, in no call graph, and the graph's
+	# single root then shows its share (100 of hot_a's 300 samples have no chain)
+	same_as_perf badchain "$f"
+	if grep -q -- '--50.00%--hot_a$' "$f.same.prep"; then
+		ok "badchain: hot_a's graph holds the 200 samples with a chain (50.00% of all)"
+	else
+		bad "badchain: hot_a's graph: $(grep -A 3 'hot_a$' "$f.same.prep" | join_lines)"
+	fi
+else
+	bad "write-stream --bad-chain fails: $(lines "$f.err")"
 fi
 
 f=$workdir/threads.data

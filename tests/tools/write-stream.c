@@ -3,13 +3,19 @@
  * write-stream: writes a synthetic recording of a real ELF binary with lib/data's writer, so
  * that tests can check what Linux perf (or preport) makes of our stream.
  *
- * Usage: write-stream -o OUT [--no-compress] [--level N] [--pid N] BINARY SYMBOL:COUNT...
+ * Usage: write-stream -o OUT [--no-compress] [--level N] [--pid N] [--caller SYMBOL
+ *                     [--bad-chain N]] BINARY SYMBOL:COUNT...
  *
  * The stream (pipe form, zstd level 1 unless told otherwise) holds one cpu-clock attr
  * (sample_type IP|TID|TIME|PERIOD, sample_id_all, period 1000000, user only), the features
  * HOSTNAME, OSRELEASE, ARCH, NRCPUS, CMDLINE and EVENT_DESC, then COMM for a fake pid, one
  * MMAP2 per executable PT_LOAD segment of BINARY, FINISHED_INIT, COUNT user SAMPLEs inside
  * each SYMBOL (interleaved in proportion), FINISHED_ROUND.
+ *
+ * With --caller (one of the SYMBOLs, which may have COUNT 0), samples also have a call chain:
+ * PERF_CONTEXT_USER, the ip, a return address in the caller; with --bad-chain N every Nth
+ * sample's chain ends with -72, a value above PERF_CONTEXT_MAX that is no context (a
+ * frame-pointer walk can end so), which perf 6.1 takes as a corrupt chain.
  *
  * Addresses: a symbol's st_value is a link-time virtual address.  The segment holding it is
  * mapped at base + page_down(p_vaddr) with pgoff page_down(p_offset) (base 0x555555554000
@@ -67,7 +73,8 @@ static const char *prog = "write-stream";
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s -o OUT [--no-compress] [--level N] [--pid N] BINARY SYMBOL:COUNT...\n",
+		"usage: %s -o OUT [--no-compress] [--level N] [--pid N] [--caller SYMBOL "
+		"[--bad-chain N]] BINARY SYMBOL:COUNT...\n",
 		prog);
 }
 
@@ -252,9 +259,14 @@ static int write_features(struct prec_writer *w, int argc, char **argv)
 	return err;
 }
 
+struct chain_opts {
+	const struct sym_req *caller; /* NULL: no call chains */
+	unsigned long bad_every; /* 0: none */
+};
+
 static int write_stream(struct prec_writer *w, int argc, char **argv, const char *binary,
 			const struct elf_info *info, const struct sym_req *reqs, size_t n,
-			uint32_t pid)
+			uint32_t pid, const struct chain_opts *co)
 {
 	struct perf_event_attr attr;
 	unsigned long done[MAX_SYMS] = {0};
@@ -270,6 +282,8 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 	attr.size = sizeof(attr);
 	attr.sample_period = SAMPLE_PERIOD;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+	if (co->caller)
+		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	attr.disabled = 1;
 	attr.inherit = 1;
 	attr.mmap = 1;
@@ -316,6 +330,7 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 	while (!err && emitted < total) {
 		for (i = 0; !err && i < n; i++) {
 			struct prec_sample s;
+			uint64_t chain[4];
 
 			if (done[i] == reqs[i].count ||
 			    (uint64_t)done[i] * total > emitted * reqs[i].count)
@@ -325,6 +340,15 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 			s.pid = s.tid = pid;
 			s.time = time;
 			s.period = SAMPLE_PERIOD;
+			if (co->caller) {
+				chain[0] = (uint64_t)PERF_CONTEXT_USER;
+				chain[1] = s.ip;
+				chain[2] = co->caller->ip; /* a return address inside the caller */
+				chain[3] = (uint64_t)-72;
+				s.callchain = chain;
+				s.callchain_nr =
+					co->bad_every && (emitted + 1) % co->bad_every == 0 ? 4 : 3;
+			}
 			time += SAMPLE_PERIOD;
 			err = prec_writer__add_sample(w, 0, PERF_RECORD_MISC_USER, &s);
 			done[i]++;
@@ -340,12 +364,14 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 
 int main(int argc, char **argv)
 {
-	enum { OPT_NO_COMPRESS = 256, OPT_LEVEL, OPT_PID };
+	enum { OPT_NO_COMPRESS = 256, OPT_LEVEL, OPT_PID, OPT_CALLER, OPT_BAD_CHAIN };
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"no-compress", no_argument, NULL, OPT_NO_COMPRESS},
 	    {"level", required_argument, NULL, OPT_LEVEL},
 	    {"pid", required_argument, NULL, OPT_PID},
+	    {"caller", required_argument, NULL, OPT_CALLER},
+	    {"bad-chain", required_argument, NULL, OPT_BAD_CHAIN},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -353,7 +379,8 @@ int main(int argc, char **argv)
 	struct sym_req reqs[MAX_SYMS];
 	struct elf_info info;
 	struct prec_writer *w = NULL;
-	const char *out = NULL;
+	const char *out = NULL, *caller = NULL;
+	struct chain_opts co = {0};
 	char binary[PATH_MAX];
 	unsigned long v, pid = 4242;
 	size_t n = 0;
@@ -382,6 +409,17 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			pid = v;
+			break;
+		case OPT_CALLER:
+			caller = optarg;
+			break;
+		case OPT_BAD_CHAIN:
+			if (parse_ulong(optarg, MAX_COUNT, &v) || !v) {
+				fprintf(stderr, "%s: --bad-chain takes a positive number, not '%s'\n",
+					prog, optarg);
+				return 2;
+			}
+			co.bad_every = v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -421,6 +459,14 @@ int main(int argc, char **argv)
 	}
 	if (read_elf(binary, &info, reqs, n))
 		return 1;
+	for (i = 0; caller && i < (int)n; i++)
+		if (!strcmp(reqs[i].name, caller))
+			co.caller = &reqs[i];
+	if (caller && !co.caller) {
+		fprintf(stderr, "%s: --caller %s is not one of the SYMBOL:COUNT given\n", prog,
+			caller);
+		return 2;
+	}
 
 	if (!strcmp(out, "-"))
 		fd = STDOUT_FILENO;
@@ -432,7 +478,7 @@ int main(int argc, char **argv)
 	}
 	err = prec_writer__new(fd, &wopts, &w);
 	if (!err)
-		err = write_stream(w, argc, argv, binary, &info, reqs, n, (uint32_t)pid);
+		err = write_stream(w, argc, argv, binary, &info, reqs, n, (uint32_t)pid, &co);
 	prec_writer__free(w);
 	if (fd != STDOUT_FILENO && close(fd) && !err)
 		err = -errno;
