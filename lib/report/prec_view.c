@@ -236,8 +236,6 @@ static uint64_t primary(const struct view *v, const struct prec_entry *e)
 	return v->h->opts.children ? e->acc_period : e->self_period;
 }
 
-static const struct view *sort_view; /* qsort has no context argument */
-
 static int cmp_text(const char *a, const char *b)
 {
 	return strcmp(a ? a : "", b ? b : "");
@@ -270,9 +268,9 @@ static int cmp_key(const struct prec_hist *h, enum prec_sort_key k, const struct
 	case PREC_SORT_SRCLINE:
 		return cmp_text(x->key.srcline, y->key.srcline);
 	case PREC_SORT_DSO:
-		if (!fx->dso || !fy->dso)
-			return (int)!fx->dso < (int)!fy->dso ? 1 : (int)!fx->dso > (int)!fy->dso ? -1 : 0;
-		return cmp_text(dso_text(h, fx->dso), dso_text(h, fy->dso));
+		if (!fx->dso != !fy->dso)
+			return fx->dso ? 1 : -1;
+		return fx->dso ? cmp_text(dso_text(h, fx->dso), dso_text(h, fy->dso)) : 0;
 	case PREC_SORT_SYM:
 		nx = fx->kind == PREC_SF_SYM || fx->kind == PREC_SF_INLINE;
 		ny = fy->kind == PREC_SF_SYM || fy->kind == PREC_SF_INLINE;
@@ -284,12 +282,13 @@ static int cmp_key(const struct prec_hist *h, enum prec_sort_key k, const struct
 	}
 }
 
-static int cmp_entries(const void *a, const void *b)
+static int cmp_entries(const void *a, const void *b, void *arg)
 {
-	const struct prec_hist *h = sort_view->h;
+	const struct view *v = arg;
+	const struct prec_hist *h = v->h;
 	const struct prec_entry *x = &h->entries[*(const uint32_t *)a];
 	const struct prec_entry *y = &h->entries[*(const uint32_t *)b];
-	uint64_t px = primary(sort_view, x), py = primary(sort_view, y);
+	uint64_t px = primary(v, x), py = primary(v, y);
 	size_t k;
 	int c;
 
@@ -925,9 +924,8 @@ static int stdio_event(struct view *v, struct graph *g)
 			continue;
 		rows[nr++] = i;
 	}
-	sort_view = v;
 	if (nr)
-		qsort(rows, nr, sizeof(*rows), cmp_entries);
+		qsort_r(rows, nr, sizeof(*rows), cmp_entries, (void *)v);
 
 	/* the columns fit every entry, also those --percent-limit hides, as in perf; the hidden
 	 * ones are the smallest, so the last rows */
