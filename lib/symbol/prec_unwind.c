@@ -217,7 +217,8 @@ void prec_dso__cfi_free(struct prec_dso *d)
 	prec_elf_close(&d->cfi_file);
 }
 
-/* One rule for register r of the caller: into *ret (and its bit in *valid) when known. */
+/* Register r of the caller by frame fr's rule, into *ret; false when it cannot be known
+ * (undefined, a same-value register we did not know, a value outside the stack copy). */
 static bool caller_reg(Dwarf_Frame *fr, int r, const struct prec_unwind_regs *regs, uint64_t cfa,
 		       const struct unwind_mem *m, uint64_t *ret)
 {
