@@ -5,7 +5,9 @@
  * Invariants: each mspace's maps are sorted by start and never overlap (a new mapping cuts
  * away whatever it covers, as mmap(2) does); every thread points to the mspace of its pid;
  * every string is interned in the machine's strset.  A COMM with the exec flag empties the
- * process's address space: the new image's mappings follow it.  Record bodies are
+ * process's address space: the new image's mappings follow it; the old ones stay behind the
+ * new ones until the process is sampled in user mode (samples inside execve after the COMM
+ * still carry the old image's user stack; perf never drops them).  Record bodies are
  * bounds-checked before any field is read.
  */
 #include <errno.h>
@@ -62,6 +64,7 @@ void prec_machine__free(struct prec_machine *m)
 		free(m->threads[i]);
 	for (i = 0; i < m->nr_spaces; i++) {
 		free(m->spaces[i]->maps);
+		free(m->spaces[i]->old);
 		free(m->spaces[i]);
 	}
 	free(m->threads);
@@ -178,21 +181,38 @@ fail:
 	return NULL;
 }
 
-struct prec_map *prec_mspace__find(struct prec_mspace *ms, uint64_t addr)
+static struct prec_map *maps_find(struct prec_map *maps, size_t nr, uint64_t addr)
 {
-	size_t lo = 0, hi = ms->nr;
+	size_t lo = 0, hi = nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ms->maps[mid].start <= addr)
+		if (maps[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || addr >= ms->maps[lo - 1].end)
+	if (lo == 0 || addr >= maps[lo - 1].end)
 		return NULL;
-	return &ms->maps[lo - 1];
+	return &maps[lo - 1];
+}
+
+struct prec_map *prec_mspace__find(struct prec_mspace *ms, uint64_t addr)
+{
+	struct prec_map *map = maps_find(ms->maps, ms->nr, addr);
+
+	return map || !ms->nr_old ? map : maps_find(ms->old, ms->nr_old, addr);
+}
+
+void prec_machine__user_seen(struct prec_machine *m, struct prec_mspace *ms)
+{
+	if (!ms->nr_old)
+		return;
+	free(ms->old);
+	ms->old = NULL;
+	ms->nr_old = 0;
+	changed(m, ms);
 }
 
 static int mspace_reserve(struct prec_mspace *ms, size_t extra)
@@ -350,7 +370,12 @@ static int do_comm(struct prec_machine *m, uint16_t misc, const unsigned char *p
 	if (!t->comm)
 		return -ENOMEM;
 	if (misc & PERF_RECORD_MISC_COMM_EXEC) {
-		t->ms->nr = 0; /* the new image's mappings follow */
+		/* the new image's mappings follow; the old ones wait behind them */
+		free(t->ms->old);
+		t->ms->old = t->ms->maps;
+		t->ms->nr_old = t->ms->nr;
+		t->ms->maps = NULL;
+		t->ms->nr = t->ms->cap = 0;
 		changed(m, t->ms);
 	}
 	return 0;

@@ -37,6 +37,10 @@ struct prec_mspace {
 	uint32_t pid;
 	struct prec_map *maps; /* sorted by start, not overlapping */
 	size_t nr, cap;
+	/* the maps before the last exec, kept until the process is seen in user mode: a sample
+	 * taken inside execve after its COMM still has the old image's user stack */
+	struct prec_map *old;
+	size_t nr_old;
 	uint64_t gen; /* the machine's change count when these maps last changed */
 };
 
@@ -69,8 +73,13 @@ int prec_machine__add_build_id(struct prec_machine *m, const char *path, const u
 /* The thread `tid` of process `pid`, created if unknown.  NULL on -ENOMEM. */
 struct prec_thread *prec_machine__thread(struct prec_machine *m, uint32_t pid, uint32_t tid);
 
-/* The mapping holding `addr`, or NULL. */
+/* The mapping holding `addr`, or NULL: of the current maps, else of the maps before an exec
+ * the process has not yet been seen to return from. */
 struct prec_map *prec_mspace__find(struct prec_mspace *ms, uint64_t addr);
+
+/* The process of `ms` was sampled in user mode: it runs its new image, so the maps kept from
+ * before its exec go. */
+void prec_machine__user_seen(struct prec_machine *m, struct prec_mspace *ms);
 
 /*
  * A number that changes whenever a processed record may have changed the maps that resolve

@@ -431,6 +431,9 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	t = prec_machine__thread(R->m, s.pid, s.tid);
 	if (!t)
 		return -ENOMEM;
+	/* in user mode after an exec: the old image's maps have served their time */
+	if (t->ms->nr_old && mode == PERF_RECORD_MISC_USER)
+		prec_machine__user_seen(R->m, t->ms);
 	if (!sample_passes(R, &s, t->comm))
 		return 0;
 	memset(&hs, 0, sizeof(hs));

@@ -105,8 +105,21 @@ int main(void)
 	ok(comm(m, 100, "a", false) == 0 && prec_machine__generation(m, a->ms) == ga,
 	   "a COMM without exec does not change the maps");
 	ok(comm(m, 100, "a2", true) == 0 && prec_machine__generation(m, a->ms) != ga &&
-		   !prec_mspace__find(a->ms, 0x400800),
-	   "exec changes it (and drops the old maps)");
+		   a->ms->nr == 0,
+	   "exec changes it and empties the maps");
+	ok(prec_mspace__find(a->ms, 0x400800) && !strcmp(prec_mspace__find(a->ms, 0x400800)->path,
+							   "/bin/a"),
+	   "exec: the old image's maps still resolve (chains sampled inside execve)");
+	ok(mmap2(m, 100, 0x400000, 0x1000, "/bin/a2") == 0 &&
+		   !strcmp(prec_mspace__find(a->ms, 0x400800)->path, "/bin/a2"),
+	   "exec: the new image's maps come first");
+	ga = prec_machine__generation(m, a->ms);
+	prec_machine__user_seen(m, a->ms);
+	ok(prec_machine__generation(m, a->ms) != ga && !prec_mspace__find(a->ms, 0x600800),
+	   "exec: once seen in user mode, the old maps are gone");
+	ga = prec_machine__generation(m, a->ms);
+	prec_machine__user_seen(m, a->ms);
+	ok(prec_machine__generation(m, a->ms) == ga, "exec: seen in user mode again: no change");
 
 	ga = prec_machine__generation(m, a->ms);
 	gb = prec_machine__generation(m, b->ms);
