@@ -78,7 +78,6 @@ static bool has_key(const struct prec_hist_opts *o, enum prec_sort_key k)
 	return false;
 }
 
-/* Grow an array of `size`-byte elements to hold at least `need`. */
 /* Growth of the hist's arrays: from 64 items, doubling. */
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
 {

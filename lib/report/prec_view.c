@@ -621,7 +621,8 @@ static bool graph_shown(const struct view *v, const struct prec_entry *e)
 	return pct(through, v->total) >= v->o->graph_threshold;
 }
 
-/* Build and print entry e's graph to v->out, with the blank line after it. */
+/* Build and print entry e's graph to v->out, with the blank line after it when it printed
+ * something. */
 static int print_graph(const struct view *v, struct graph *g, const struct prec_entry *e)
 {
 	int err = graph_build(g, v, e);
@@ -990,10 +991,9 @@ static int stdio_event(struct view *v, struct graph *g)
 			}
 		}
 		fputc('\n', v->out);
-		if (o->graph == PREC_GRAPH_NONE || !e->occ_n || sep)
-			continue;
-		/* a graph with nothing above the threshold prints nothing, not even the blank
-		 * line that ends a graph (perf: "do not add a blank line if it printed nothing") */
+		/* the jobs are the rows with a graph to draw; one with nothing above the
+		 * threshold prints nothing, not even the blank line that ends a graph (perf: "do
+		 * not add a blank line if it printed nothing") */
 		if (next_job < njobs && jobs[next_job].e == e) {
 			err = pooled ? gpool_print(&pool, v, g, next_job) : print_graph(v, g, e);
 			next_job++;

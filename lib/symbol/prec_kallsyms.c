@@ -5,8 +5,9 @@
  * Each file is read in chunks and parsed as it comes; the names of the symbols kept are
  * copied into one buffer that the DSO keeps, so there is no allocation per symbol.  Files
  * must be regular and at most PREC_TEXT_MAX_SIZE bytes; a JIT map must also belong to root or
- * to us, since its names end up in reports.  Lines that do not parse are skipped.  Kernel symbols follow perf: text
- * symbols (t, T, w, W) including those of modules, zero-size, ending where the next begins.
+ * to us, since its names end up in reports.  Lines that do not parse are skipped.  Kernel
+ * symbols follow perf: text symbols (t, T, w, W) including those of modules, zero-size,
+ * ending where the next begins.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -986,7 +986,7 @@ uint64_t prec_dso__off_to_vaddr(const struct prec_dso *d, uint64_t off)
 char *prec_demangle(const char *name)
 {
 	static const char plt[] = "@plt";
-	size_t len, n = sizeof(plt) - 1;
+	size_t len, dlen, n = sizeof(plt) - 1;
 	char *base, *dm, *ret;
 
 	/* what libiberty's demangler (Rust first, then C++) takes; perf hands it every name */
@@ -1002,10 +1002,11 @@ char *prec_demangle(const char *name)
 	free(base);
 	if (!dm)
 		return NULL;
-	ret = malloc(strlen(dm) + n + 1);
+	dlen = strlen(dm);
+	ret = malloc(dlen + n + 1);
 	if (ret) {
-		memcpy(ret, dm, strlen(dm));
-		memcpy(ret + strlen(dm), plt, n + 1);
+		memcpy(ret, dm, dlen);
+		memcpy(ret + dlen, plt, n + 1);
 	}
 	free(dm);
 	return ret;

@@ -414,6 +414,7 @@ int main(int argc, char **argv)
 	ro.graph = -1;
 	ro.order = -1;
 	ro.graph_threshold = 0.5;
+	ro.max_stack = default_max_stack();
 	ro.keys[0] = PREC_SORT_COMM;
 	ro.keys[1] = PREC_SORT_DSO;
 	ro.keys[2] = PREC_SORT_SYM;
@@ -463,7 +464,6 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			ro.max_stack = (uint32_t)v;
-			ro.max_stack_set = true;
 			break;
 		}
 		case OPT_PERCENT_LIMIT: {
@@ -607,8 +607,6 @@ int main(int argc, char **argv)
 	ro.tids = tids;
 	ro.cpus = cpus;
 	ro.quiet = o.quiet;
-	if (!ro.max_stack_set)
-		ro.max_stack = default_max_stack();
 	ro.no_teardown = !LEAK_CHECKED;
 	if (!o.input)
 		o.input = default_input();

@@ -34,7 +34,6 @@ struct preport_report_opts {
 	bool inline_frames;
 	bool no_demangle;
 	uint32_t max_stack; /* frames of a chain used, per part (kernel, user) when unwound */
-	bool max_stack_set;
 	const char *symfs, *kallsyms;
 	bool quiet;
 	/* filters; NULL / 0 when not given */

@@ -324,15 +324,15 @@ static long resolve_stack(struct rep *R, struct prec_thread *t, const struct pre
 			  uint32_t ctx)
 {
 	size_t nf = 0;
-	int err;
+	int err = resolve_chain(R, t, ips, n, misc, chain, unwound, &nf);
+	bool dropped = err == 1; /* the sample counts, with no chain */
 
-	err = resolve_chain(R, t, ips, n, misc, chain, unwound, &nf);
-	if (err == 1) { /* dropped: the sample counts, with no chain */
+	if (dropped)
+		err = 0;
+	if (!err && !nf) { /* a chain of markers only, or dropped: the ip alone */
 		err = add_frame(R, t, s->ip, cpumode_kernel(misc), false, &nf);
-		if (!err && nf)
+		if (!err && dropped && nf)
 			R->frames[0].flags |= PREC_FRAME_NOCHAIN;
-	} else if (!err && !nf) { /* a chain of markers only */
-		err = add_frame(R, t, s->ip, cpumode_kernel(misc), false, &nf);
 	}
 	if (err)
 		return err;
@@ -397,8 +397,7 @@ static const uint64_t *unwound_chain(struct rep *R, const struct prec_evsel *ev,
 		while (nk < s->callchain_nr && s->callchain[nk] != (uint64_t)PERF_CONTEXT_USER)
 			nk++;
 	need = nk + 1 + MAX_UNWOUND;
-	if (need > R->uw_cap &&
-	    prec_array__grow((void **)&R->uw_ips, &R->uw_cap, need, sizeof(uint64_t), 64))
+	if (prec_array__grow((void **)&R->uw_ips, &R->uw_cap, need, sizeof(uint64_t), 64))
 		return NULL;
 	if (nk)
 		memcpy(R->uw_ips, s->callchain, nk * sizeof(uint64_t));
@@ -456,12 +455,10 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	if (R->unwind) {
 		const uint64_t *u = unwound_chain(R, ev, t, &s, chain, &n);
 
-		if (u) {
+		if (u) { /* else n is untouched */
 			ips = u;
 			chain = true;
 			unwound = true;
-		} else {
-			n = chain ? s.callchain_nr : 1;
 		}
 	}
 	slot = NULL;
@@ -845,7 +842,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	struct utsname un;
 	struct rep R;
 	size_t nev, i;
-	bool callchains = false, stack_copies = false;
+	bool callchains = false, stack_copies = false, have_un;
 	long kid;
 	int err;
 
@@ -873,7 +870,8 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	so.symfs = o->symfs;
 	so.kallsyms = o->kallsyms;
 	so.no_demangle = o->no_demangle;
-	so.use_proc_kallsyms = !uname(&un) && feature_equals(r, FEAT_HOSTNAME, un.nodename) &&
+	have_un = !uname(&un);
+	so.use_proc_kallsyms = have_un && feature_equals(r, FEAT_HOSTNAME, un.nodename) &&
 			       feature_equals(r, FEAT_OSRELEASE, un.release);
 	if (!o->kallsyms && !so.use_proc_kallsyms)
 		prec_warn("the recording was made on another host or kernel: kernel symbols need "
@@ -881,7 +879,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 
 	if (stack_copies) {
 		/* unwinding loads DSOs as it reads, so no background loader */
-		R.unwind = !uname(&un) && !strcmp(un.machine, "x86_64") &&
+		R.unwind = have_un && !strcmp(un.machine, "x86_64") &&
 			   feature_equals(r, FEAT_ARCH, un.machine);
 		if (!R.unwind)
 			prec_warn("the recording has user stack copies (--call-graph dwarf), which "
