@@ -113,7 +113,6 @@ int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, ui
 	prec_keyset__init(&h->dso_ids, sizeof(uintptr_t));
 	prec_keyset__init(&h->ctxs, sizeof(struct prec_ctx_key));
 	prec_keyset__init(&h->frames, sizeof(struct prec_hist_frame));
-	prec_keyset__init(&h->nodes, sizeof(struct prec_node_key));
 	prec_keyset__init(&h->sframes, sizeof(struct prec_sframe));
 	prec_keyset__init(&h->entry_ids, sizeof(struct prec_entry_key));
 	h->nr_ev = nr_evsels ? nr_evsels : 1;
@@ -136,14 +135,14 @@ void prec_hist__free(struct prec_hist *h)
 	prec_keyset__release(&h->dso_ids);
 	prec_keyset__release(&h->ctxs);
 	prec_keyset__release(&h->frames);
-	prec_keyset__release(&h->nodes);
 	prec_keyset__release(&h->sframes);
 	prec_keyset__release(&h->entry_ids);
 	prec_strset__release(&h->strs);
 	free(h->dsos);
 	free(h->ctx_root);
 	free(h->node);
-	free(h->node_of);
+	free(h->nslot);
+	free(h->node_frame);
 	free(h->ev);
 	free(h->frame_sf_start);
 	free(h->frame_sf_n);
@@ -184,17 +183,6 @@ static bool frame_eq(const struct prec_hist_frame *a, const struct prec_hist_fra
 	return a->addr == b->addr && a->dso == b->dso && a->flags == b->flags;
 }
 
-/* The key in h->nodes of the node (parent, f). */
-static struct prec_node_key node_key(uint32_t parent, const struct prec_hist_frame *f)
-{
-	struct prec_node_key k;
-
-	memset(&k, 0, sizeof(k));
-	k.parent = parent;
-	k.f = *f;
-	return k;
-}
-
 /* A new node (parent, f); its id, or -ENOMEM. */
 static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
 {
@@ -214,79 +202,143 @@ static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_his
 	memset(n, 0, sizeof(*n));
 	n->parent = parent;
 	n->f = *f;
-	n->hint = id; /* no child yet: points at itself, never a match */
-	n->first_child = NO_NODE;
+	n->child = NO_NODE;
 	n->next_sibling = NO_NODE;
 	h->nr_nodes++;
 	return id;
 }
 
-/* Put node `id` in the hash of (parent, frame) pairs. */
-static int node_hash(struct prec_hist *h, uint32_t id)
+/* The hash of the node (parent, f) in h->nslot: the low half picks the slot, the high half
+ * is the tag kept in it. */
+static uint64_t node_hash(uint32_t parent, const struct prec_hist_frame *f)
 {
-	struct prec_node_key key = node_key(h->node[id].parent, &h->node[id].f);
-	long k = prec_keyset__intern(&h->nodes, &key, NULL);
+	uint64_t x = f->addr * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)parent << 32 | f->dso);
 
-	if (k < 0)
-		return (int)k;
-	if ((size_t)k >= h->cap_node_of) {
-		size_t cap = h->cap_node_of;
+	x = (x ^ f->flags) * 0xff51afd7ed558ccdULL;
+	x ^= x >> 32;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 29);
+}
 
-		if (grow((void **)&h->node_of, &cap, (size_t)k + 1, sizeof(*h->node_of)))
-			return -ENOMEM;
-		h->cap_node_of = cap;
+/* The slot of the node (parent, f) with hash `hv`, or the empty slot where it would go (the
+ * table is at most half full).  A slot's tag tells most other nodes apart unread. */
+static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent,
+			    const struct prec_hist_frame *f, uint64_t hv)
+{
+	uint32_t mask = h->nr_nslots - 1, s = (uint32_t)hv & mask, tag = (uint32_t)(hv >> 32);
+	uint64_t v;
+
+	while ((v = h->nslot[s])) {
+		if ((uint32_t)(v >> 32) == tag) {
+			const struct prec_node *n = &h->node[(uint32_t)v - 1];
+
+			if (n->parent == parent && frame_eq(&n->f, f))
+				break;
+		}
+		s = (s + 1) & mask;
 	}
-	h->node_of[k] = id;
+	return s;
+}
+
+/* Put node `id` (not there yet) in h->nslot, growing it first if it would be over half
+ * full. */
+static int nslot_add(struct prec_hist *h, uint32_t id)
+{
+	const struct prec_node *n;
+	uint64_t hv;
+
+	if ((uint64_t)(h->nr_hashed + 1) * 2 > h->nr_nslots) {
+		uint32_t nr = h->nr_nslots ? h->nr_nslots * 2 : 64, mask = nr - 1, i;
+		uint64_t *slots;
+
+		if (!nr || nr > (1u << 31))
+			return -E2BIG;
+		slots = calloc(nr, sizeof(*slots));
+		if (!slots)
+			return -ENOMEM;
+		for (i = 0; i < h->nr_nslots; i++) {
+			uint64_t v = h->nslot[i];
+			uint32_t s;
+
+			if (!v)
+				continue;
+			n = &h->node[(uint32_t)v - 1];
+			s = (uint32_t)node_hash(n->parent, &n->f) & mask;
+			while (slots[s])
+				s = (s + 1) & mask;
+			slots[s] = v;
+		}
+		free(h->nslot);
+		h->nslot = slots;
+		h->nr_nslots = nr;
+	}
+	n = &h->node[id];
+	hv = node_hash(n->parent, &n->f);
+	h->nslot[nslot_probe(h, n->parent, &n->f, hv)] = (hv >> 32) << 32 | ((uint64_t)id + 1);
+	h->nr_hashed++;
 	return 0;
 }
 
 /*
  * The node (parent, f), added if new.  The children of a node are a list while they are
- * few (a new stack usually grows from a node without children: no hash at all) and go to
- * the hash of (parent, frame) pairs once there are more than LIST_MAX of them.  Roots
- * (parent ROOT_PARENT) are always hashed.
+ * few (a new stack usually grows from a node without children: no hash at all), the child
+ * found moving to its front, and go to h->nslot once there are more than LIST_MAX of them.
+ * Roots (parent ROOT_PARENT) are always hashed.  Either way the parent's `child` is then
+ * the node returned, which prec_hist__stack() tries first next time.
  */
 static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
 {
 	struct prec_node *p = parent != ROOT_PARENT ? &h->node[parent] : NULL;
-	uint32_t c;
-	long id, k;
+	uint32_t c, prev = NO_NODE;
+	long id;
 	int err;
 
 	if (p && p->nr_children <= LIST_MAX) {
-		for (c = p->first_child; c != NO_NODE; c = h->node[c].next_sibling)
-			if (frame_eq(&h->node[c].f, f))
-				return c;
-	} else {
-		struct prec_node_key key = node_key(parent, f);
+		for (c = p->child; c != NO_NODE; prev = c, c = h->node[c].next_sibling) {
+			if (!frame_eq(&h->node[c].f, f))
+				continue;
+			if (prev != NO_NODE) {
+				h->node[prev].next_sibling = h->node[c].next_sibling;
+				h->node[c].next_sibling = p->child;
+				p->child = c;
+			}
+			return c;
+		}
+	} else if (h->nr_nslots) {
+		uint64_t v = h->nslot[nslot_probe(h, parent, f, node_hash(parent, f))];
 
-		k = prec_keyset__find(&h->nodes, &key);
-		if (k >= 0)
-			return h->node_of[k];
+		if (v) {
+			if (p)
+				p->child = (uint32_t)v - 1;
+			return (uint32_t)v - 1;
+		}
 	}
 	id = node_new(h, parent, f);
 	if (id < 0)
 		return id;
 	if (!p) {
-		err = node_hash(h, (uint32_t)id);
+		err = nslot_add(h, (uint32_t)id);
 		return err ? err : id;
 	}
 	p = &h->node[parent]; /* node_new may have moved the array */
-	h->node[id].next_sibling = p->first_child;
-	p->first_child = (uint32_t)id;
-	p->nr_children++;
-	if (p->nr_children == LIST_MAX + 1) {
+	if (p->nr_children == LIST_MAX) {
 		/* one child too many for a list: from now on the hash has them all */
-		for (c = p->first_child; c != NO_NODE; c = h->node[c].next_sibling) {
-			err = node_hash(h, c);
+		for (c = p->child; c != NO_NODE; c = h->node[c].next_sibling) {
+			err = nslot_add(h, c);
 			if (err)
 				return err;
 		}
-	} else if (p->nr_children > LIST_MAX + 1) {
-		err = node_hash(h, (uint32_t)id);
+	}
+	if (p->nr_children < LIST_MAX) {
+		h->node[id].next_sibling = p->child;
+	} else {
+		err = nslot_add(h, (uint32_t)id);
 		if (err)
 			return err;
 	}
+	p->child = (uint32_t)id;
+	if (p->nr_children < UINT32_MAX)
+		p->nr_children++;
 	return id;
 }
 
@@ -329,7 +381,6 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 	}
 	if (node < 0)
 		return node;
-	h->node[node].frame = (uint32_t)ctx;
 	h->ctx_root[ctx] = (uint32_t)node;
 	return ctx;
 }
@@ -337,23 +388,20 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_frame *frames,
 		      size_t nr)
 {
-	long node = h->ctx_root[ctx], child;
-	uint32_t hint;
+	long node = h->ctx_root[ctx];
+	uint32_t c;
 	size_t i;
 
 	for (i = nr; i-- > 0;) {
 		/* consecutive stacks share their outer part: try the child taken last time */
-		hint = h->node[node].hint;
-		if (h->node[hint].parent == (uint32_t)node &&
-		    frame_eq(&h->node[hint].f, &frames[i])) {
-			node = hint;
+		c = h->node[node].child;
+		if (c != NO_NODE && frame_eq(&h->node[c].f, &frames[i])) {
+			node = c;
 			continue;
 		}
-		child = node_intern(h, (uint32_t)node, &frames[i]);
-		if (child < 0)
-			return child;
-		h->node[node].hint = (uint32_t)child;
-		node = child;
+		node = node_intern(h, (uint32_t)node, &frames[i]);
+		if (node < 0)
+			return node;
 	}
 	return node;
 }
@@ -474,7 +522,7 @@ uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node)
 {
 	while (h->node[node].parent != ROOT_PARENT)
 		node = h->node[node].parent;
-	return h->node[node].frame;
+	return h->node[node].f.dso;
 }
 
 /* The stack of `node`, leaf first, as sframe ids, with the frame of each position. */
@@ -484,7 +532,7 @@ static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, ui
 	size_t n = 0;
 
 	for (; h->node[node].parent != ROOT_PARENT && n <= upto; node = h->node[node].parent) {
-		uint32_t f = h->node[node].frame, k, nsf = h->frame_sf_n[f];
+		uint32_t f = h->node_frame[node], k, nsf = h->frame_sf_n[f];
 
 		if (n + nsf > *cap) {
 			size_t c1 = *cap, c2 = *cap;
@@ -601,16 +649,21 @@ int prec_hist__index_frames(struct prec_hist *h)
 {
 	uint32_t node;
 
+	if (grow((void **)&h->node_frame, &h->cap_node_frame, h->nr_nodes,
+		 sizeof(*h->node_frame)))
+		return -ENOMEM;
 	/* ids in the order the frames first appeared, which is the order of their first nodes */
 	for (node = h->nr_indexed; node < h->nr_nodes; node++) {
 		long fid;
 
-		if (h->node[node].parent == ROOT_PARENT)
+		if (h->node[node].parent == ROOT_PARENT) {
+			h->node_frame[node] = h->node[node].f.dso;
 			continue;
+		}
 		fid = prec_keyset__intern(&h->frames, &h->node[node].f, NULL);
 		if (fid < 0)
 			return (int)fid;
-		h->node[node].frame = (uint32_t)fid;
+		h->node_frame[node] = (uint32_t)fid;
 	}
 	h->nr_indexed = h->nr_nodes;
 	return 0;
@@ -643,7 +696,7 @@ int prec_hist__finish(struct prec_hist *h)
 		uint64_t p, c;
 		long n, e, k;
 
-		nctx[node] = parent == ROOT_PARENT ? h->node[node].frame : nctx[parent];
+		nctx[node] = parent == ROOT_PARENT ? h->node[node].f.dso : nctx[parent];
 		if (!h->node[node].self_count)
 			continue;
 		p = h->node[node].self_period;

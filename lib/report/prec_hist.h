@@ -133,24 +133,23 @@ struct prec_ctx_key {
 	uint32_t evsel, pid, tid, cpu;
 };
 
-/* A node of the stack trie: one frame below its parent. */
+/*
+ * A node of the stack trie: one frame below its parent.  48 bytes, one per distinct stack
+ * prefix (the reporter's largest array): what only finish needs (the frame id) is kept
+ * beside it, in prec_hist.node_frame.
+ */
 struct prec_node {
 	uint32_t parent; /* UINT32_MAX for roots */
-	uint32_t frame; /* frame id, from prec_hist__finish() on; the context id for roots */
-	uint32_t hint; /* the child a stack took last, tried first */
-	uint32_t first_child, next_sibling; /* the list of children (UINT32_MAX: none) */
-	uint32_t nr_children; /* beyond a few they are found through prec_hist.nodes */
-	/* the frame itself: while reading, steps compare it here instead of looking its id up
-	 * in prec_hist.frames, which finish fills from these */
+	/* The child tried first: while the children are a list, its head, which is the child
+	 * a stack took last (a hit moves to the front); once they are hashed, the child taken
+	 * last.  UINT32_MAX: no child. */
+	uint32_t child;
+	uint32_t next_sibling; /* in the parent's list while the parent keeps one */
+	uint32_t nr_children; /* beyond LIST_MAX they are found through prec_hist.nslot */
+	/* the frame itself (roots: the context id as f.dso): while reading, steps compare it
+	 * here instead of looking its id up in prec_hist.frames, which is filled from these */
 	struct prec_hist_frame f;
 	uint64_t self_period, self_count; /* of the samples whose stack ends here */
-};
-
-/* The key of a node in prec_hist.nodes: roots have parent UINT32_MAX and the context id as
- * f.dso. */
-struct prec_node_key {
-	uint32_t parent, pad;
-	struct prec_hist_frame f;
 };
 
 struct prec_hist {
@@ -173,11 +172,14 @@ struct prec_hist {
 
 	struct prec_node *node; /* by node id */
 	uint32_t nr_nodes;
-	uint32_t nr_indexed; /* nodes below this have their frame id */
 	size_t cap_nodes;
-	struct prec_keyset nodes; /* prec_node_key of roots and of crowded parents' children */
-	uint32_t *node_of; /* nodes key id -> node id */
-	size_t cap_node_of;
+	/* open-addressing hash of the roots and of crowded parents' children by (parent,
+	 * frame): slots hold (hash tag << 32 | node id + 1), the keys are the nodes themselves */
+	uint64_t *nslot;
+	uint32_t nr_nslots, nr_hashed;
+	uint32_t *node_frame; /* node id -> frame id (roots: context id), from index_frames */
+	uint32_t nr_indexed; /* nodes below this have their frame id */
+	size_t cap_node_frame;
 
 	struct prec_evsel_stats *ev;
 	uint32_t nr_ev;

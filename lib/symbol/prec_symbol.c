@@ -535,6 +535,15 @@ static void jit_list(struct prec_symtab *st)
 	closedir(dir);
 }
 
+bool prec_symtab__jit_may_exist(struct prec_symtab *st, uint32_t pid)
+{
+	uint64_t key = pid;
+
+	if (st->jit_listing == JIT_UNLISTED)
+		jit_list(st);
+	return st->jit_listing != JIT_LISTED || prec_keyset__find(&st->jit_pids, &key) >= 0;
+}
+
 struct prec_dso *prec_symtab__jit(struct prec_symtab *st, uint32_t pid)
 {
 	char path[PATH_MAX], name[32];

@@ -61,6 +61,9 @@ struct prec_dso *prec_symtab__kernel(struct prec_symtab *st);
  * does: a zero-size entry covers its start only; the last entry for an address wins.  The
  * directory is listed at the first call: a map written after that is not seen. */
 struct prec_dso *prec_symtab__jit(struct prec_symtab *st, uint32_t pid);
+/* False when the listing of the directory (made at the first call here or above) shows no
+ * perf-PID.map: prec_symtab__jit() would give a DSO without symbols, not worth making. */
+bool prec_symtab__jit_may_exist(struct prec_symtab *st, uint32_t pid);
 
 /*
  * Background loading, to read symbol tables on another CPU while the caller reads samples:

@@ -80,6 +80,8 @@ struct rep {
 	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
 	uint32_t *jit_val;
 	size_t jit_cap;
+	uint32_t jit_last_pid, jit_last; /* the last answer of jit_id(), if jit_last_valid */
+	bool jit_last_valid;
 	bool ordered; /* every event has time and sample_id_all */
 	struct qent *q;
 	size_t nq, qcap;
@@ -144,8 +146,12 @@ static long jit_id(struct rep *R, uint32_t pid)
 {
 	uint64_t key = pid;
 	bool is_new;
-	long id = prec_keyset__intern(&R->jit_ids, &key, &is_new);
+	long id;
 
+	/* asked for every frame outside a file mapping: mostly the same process in a row */
+	if (R->jit_last_valid && R->jit_last_pid == pid)
+		return R->jit_last;
+	id = prec_keyset__intern(&R->jit_ids, &key, &is_new);
 	if (id < 0)
 		return id;
 	if (is_new) {
@@ -155,17 +161,22 @@ static long jit_id(struct rep *R, uint32_t pid)
 		if (prec_array__grow((void **)&R->jit_val, &R->jit_cap, (size_t)id + 1,
 				     sizeof(*R->jit_val), 64))
 			return -ENOMEM;
-		d = prec_symtab__jit(R->st, pid);
-		if (!d)
-			return -ENOMEM;
-		if (prec_dso__status(d) == PREC_DSO_OK) {
-			hid = prec_hist__dso_id(R->h, d);
-			if (hid < 0)
-				return hid;
+		if (prec_symtab__jit_may_exist(R->st, pid)) {
+			d = prec_symtab__jit(R->st, pid);
+			if (!d)
+				return -ENOMEM;
+			if (prec_dso__status(d) == PREC_DSO_OK) {
+				hid = prec_hist__dso_id(R->h, d);
+				if (hid < 0)
+					return hid;
+			}
 		}
 		R->jit_val[id] = (uint32_t)hid;
 	}
-	return R->jit_val[id];
+	R->jit_last_pid = pid;
+	R->jit_last = R->jit_val[id];
+	R->jit_last_valid = true;
+	return R->jit_last;
 }
 
 static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
