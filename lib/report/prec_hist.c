@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -96,6 +97,28 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/*
+ * The frame feed: the loader thread's idle hook indexes and symbolizes the frames of the
+ * nodes the reader has made so far.  The reader publishes its node count in `fed` (release)
+ * after making each node; a node's frame and parent never change after that.  The node and
+ * DSO arrays move when they grow, so while there is a feed the reader grows them, and the
+ * hook copies a batch of frames (with their DSOs) out of them, under `lock`.
+ */
+#define FEED_BATCH 1024 /* nodes per hook call: feed_stop() waits for at most one batch */
+
+struct feed_ent {
+	struct prec_hist_frame f;
+	struct prec_dso *d;
+	bool root;
+};
+
+struct prec_feed {
+	pthread_mutex_t lock;
+	uint32_t fed; /* nodes made; written by the reader only */
+	uint32_t indexed; /* h->nr_indexed after the hook's last batch, for progress */
+	struct feed_ent batch[FEED_BATCH]; /* the hook's */
+};
+
 int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, uint32_t nr_evsels,
 		   struct prec_hist **ret)
 {
@@ -132,6 +155,7 @@ void prec_hist__free(struct prec_hist *h)
 {
 	if (!h)
 		return;
+	prec_hist__feed_stop(h); /* first: its hook may be reading the hist */
 	prec_keyset__release(&h->dso_ids);
 	prec_keyset__release(&h->ctxs);
 	prec_keyset__release(&h->frames);
@@ -166,14 +190,24 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 	if (id < 0)
 		return id;
 	if (is_new) {
+		int err = 0;
+
+		/* the feed's hook reads the array (see prec_hist__feed_start) */
+		if (h->feed)
+			pthread_mutex_lock(&h->feed->lock);
 		if (h->nr_dsos == h->cap_dsos) {
 			size_t cap = h->cap_dsos;
 
-			if (grow((void **)&h->dsos, &cap, cap + 1, sizeof(*h->dsos)))
-				return -ENOMEM;
-			h->cap_dsos = (uint32_t)cap;
+			err = grow((void **)&h->dsos, &cap, cap + 1, sizeof(*h->dsos));
+			if (!err)
+				h->cap_dsos = (uint32_t)cap;
 		}
-		h->dsos[h->nr_dsos++] = d;
+		if (!err)
+			h->dsos[h->nr_dsos++] = d;
+		if (h->feed)
+			pthread_mutex_unlock(&h->feed->lock);
+		if (err)
+			return -ENOMEM;
 	}
 	return id + 1;
 }
@@ -181,6 +215,100 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 static bool frame_eq(const struct prec_hist_frame *a, const struct prec_hist_frame *b)
 {
 	return a->addr == b->addr && a->dso == b->dso && a->flags == b->flags;
+}
+
+static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist_frame *f,
+			 struct prec_dso *d);
+
+/* The loader thread's idle hook: index and symbolize a batch of the nodes made so far. */
+static int feed_consume(void *arg)
+{
+	struct prec_hist *h = arg;
+	struct prec_feed *fd = h->feed;
+	uint32_t avail = __atomic_load_n(&fd->fed, __ATOMIC_ACQUIRE), n, k;
+	int err = 0;
+
+	if (avail == h->nr_indexed)
+		return 0;
+	/* every DSO of these frames was queued before its node was made: loaded yet? */
+	if (!prec_symtab__loader_settled(h->symtab))
+		return 1; /* no: the loader loads them and calls again */
+	n = avail - h->nr_indexed > FEED_BATCH ? FEED_BATCH : avail - h->nr_indexed;
+	if (grow((void **)&h->node_frame, &h->cap_node_frame, (size_t)h->nr_indexed + n,
+		 sizeof(*h->node_frame))) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	pthread_mutex_lock(&fd->lock);
+	for (k = 0; k < n; k++) {
+		const struct prec_node *nd = &h->node[h->nr_indexed + k];
+
+		fd->batch[k].f = nd->f;
+		fd->batch[k].root = nd->parent == ROOT_PARENT;
+		fd->batch[k].d = fd->batch[k].root ? NULL : prec_hist__dso(h, nd->f.dso);
+	}
+	pthread_mutex_unlock(&fd->lock);
+	for (k = 0; k < n; k++) {
+		const struct feed_ent *e = &fd->batch[k];
+		bool is_new;
+		long fid;
+
+		if (e->root) {
+			h->node_frame[h->nr_indexed++] = e->f.dso;
+			continue;
+		}
+		fid = prec_keyset__intern(&h->frames, &e->f, &is_new);
+		if (fid < 0) {
+			err = (int)fid;
+			goto fail;
+		}
+		if (is_new) {
+			err = symbolize_one(h, (uint32_t)fid, &e->f, e->d);
+			if (err)
+				goto fail;
+			h->nr_symbolized = (uint32_t)fid + 1;
+		}
+		h->node_frame[h->nr_indexed++] = (uint32_t)fid;
+	}
+	__atomic_store_n(&fd->indexed, h->nr_indexed, __ATOMIC_RELEASE);
+	return 1;
+fail:
+	h->feed_err = err;
+	return -1;
+}
+
+int prec_hist__feed_start(struct prec_hist *h)
+{
+	struct prec_feed *fd;
+
+	if (h->feed || !h->symtab || h->nr_indexed != h->nr_nodes ||
+	    h->nr_symbolized != h->frames.n)
+		return 0;
+	fd = malloc(sizeof(*fd));
+	if (!fd)
+		return -ENOMEM;
+	pthread_mutex_init(&fd->lock, NULL);
+	fd->fed = fd->indexed = h->nr_nodes;
+	h->feed = fd;
+	prec_symtab__loader_idle(h->symtab, feed_consume, h);
+	return 0;
+}
+
+uint32_t prec_hist__feed_progress(const struct prec_hist *h)
+{
+	return h->feed ? __atomic_load_n(&h->feed->indexed, __ATOMIC_ACQUIRE) : h->nr_indexed;
+}
+
+void prec_hist__feed_stop(struct prec_hist *h)
+{
+	struct prec_feed *fd = h->feed;
+
+	if (!fd)
+		return;
+	prec_symtab__loader_idle(h->symtab, NULL, NULL); /* the hist is the caller's again */
+	pthread_mutex_destroy(&fd->lock);
+	free(fd);
+	h->feed = NULL;
 }
 
 /* A new node (parent, f); its id, or -ENOMEM. */
@@ -193,8 +321,14 @@ static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_his
 		return -E2BIG;
 	if (id >= h->cap_nodes) {
 		size_t cap = h->cap_nodes;
+		int err;
 
-		if (grow((void **)&h->node, &cap, (size_t)id + 1, sizeof(*h->node)))
+		if (h->feed)
+			pthread_mutex_lock(&h->feed->lock);
+		err = grow((void **)&h->node, &cap, (size_t)id + 1, sizeof(*h->node));
+		if (h->feed)
+			pthread_mutex_unlock(&h->feed->lock);
+		if (err)
 			return -ENOMEM;
 		h->cap_nodes = cap;
 	}
@@ -205,6 +339,8 @@ static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_his
 	n->child = NO_NODE;
 	n->next_sibling = NO_NODE;
 	h->nr_nodes++;
+	if (h->feed)
+		__atomic_store_n(&h->feed->fed, h->nr_nodes, __ATOMIC_RELEASE);
 	return id;
 }
 
@@ -457,63 +593,76 @@ static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame 
 	return prec_strset__intern(&h->strs, buf);
 }
 
-/* Symbolize every distinct frame once. */
+/* Symbolize frame `i` (the next one: frame ids are symbolized in order), of DSO d. */
+static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist_frame *f,
+			 struct prec_dso *d)
+{
+	bool kernel = f->flags & PREC_FRAME_KERNEL;
+	uint64_t addr = f->addr - ((f->flags & PREC_FRAME_RET) && f->addr ? 1 : 0);
+	struct prec_sym sym;
+	long sf;
+	int nr = 0, k, rc = -ENOENT;
+
+	if (i >= h->cap_frame_sf) {
+		size_t c1 = h->cap_frame_sf, c2 = h->cap_frame_sf, c3 = h->cap_frame_sf;
+
+		if (grow((void **)&h->frame_sf_start, &c1, (size_t)i + 1, sizeof(uint32_t)) ||
+		    grow((void **)&h->frame_sf_n, &c2, (size_t)i + 1, 1) ||
+		    (has_key(&h->opts, PREC_SORT_SRCLINE) &&
+		     grow((void **)&h->frame_srcline, &c3, (size_t)i + 1, sizeof(char *))))
+			return -ENOMEM;
+		h->cap_frame_sf = c1; /* all grow alike */
+	}
+	h->frame_sf_start[i] = (uint32_t)h->nr_sf_seq;
+	if (!d) {
+		sf = sframe_intern(h, 0, PREC_SF_NOMAP, f->addr, NULL, kernel);
+	} else {
+		rc = prec_dso__lookup(d, addr, &sym, NULL);
+		if (!rc) {
+			if (h->opts.inline_frames) {
+				struct prec_inline_frame inl[MAX_INLINE];
+
+				nr = prec_dso__inlines(d, addr, inl, MAX_INLINE);
+				for (k = 0; k < nr; k++) {
+					sf = sframe_intern(h, f->dso, PREC_SF_INLINE, 0, inl[k].name,
+							   kernel);
+					if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
+						return -ENOMEM;
+				}
+				if (nr < 0)
+					return nr;
+			}
+			sf = sframe_intern(h, f->dso, PREC_SF_SYM, sym.start, sym.name, kernel);
+		} else if (prec_dso__status(d) != PREC_DSO_OK) {
+			sf = sframe_intern(h, f->dso, PREC_SF_UNKNOWN, 0, NULL, kernel);
+		} else {
+			sf = sframe_intern(h, f->dso, PREC_SF_ADDR, f->addr, NULL, kernel);
+		}
+	}
+	if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
+		return -ENOMEM;
+	h->frame_sf_n[i] = (uint8_t)(nr > 0 ? nr + 1 : 1);
+	if (h->frame_srcline) {
+		h->frame_srcline[i] = srcline_of(h, f, d, addr, &sym, !rc);
+		if (!h->frame_srcline[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Symbolize every distinct frame not symbolized yet, once. */
 static int symbolize_frames(struct prec_hist *h)
 {
 	uint32_t n = h->frames.n, i;
-	bool want_src = has_key(&h->opts, PREC_SORT_SRCLINE);
-	size_t seq_cap = 0;
+	int err;
 
-	h->frame_sf_start = calloc(n ? n : 1, sizeof(uint32_t));
-	h->frame_sf_n = calloc(n ? n : 1, 1);
-	if (want_src)
-		h->frame_srcline = calloc(n ? n : 1, sizeof(char *));
-	if (!h->frame_sf_start || !h->frame_sf_n || (want_src && !h->frame_srcline))
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = h->nr_symbolized; i < n; i++) {
 		const struct prec_hist_frame *f = prec_keyset__key(&h->frames, i);
-		struct prec_dso *d = prec_hist__dso(h, f->dso);
-		bool kernel = f->flags & PREC_FRAME_KERNEL;
-		uint64_t addr = f->addr - ((f->flags & PREC_FRAME_RET) && f->addr ? 1 : 0);
-		struct prec_sym sym;
-		long sf;
-		int nr = 0, k, rc = -ENOENT;
 
-		h->frame_sf_start[i] = (uint32_t)h->nr_sf_seq;
-		if (!d) {
-			sf = sframe_intern(h, 0, PREC_SF_NOMAP, f->addr, NULL, kernel);
-		} else {
-			rc = prec_dso__lookup(d, addr, &sym, NULL);
-			if (!rc) {
-				if (h->opts.inline_frames) {
-					struct prec_inline_frame inl[MAX_INLINE];
-
-					nr = prec_dso__inlines(d, addr, inl, MAX_INLINE);
-					for (k = 0; k < nr; k++) {
-						sf = sframe_intern(h, f->dso, PREC_SF_INLINE, 0,
-								   inl[k].name, kernel);
-						if (sf < 0 || seq_push(h, &seq_cap, (uint32_t)sf))
-							return -ENOMEM;
-					}
-					if (nr < 0)
-						return nr;
-				}
-				sf = sframe_intern(h, f->dso, PREC_SF_SYM, sym.start, sym.name,
-						   kernel);
-			} else if (prec_dso__status(d) != PREC_DSO_OK) {
-				sf = sframe_intern(h, f->dso, PREC_SF_UNKNOWN, 0, NULL, kernel);
-			} else {
-				sf = sframe_intern(h, f->dso, PREC_SF_ADDR, f->addr, NULL, kernel);
-			}
-		}
-		if (sf < 0 || seq_push(h, &seq_cap, (uint32_t)sf))
-			return -ENOMEM;
-		h->frame_sf_n[i] = (uint8_t)(nr > 0 ? nr + 1 : 1);
-		if (want_src) {
-			h->frame_srcline[i] = srcline_of(h, f, d, addr, &sym, !rc);
-			if (!h->frame_srcline[i])
-				return -ENOMEM;
-		}
+		err = symbolize_one(h, i, f, prec_hist__dso(h, f->dso));
+		if (err)
+			return err;
+		h->nr_symbolized = i + 1;
 	}
 	return 0;
 }
@@ -679,6 +828,8 @@ int prec_hist__finish(struct prec_hist *h)
 
 	if (h->finished)
 		return 0;
+	if (h->feed_err)
+		return h->feed_err;
 	err = prec_hist__index_frames(h);
 	if (err)
 		return err;

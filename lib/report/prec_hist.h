@@ -180,16 +180,20 @@ struct prec_hist {
 	uint32_t *node_frame; /* node id -> frame id (roots: context id), from index_frames */
 	uint32_t nr_indexed; /* nodes below this have their frame id */
 	size_t cap_node_frame;
+	struct prec_feed *feed; /* see prec_hist__feed_start() */
+	int feed_err; /* the feed consumer's error, returned by finish */
 
 	struct prec_evsel_stats *ev;
 	uint32_t nr_ev;
 
-	/* after prec_hist__finish() */
+	/* after prec_hist__finish() (the feed's consumer may fill a part before) */
 	struct prec_keyset sframes; /* struct prec_sframe -> id */
+	uint32_t nr_symbolized; /* frames below this have their sframes */
 	uint32_t *frame_sf_start; /* frame id -> first of its sframes in sf_seq */
 	uint8_t *frame_sf_n;
+	size_t cap_frame_sf;
 	uint32_t *sf_seq;
-	size_t nr_sf_seq;
+	size_t nr_sf_seq, cap_sf_seq;
 	const char **frame_srcline; /* with the srcline key */
 	struct prec_keyset entry_ids;
 	struct prec_entry *entries;
@@ -227,6 +231,21 @@ void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t
 /* Give the frames of the nodes so far their ids (finish does it for the rest).  It needs no
  * symbols: a caller can do it while symbol tables still load.  0 or -ENOMEM. */
 int prec_hist__index_frames(struct prec_hist *h);
+/*
+ * Index and symbolize frames on the symtab's background loader while the caller reads on:
+ * from now on each new node's frame is handed to a hook on the loader thread
+ * (prec_symtab__loader_idle) that does for the frames read so far what
+ * prec_hist__index_frames() and prec_hist__finish() would.  Call it with the loader running
+ * and before the first node; until prec_hist__feed_stop() (or prec_symtab__loader_stop())
+ * has returned the caller may only add samples.  feed_stop() ends the hook, waiting for a
+ * batch it is doing, and frees the feed; index_frames and finish then do the rest (index
+ * needs no symbols, so it can go on while the loader still loads).  0, or -ENOMEM (then
+ * nothing is fed).
+ */
+int prec_hist__feed_start(struct prec_hist *h);
+void prec_hist__feed_stop(struct prec_hist *h);
+/* Nodes indexed so far, by the feed's hook while there is a feed (callable meanwhile). */
+uint32_t prec_hist__feed_progress(const struct prec_hist *h);
 /* Symbolize and build the entries.  0 or -ENOMEM. */
 int prec_hist__finish(struct prec_hist *h);
 

@@ -950,12 +950,16 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	R.kernel_id = (uint32_t)kid;
 	load_build_id_feature(&R);
 
-	/* symbol tables load on the other CPU while the records are read; without a thread
-	 * they load when first needed, as before */
+	/* symbol tables load on the other CPU while the records are read, and the frames read
+	 * so far are indexed and symbolized there when it has nothing to load; without a thread
+	 * all that is done when first needed, as before */
 	if (!R.unwind && prec_symtab__loader_start(R.st))
 		prec_log(PREC_LOG_INFO, "no background thread for symbol loading");
+	else if (!R.unwind && prec_hist__feed_start(R.h))
+		prec_log(PREC_LOG_INFO, "frames not symbolized while reading: out of memory");
 	err = read_records(&R, input);
 	free_reading(&R);
+	prec_hist__feed_stop(R.h);
 	if (!err || err == -EBADMSG) {
 		/* needs no symbols: done while the other thread may still load them */
 		int e2 = prec_hist__index_frames(R.h);

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/report's hist: the frame feed (prec_hist__feed_start) indexes and symbolizes frames on
+ * the symbol loader's thread while samples are still being added.  Whatever part of the work
+ * that thread did, the report must be the one the hist gives without a feed.  The samples
+ * are made up: random stacks over the functions of a kernel symbol file written here, and
+ * over DSOs whose files do not exist ([unknown]), so that the hist's node and DSO arrays
+ * grow while the loader thread reads them.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "prec_hist.h"
+#include "prec_symbol.h"
+#include "prec_view.h"
+#include "tap.h"
+
+#define NR_FNS 3000
+#define NR_DSOS 40
+#define NR_SAMPLES 60000
+#define KBASE 0xffffffff81000000ULL
+
+static char ksyms[PATH_MAX / 2];
+
+static void write_kallsyms(void)
+{
+	int fd = tap_mkstemp(ksyms, sizeof(ksyms), "hist");
+	FILE *f = fdopen(fd, "w");
+	int i;
+
+	if (!f)
+		abort();
+	for (i = 0; i < NR_FNS; i++)
+		fprintf(f, "%016llx T kfn_%04d\n", KBASE + (unsigned long long)i * 0x100, i);
+	fclose(f);
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13; /* xorshift64 */
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+enum feed_mode {
+	NO_FEED, /* everything done by finish */
+	FEED_CAUGHT_UP, /* the hook indexed the first half before the second is added */
+	FEED_STOPPED_EARLY, /* the feed stopped right after the last sample */
+};
+
+/* Waits until the hook has indexed every node made so far; false after 10 s. */
+static bool wait_caught_up(struct prec_hist *h)
+{
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		if (prec_hist__feed_progress(h) == h->nr_nodes)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* The --stdio report (no-children, call graphs) and the folded stacks of the made-up
+ * samples, in one malloc'd string. */
+static char *report(enum feed_mode mode, bool *caught_up)
+{
+	static const char *const comms[] = { "cc1", "as", "make" };
+	struct prec_symtab_opts so = { 0 };
+	struct prec_hist_opts ho = { 0 };
+	struct prec_view_opts vo = { 0 };
+	struct prec_view_evsel ev = { "cpu-clock", 0 };
+	struct prec_symtab *st = NULL;
+	struct prec_hist *h = NULL;
+	struct prec_hist_frame fr[16];
+	uint32_t kid, dso_id[NR_DSOS];
+	uint64_t x = 88172645463325252ULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	int i, k;
+
+	so.kallsyms = ksyms;
+	so.debug_dir = "/nonexistent";
+	so.jit_dir = "/nonexistent";
+	ho.keys[0] = PREC_SORT_COMM;
+	ho.keys[1] = PREC_SORT_DSO;
+	ho.keys[2] = PREC_SORT_SYM;
+	ho.nr_keys = 3;
+	ho.keep_occurrences = true;
+	ho.callee_order = true;
+	ho.need_comm = true;
+	if (prec_symtab__new(&so, &st) || prec_hist__new(&ho, st, 1, &h))
+		abort();
+	if (mode != NO_FEED && (prec_symtab__loader_start(st) || prec_hist__feed_start(h)))
+		abort();
+	kid = (uint32_t)prec_hist__dso_id(h, prec_symtab__kernel(st));
+	prec_symtab__prefetch(st, prec_symtab__kernel(st));
+	*caught_up = false;
+	for (i = 0; i < NR_SAMPLES; i++) {
+		struct prec_hist_sample s = { 0 };
+		size_t depth = 1 + rnd(&x) % 14;
+		long ctx, node;
+
+		if (i < NR_DSOS) { /* a new DSO now and then, queued before its first frame */
+			char path[64];
+			struct prec_dso *d;
+
+			snprintf(path, sizeof(path), "/nonexistent/lib%d.so", i);
+			d = prec_symtab__dso(st, path, NULL, 0);
+			if (!d)
+				abort();
+			dso_id[i] = (uint32_t)prec_hist__dso_id(h, d);
+			prec_symtab__prefetch(st, d);
+		}
+		if (i == NR_SAMPLES / 2 && mode == FEED_CAUGHT_UP)
+			*caught_up = wait_caught_up(h);
+		for (k = 0; k < (int)depth; k++) {
+			uint64_t r = rnd(&x);
+
+			memset(&fr[k], 0, sizeof(fr[k]));
+			if (r % 8 == 0) { /* a user frame in one of the DSOs seen so far */
+				fr[k].dso = dso_id[(r >> 8) % (uint64_t)(i < NR_DSOS ? i + 1 : NR_DSOS)];
+				fr[k].addr = (r >> 20) % 0x4000;
+			} else { /* a kernel function, at its start or a bit in */
+				fr[k].dso = kid;
+				fr[k].flags = PREC_FRAME_KERNEL;
+				fr[k].addr = KBASE + (r >> 8) % NR_FNS * 0x100 + (r >> 40) % 0x100;
+			}
+			if (k)
+				fr[k].flags |= PREC_FRAME_RET;
+		}
+		s.comm = comms[rnd(&x) % 3];
+		s.pid = s.tid = 100;
+		s.period = 1000 + rnd(&x) % 3;
+		ctx = prec_hist__context(h, &s);
+		node = ctx < 0 ? ctx : prec_hist__stack(h, (uint32_t)ctx, fr, depth);
+		if (node < 0)
+			abort();
+		prec_hist__count(h, (uint32_t)ctx, (uint32_t)node, s.period);
+	}
+	prec_hist__feed_stop(h);
+	if (prec_hist__index_frames(h))
+		abort();
+	prec_symtab__loader_stop(st);
+	if (prec_hist__finish(h))
+		abort();
+	out = open_memstream(&text, &len);
+	if (!out)
+		abort();
+	vo.graph = PREC_GRAPH_GRAPH;
+	vo.graph_threshold = 0.5;
+	vo.evsels = &ev;
+	if (prec_view__stdio(h, &vo, out) || prec_view__folded(h, out))
+		abort();
+	fclose(out);
+	prec_hist__free(h);
+	prec_symtab__free(st);
+	return text;
+}
+
+int main(void)
+{
+	bool caught_up;
+	char *plain, *fed, *early;
+
+	write_kallsyms();
+	plain = report(NO_FEED, &caught_up);
+	ok(strstr(plain, "kfn_0") && strstr(plain, "[unknown]"),
+	   "without a feed: kernel functions and unknown DSOs in the report (%zu bytes)",
+	   strlen(plain));
+	fed = report(FEED_CAUGHT_UP, &caught_up);
+	ok(caught_up, "the loader thread indexed the first %d samples' nodes meanwhile",
+	   NR_SAMPLES / 2);
+	ok(!strcmp(fed, plain), "with the feed: the same report");
+	early = report(FEED_STOPPED_EARLY, &caught_up);
+	ok(!strcmp(early, plain), "with the feed stopped wherever it was: the same report");
+	free(plain);
+	free(fed);
+	free(early);
+	unlink(ksyms);
+	return done_testing();
+}
