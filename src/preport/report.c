@@ -63,9 +63,10 @@ struct cc_slot {
 struct qent {
 	uint64_t time;
 	uint64_t seq;
-	size_t off; /* in the arena */
+	size_t off; /* in arenas[arena] */
 	uint32_t size;
 	int evsel;
+	unsigned int arena;
 };
 
 struct rep {
@@ -85,7 +86,11 @@ struct rep {
 	bool ordered; /* every event has time and sample_id_all */
 	struct qent *q;
 	size_t nq, qcap;
-	struct prec_buf arena, arena2; /* copies of the queued records, 8-byte aligned */
+	/* copies of the queued records, 8-byte aligned: new ones go to arenas[cur]; the other
+	 * holds what the last flush left (a round's records wait for the next round) */
+	struct prec_buf arenas[2];
+	unsigned int cur;
+	size_t queued_bytes; /* of the records in the queue, padded */
 	uint64_t seq, round_max, prev_round_max;
 	struct prec_hist_frame frames[MAX_FRAMES];
 	struct cc_slot *cc;
@@ -591,16 +596,25 @@ static int sort_queue(struct rep *R)
 /* Append a copy of a record to `b`, padded to 8 bytes so the next one stays aligned. */
 static int arena_add(struct prec_buf *b, const void *rec, size_t size)
 {
-	if (prec_buf__append(b, rec, size) ||
-	    prec_buf__append_zeros(b, (((size + 7) & ~(size_t)7) - size)))
+	size_t padded = (size + 7) & ~(size_t)7;
+
+	if (padded > b->cap - b->len && prec_buf__reserve(b, padded))
 		return -ENOMEM;
+	memcpy(b->data + b->len, rec, size);
+	memset(b->data + b->len + size, 0, padded - size);
+	b->len += padded;
 	return 0;
 }
 
-/* Process the queued records with time <= limit, in time order. */
+/*
+ * Process the queued records with time <= limit, in time order.  What stays is normally
+ * all in arenas[cur] (the round just read): that arena becomes the other one and new
+ * records go to the emptied one, so a record is copied once.  What stays in the other
+ * arena (a file out of perf's order) is copied over first.
+ */
 static int flush_queue(struct rep *R, uint64_t limit)
 {
-	struct prec_buf t;
+	unsigned int old = !R->cur;
 	size_t i, k = 0;
 	int err = 0;
 
@@ -608,51 +622,58 @@ static int flush_queue(struct rep *R, uint64_t limit)
 	if (err)
 		return err;
 	for (i = 0; i < R->nq && R->q[i].time <= limit; i++) {
-		const struct perf_event_header *hd = (const void *)(R->arena.data + R->q[i].off);
+		const struct qent *e = &R->q[i];
+		const struct perf_event_header *hd = (const void *)(R->arenas[e->arena].data + e->off);
 
-		err = process_now(R, hd->type, hd->misc, hd, R->q[i].size, R->q[i].evsel);
+		err = process_now(R, hd->type, hd->misc, hd, e->size, e->evsel);
 		if (err)
 			return err;
 	}
-	if (i == R->nq) {
-		R->nq = 0;
-		R->arena.len = 0;
-		return 0;
-	}
-	/* keep the rest, compacted into the other arena */
-	R->arena2.len = 0;
+	R->queued_bytes = 0;
 	for (; i < R->nq; i++, k++) {
-		size_t off = R->arena2.len;
-
-		if (arena_add(&R->arena2, R->arena.data + R->q[i].off, R->q[i].size))
-			return -ENOMEM;
 		R->q[k] = R->q[i];
-		R->q[k].off = off;
+		R->queued_bytes += (R->q[k].size + 7) & ~(size_t)7;
+		if (R->q[k].arena == old) {
+			size_t off = R->arenas[R->cur].len;
+
+			if (arena_add(&R->arenas[R->cur], R->arenas[old].data + R->q[k].off,
+				      R->q[k].size))
+				return -ENOMEM;
+			R->q[k].arena = R->cur;
+			R->q[k].off = off;
+		}
 	}
 	R->nq = k;
-	t = R->arena;
-	R->arena = R->arena2;
-	R->arena2 = t;
+	R->arenas[old].len = 0;
+	if (!k)
+		R->arenas[R->cur].len = 0;
+	else
+		R->cur = old;
 	return 0;
 }
 
 static int enqueue(struct rep *R, const struct prec_record *rec, uint64_t time, int evsel)
 {
-	size_t off = R->arena.len;
+	struct prec_buf *a = &R->arenas[R->cur];
+	size_t off = a->len;
 
-	if (prec_array__grow((void **)&R->q, &R->qcap, R->nq + 1, sizeof(*R->q), 4096))
+	if (R->nq == R->qcap &&
+	    prec_array__grow((void **)&R->q, &R->qcap, R->nq + 1, sizeof(*R->q), 4096))
 		return -ENOMEM;
-	if (arena_add(&R->arena, rec->data, rec->size))
+	if (arena_add(a, rec->data, rec->size))
 		return -ENOMEM;
 	R->q[R->nq].time = time;
 	R->q[R->nq].seq = R->seq++;
 	R->q[R->nq].off = off;
 	R->q[R->nq].size = rec->size;
 	R->q[R->nq].evsel = evsel;
+	R->q[R->nq].arena = R->cur;
 	R->nq++;
+	R->queued_bytes += (rec->size + 7) & ~(size_t)7;
 	if (time > R->round_max)
 		R->round_max = time;
-	if (R->arena.len > QUEUE_MAX_BYTES) /* no rounds in this file: process the older half */
+	/* no rounds in this file: process the older half */
+	if (R->queued_bytes > QUEUE_MAX_BYTES)
 		return flush_queue(R, R->q[R->nq / 2].time);
 	return 0;
 }
@@ -825,8 +846,8 @@ static void free_reading(struct rep *R)
 	free(R->q);
 	R->q = NULL;
 	R->nq = R->qcap = 0;
-	prec_buf__release(&R->arena);
-	prec_buf__release(&R->arena2);
+	prec_buf__release(&R->arenas[0]);
+	prec_buf__release(&R->arenas[1]);
 	free(R->uw_ips);
 	R->uw_ips = NULL;
 	R->uw_cap = 0;
