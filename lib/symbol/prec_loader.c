@@ -60,12 +60,15 @@ static void *loader_main(void *arg)
 		if (l->stop)
 			break;
 		if (l->idle) {
+			/* read under the lock: prec_symtab__loader_idle() clears them meanwhile */
+			int (*fn)(void *arg) = l->idle;
+			void *fn_arg = l->idle_arg;
 			struct timespec ts;
 			int more;
 
 			l->in_idle = true;
 			pthread_mutex_unlock(&l->lock);
-			more = l->idle(l->idle_arg);
+			more = fn(fn_arg);
 			pthread_mutex_lock(&l->lock);
 			l->in_idle = false;
 			pthread_cond_broadcast(&l->idle_done);
