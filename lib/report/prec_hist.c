@@ -220,6 +220,24 @@ static bool frame_eq(const struct prec_hist_frame *a, const struct prec_hist_fra
 static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist_frame *f,
 			 struct prec_dso *d);
 
+/*
+ * Give the next node to index (h->nr_indexed; its frame f, a root if `root`) its frame id:
+ * ids in the order the frames first appeared, which is the order of their first nodes.
+ * *is_new tells whether the frame is new (then its id is h->frames.n - 1).  0 or -ENOMEM.
+ */
+static int index_next(struct prec_hist *h, const struct prec_hist_frame *f, bool root,
+		      bool *is_new)
+{
+	long fid = root ? (long)f->dso : prec_keyset__intern(&h->frames, f, is_new);
+
+	if (fid < 0)
+		return (int)fid;
+	if (root)
+		*is_new = false;
+	h->node_frame[h->nr_indexed++] = (uint32_t)fid;
+	return 0;
+}
+
 /* The loader thread's idle hook: index and symbolize a batch of the nodes made so far. */
 static int feed_consume(void *arg)
 {
@@ -251,24 +269,15 @@ static int feed_consume(void *arg)
 	for (k = 0; k < n; k++) {
 		const struct feed_ent *e = &fd->batch[k];
 		bool is_new;
-		long fid;
 
-		if (e->root) {
-			h->node_frame[h->nr_indexed++] = e->f.dso;
-			continue;
+		err = index_next(h, &e->f, e->root, &is_new);
+		if (!err && is_new) {
+			err = symbolize_one(h, h->frames.n - 1, &e->f, e->d);
+			if (!err)
+				h->nr_symbolized = h->frames.n;
 		}
-		fid = prec_keyset__intern(&h->frames, &e->f, &is_new);
-		if (fid < 0) {
-			err = (int)fid;
+		if (err)
 			goto fail;
-		}
-		if (is_new) {
-			err = symbolize_one(h, (uint32_t)fid, &e->f, e->d);
-			if (err)
-				goto fail;
-			h->nr_symbolized = (uint32_t)fid + 1;
-		}
-		h->node_frame[h->nr_indexed++] = (uint32_t)fid;
 	}
 	__atomic_store_n(&fd->indexed, h->nr_indexed, __ATOMIC_RELEASE);
 	return 1;
@@ -473,8 +482,7 @@ static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_
 			return err;
 	}
 	p->child = (uint32_t)id;
-	if (p->nr_children < UINT32_MAX)
-		p->nr_children++;
+	p->nr_children++; /* no overflow: fewer nodes than UINT32_MAX */
 	return id;
 }
 
@@ -801,20 +809,14 @@ int prec_hist__index_frames(struct prec_hist *h)
 	if (grow((void **)&h->node_frame, &h->cap_node_frame, h->nr_nodes,
 		 sizeof(*h->node_frame)))
 		return -ENOMEM;
-	/* ids in the order the frames first appeared, which is the order of their first nodes */
 	for (node = h->nr_indexed; node < h->nr_nodes; node++) {
-		long fid;
+		bool is_new;
+		int err = index_next(h, &h->node[node].f, h->node[node].parent == ROOT_PARENT,
+				     &is_new);
 
-		if (h->node[node].parent == ROOT_PARENT) {
-			h->node_frame[node] = h->node[node].f.dso;
-			continue;
-		}
-		fid = prec_keyset__intern(&h->frames, &h->node[node].f, NULL);
-		if (fid < 0)
-			return (int)fid;
-		h->node_frame[node] = (uint32_t)fid;
+		if (err)
+			return err;
 	}
-	h->nr_indexed = h->nr_nodes;
 	return 0;
 }
 

@@ -657,6 +657,7 @@ static int enqueue(struct rep *R, const struct prec_record *rec, uint64_t time, 
 	struct prec_buf *a = &R->arenas[R->cur];
 	size_t off = a->len;
 
+	/* per record: the call only when full */
 	if (R->nq == R->qcap &&
 	    prec_array__grow((void **)&R->q, &R->qcap, R->nq + 1, sizeof(*R->q), 4096))
 		return -ENOMEM;
