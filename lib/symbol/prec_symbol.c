@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 
 #include "prec_buf.h"
 #include "prec_log.h"
@@ -341,7 +342,14 @@ int prec_symtab__new(const struct prec_symtab_opts *opts, struct prec_symtab **r
 	    !(st->opts.debug_dir = prec_symtab__intern(
 		  st, o.debug_dir && o.debug_dir[0] ? o.debug_dir : "/usr/lib/debug")) ||
 	    !(st->opts.jit_dir =
-		  prec_symtab__intern(st, o.jit_dir && o.jit_dir[0] ? o.jit_dir : "/tmp"))) {
+		  prec_symtab__intern(st, o.jit_dir && o.jit_dir[0] ? o.jit_dir : "/tmp")) ||
+	    (o.cache_dir && o.cache_dir[0] &&
+	     !(st->opts.cache_dir = prec_symtab__intern(st, o.cache_dir))) ||
+	    !(st->opts.proc_kallsyms = prec_symtab__intern(
+		  st, o.proc_kallsyms && o.proc_kallsyms[0] ? o.proc_kallsyms : "/proc/kallsyms")) ||
+	    !(st->opts.boot_id_file = prec_symtab__intern(
+		  st, o.boot_id_file && o.boot_id_file[0] ? o.boot_id_file
+							  : "/proc/sys/kernel/random/boot_id"))) {
 		prec_symtab__free(st);
 		return -ENOMEM;
 	}
@@ -357,6 +365,8 @@ static void dso_free(struct prec_dso *d)
 	free(d->image);
 	free(d->syms);
 	free(d->segs);
+	if (d->kmap)
+		munmap(d->kmap, d->kmap_len);
 	free(d);
 }
 
@@ -844,18 +854,21 @@ static void load_kernel(struct prec_dso *d)
 {
 	struct prec_symtab *st = d->st;
 	const char *path = st->opts.kallsyms;
+	bool proc = !path && st->opts.use_proc_kallsyms;
 	int err;
 
-	if (!path && st->opts.use_proc_kallsyms)
-		path = "/proc/kallsyms";
+	if (proc)
+		path = st->opts.proc_kallsyms;
 	if (!path) {
 		d->status = PREC_DSO_NOT_FOUND;
 		return;
 	}
-	err = prec_kallsyms_load(d, path);
+	err = proc && !prec_kcache_load(d) ? 0 : prec_kallsyms_load(d, path);
+	if (!err && proc && !d->kpartial)
+		prec_kcache_store(d);
 	switch (err) {
 	case 0:
-		d->file_used = prec_symtab__intern(st, path);
+		d->file_used = path;
 		d->status = d->nsyms ? PREC_DSO_OK : PREC_DSO_NO_SYMBOLS;
 		break;
 	case -ENOENT:
@@ -1047,6 +1060,39 @@ static void show_name(struct prec_dso *d, struct prec_syment *e)
 		e->name = s;
 }
 
+/*
+ * Kernel symbols from the cache cover the kernel image and what lies below it: for an
+ * address above, read the live table after all (once), which also has modules, BPF and
+ * trampolines.  Its entries for the kernel image are the cached ones again; they take over
+ * the cached names (which stay mapped), so that a function looked up before and after is
+ * one name, one report entry.  If the read fails, addresses above stay unknown.
+ */
+static void kernel_cover(struct prec_dso *d, uint64_t a)
+{
+	struct prec_syment *old = d->syms;
+	uint32_t oldn = d->nsyms, i;
+
+	if (!d->kpartial || a < d->kcover_hi)
+		return;
+	d->kpartial = false;
+	prec_log(PREC_LOG_INFO, "kernel address %#" PRIx64 " is outside the cached symbols: "
+		 "reading %s", a, d->st->opts.proc_kallsyms);
+	d->syms = NULL;
+	d->nsyms = 0;
+	if (!prec_kallsyms_load(d, d->st->opts.proc_kallsyms) && d->nsyms) {
+		for (i = 0; i < oldn && i < d->nsyms && d->syms[i].start == old[i].start; i++)
+			if (!strcmp(d->syms[i].name, old[i].name))
+				d->syms[i].name = old[i].name;
+		free(old);
+		return;
+	}
+	free(d->syms);
+	free(d->image);
+	d->image = NULL;
+	d->syms = old;
+	d->nsyms = oldn;
+}
+
 int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr)
 {
 	struct prec_syment *e;
@@ -1064,6 +1110,7 @@ int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, ui
 	v = prec_dso__off_to_vaddr(d, addr);
 	if (ret_vaddr)
 		*ret_vaddr = v;
+	kernel_cover(d, v);
 	e = find_sym(d, v);
 	if (!e)
 		return -ENOENT;
@@ -1083,6 +1130,7 @@ const char *prec_dso__kernel_module(struct prec_dso *d, uint64_t addr)
 
 	if (d->kind != PREC_DSO_KIND_KERNEL || prec_dso__status(d) != PREC_DSO_OK)
 		return NULL;
+	kernel_cover(d, addr);
 	e = find_sym(d, addr);
 	if (!e || !e->module || e->module > d->st->nmodules)
 		return NULL;

@@ -34,6 +34,11 @@ struct prec_symtab_opts {
 	const char *debug_dir; /* default "/usr/lib/debug"; for tests */
 	const char *jit_dir; /* where perf-PID.map files are; default "/tmp" */
 	bool no_demangle; /* --no-demangle: C++ and Rust names of ELF symbols as mangled */
+	/* where the kernel symbol cache is (see prec_kcache.c); NULL: no cache */
+	const char *cache_dir;
+	/* for tests: default "/proc/kallsyms" and "/proc/sys/kernel/random/boot_id" */
+	const char *proc_kallsyms;
+	const char *boot_id_file;
 };
 
 int prec_symtab__new(const struct prec_symtab_opts *opts, struct prec_symtab **ret);

@@ -128,6 +128,12 @@ struct prec_dso {
 	struct prec_elf cfi_file; /* the executable file, when elf is its debug file */
 	bool cfi_tried;
 	bool queued; /* given to the background loader once */
+	/* kernel: symbols from the cache (prec_kcache.c), names in its mapping; they answer
+	 * for addresses below kcover_hi only while kpartial */
+	void *kmap;
+	size_t kmap_len;
+	uint64_t kcover_hi;
+	bool kpartial;
 };
 
 struct prec_loader; /* prec_loader.c */
@@ -193,6 +199,13 @@ int prec_elf_load_syms(struct prec_dso *d, struct prec_elf *syms, struct prec_el
 int prec_kallsyms_load(struct prec_dso *d, const char *path);
 /* Load a perf-PID.map; 0 or -errno (-EPERM when the owner is wrong). */
 int prec_jitmap_load(struct prec_dso *d, const char *path);
+
+/* ---- prec_kcache.c ---- */
+/* Load the kernel's own symbols from the cache into d (sets kmap, kcover_*, kpartial): 0, or
+ * -ENOENT / -EBADMSG / -ENOMEM when there is no usable cache file. */
+int prec_kcache_load(struct prec_dso *d);
+/* After a full load of opts.proc_kallsyms into d: write the cache file (errors ignored). */
+void prec_kcache_store(const struct prec_dso *d);
 
 /* ---- prec_dwarf.c ---- */
 void prec_dwarf__free(struct prec_dwarf *dw);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,6 +71,8 @@ static void usage(FILE *f)
 		"      --no-demangle        show C++ and Rust function names as mangled\n"
 		"      --symfs DIR          look for binaries under DIR first\n"
 		"      --kallsyms FILE      kernel symbols of the recorded machine\n"
+		"      --no-symbol-cache    neither use nor write the kernel symbol cache\n"
+		"                           (default: $PRECORD_CACHE_DIR, else ~/.cache/precord)\n"
 		"  -D, --dump-raw-trace     print every record, then totals per record type\n"
 		"      --header             print the recording's header features, then the report\n"
 		"      --header-only        print only the header features\n"
@@ -323,6 +326,27 @@ static uint32_t default_max_stack(void)
 	return v ? v : 127;
 }
 
+/*
+ * Where the kernel symbol cache is: $PRECORD_CACHE_DIR (empty: no cache), else
+ * $XDG_CACHE_HOME/precord, else ~/.cache/precord; NULL when none of them is an absolute path.
+ */
+static const char *cache_dir(char *buf, size_t len)
+{
+	const char *e = getenv("PRECORD_CACHE_DIR");
+	int n;
+
+	if (e)
+		return e[0] == '/' ? e : NULL;
+	e = getenv("XDG_CACHE_HOME");
+	if (e && e[0] == '/')
+		n = snprintf(buf, len, "%s/precord", e);
+	else if ((e = getenv("HOME")) && e[0] == '/')
+		n = snprintf(buf, len, "%s/.cache/precord", e);
+	else
+		return NULL;
+	return n > 0 && (size_t)n < len ? buf : NULL;
+}
+
 static void tune_memory(void)
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
@@ -365,6 +389,7 @@ int main(int argc, char **argv)
 		OPT_NO_DEMANGLE,
 		OPT_SYMFS,
 		OPT_KALLSYMS,
+		OPT_NO_SYMBOL_CACHE,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -395,6 +420,7 @@ int main(int argc, char **argv)
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "no-symbol-cache", no_argument, NULL, OPT_NO_SYMBOL_CACHE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -408,6 +434,8 @@ int main(int argc, char **argv)
 	bool *cpus = NULL;
 	struct prec_reader *r = NULL;
 	size_t bad_len;
+	char cache_buf[PATH_MAX];
+	bool no_cache = false;
 	int c, err, rc = 2;
 
 	ro.children = -1;
@@ -570,6 +598,9 @@ int main(int argc, char **argv)
 		case OPT_KALLSYMS:
 			ro.kallsyms = optarg;
 			break;
+		case OPT_NO_SYMBOL_CACHE:
+			no_cache = true;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -617,6 +648,7 @@ int main(int argc, char **argv)
 	}
 	prec_log_set_fn(log_to_stderr, NULL);
 	tune_memory();
+	ro.cache_dir = no_cache ? NULL : cache_dir(cache_buf, sizeof(cache_buf));
 
 	rc = 1;
 	err = prec_reader__open(o.input, &r);

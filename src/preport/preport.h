@@ -35,6 +35,7 @@ struct preport_report_opts {
 	bool no_demangle;
 	uint32_t max_stack; /* frames of a chain used, per part (kernel, user) when unwound */
 	const char *symfs, *kallsyms;
+	const char *cache_dir; /* the kernel symbol cache's directory; NULL: none */
 	bool quiet;
 	/* filters; NULL / 0 when not given */
 	const char *const *comms, *const *dsos, *const *syms;

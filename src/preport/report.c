@@ -903,6 +903,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	so.symfs = o->symfs;
 	so.kallsyms = o->kallsyms;
 	so.no_demangle = o->no_demangle;
+	so.cache_dir = o->cache_dir;
 	have_un = !uname(&un);
 	so.use_proc_kallsyms = have_un && feature_equals(r, FEAT_HOSTNAME, un.nodename) &&
 			       feature_equals(r, FEAT_OSRELEASE, un.release);

@@ -286,6 +286,22 @@ if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/kptr_restrict 2>/dev/null)"
 elif awk -v k="$k" 'BEGIN { exit !(k >= 30) }'; then
 	ok "kernel: $k% of dd's samples resolve to kernel functions"
 	compare_flat kernel "$f" --no-children
+	# the kernel symbol cache: written by the first report, read by the next, same report
+	rm -rf "$PRECORD_CACHE_DIR"
+	for i in 1 2; do
+		"$PREPORT" -v -i "$f" --no-children --sort dso,sym -g none >"$f.kc$i" 2>"$f.kc$i.err"
+	done
+	"$PREPORT" -i "$f" --no-children --sort dso,sym -g none --no-symbol-cache >"$f.kc0" 2>&1
+	if [ "$(uname -m)" != x86_64 ]; then
+		say "kernel: no symbol cache on $(uname -m)"
+	elif grep -q 'kernel symbols cached in' "$f.kc1.err" &&
+		grep -q 'kernel symbols from the cache' "$f.kc2.err" &&
+		cmp -s "$f.kc0" "$f.kc1" && cmp -s "$f.kc0" "$f.kc2"; then
+		ok "kernel: the symbol cache is written, then read, and the report is the same"
+	else
+		bad "kernel: symbol cache: $(lines "$f.kc1.err" 3) / $(lines "$f.kc2.err" 3)" \
+			"$(diff "$f.kc0" "$f.kc2" | head -n 4 | join_lines)"
+	fi
 else
 	bad "kernel: only $k% of dd's samples resolve to kernel functions, want >= 30%: $(lines "$f.rep" 14)"
 fi

@@ -63,6 +63,9 @@ _cleanup() {
 	fi
 }
 trap _cleanup EXIT
+# preport's kernel symbol cache: this test's own, not the user's
+PRECORD_CACHE_DIR=$workdir/cache
+export PRECORD_CACHE_DIR
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP

@@ -38,14 +38,15 @@ static char tmp[PATH_MAX / 2];
 
 /* ---- helpers ---- */
 
-static char logbuf[16384];
+static char logbuf[16384], infobuf[16384];
 
 static void capture_log(enum prec_log_level level, const char *msg, void *ctx)
 {
-	size_t n = strlen(logbuf);
+	char *b = level <= PREC_LOG_WARN ? logbuf : infobuf;
+	size_t n = strlen(b);
 
-	if (level <= PREC_LOG_WARN)
-		snprintf(logbuf + n, sizeof(logbuf) - n, "%s\n", msg);
+	if (level <= PREC_LOG_INFO)
+		snprintf(b + n, sizeof(logbuf) - n, "%s\n", msg);
 }
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -616,6 +617,264 @@ static void test_bad_files(const char *exe)
 	free(img);
 }
 
+/* ---- the kernel symbol cache ---- */
+
+#define KC_FNS 3000
+#define KC_BASE UINT64_C(0xffffffff81000000)
+
+/* A kallsyms text: the kernel's functions (locals, globals, a weak/strong pair, data), then
+ * two modules; every address moved by `shift` (another KASLR offset). */
+static char *kc_text(uint64_t shift, size_t *ret_len)
+{
+	size_t cap = (KC_FNS + 16) * 64, n = 0;
+	char *t = malloc(cap);
+	int i;
+
+	if (!t)
+		abort();
+	n += (size_t)snprintf(t + n, cap - n, "%016" PRIx64 " T _stext\n%016" PRIx64 " T _text\n",
+			      KC_BASE + shift, KC_BASE + shift);
+	for (i = 0; i < KC_FNS; i++)
+		n += (size_t)snprintf(t + n, cap - n, "%016" PRIx64 " %c kfn_%d\n",
+				      KC_BASE + shift + 0x1000 + (uint64_t)i * 0x40,
+				      i % 3 ? 't' : 'T', i);
+	n += (size_t)snprintf(t + n, cap - n,
+			      "%016" PRIx64 " W weak_twin\n%016" PRIx64 " T strong_twin\n"
+			      "%016" PRIx64 " D kdata\n"
+			      "ffffffffc0001000 t mod_fn\t[mymod]\n"
+			      "ffffffffc0001100 T mod_fn2\t[mymod]\n",
+			      KC_BASE + shift + 0x100000, KC_BASE + shift + 0x100000,
+			      KC_BASE + shift + 0x100100);
+	*ret_len = n;
+	return t;
+}
+
+struct kc_probe {
+	int err;
+	char name[32];
+	uint64_t size;
+};
+
+#define KC_NPROBE 64
+/* Addresses below, in and past the kernel's functions, and in a module. */
+static uint64_t kc_addr(int i, uint64_t shift)
+{
+	if (i == 0)
+		return 0x1000; /* below everything: no symbol */
+	if (i == KC_NPROBE - 1)
+		return 0xffffffffc0001010; /* mod_fn */
+	if (i == KC_NPROBE - 2)
+		return KC_BASE + shift + 0x100010; /* strong_twin, weak alias */
+	return KC_BASE + shift - 0x100 + (uint64_t)(i - 1) * (0x1000 + KC_FNS * 0x40) / 58;
+}
+
+static void kc_lookups(struct prec_symtab *st, uint64_t shift, int upto, struct kc_probe *p)
+{
+	struct prec_dso *k = prec_symtab__kernel(st);
+	int i;
+
+	for (i = 0; i < upto; i++) {
+		struct prec_sym s = { 0 };
+
+		memset(&p[i], 0, sizeof(p[i]));
+		p[i].err = prec_dso__lookup(k, kc_addr(i, shift), &s, NULL);
+		if (!p[i].err) {
+			snprintf(p[i].name, sizeof(p[i].name), "%s", s.name);
+			p[i].size = s.size;
+		}
+	}
+}
+
+static bool kc_same(const struct kc_probe *a, const struct kc_probe *b, int upto)
+{
+	int i;
+
+	for (i = 0; i < upto; i++)
+		if (a[i].err != b[i].err || strcmp(a[i].name, b[i].name) || a[i].size != b[i].size) {
+			diag("  probe %d: %d %s %#" PRIx64 " vs %d %s %#" PRIx64, i, a[i].err,
+			     a[i].name, a[i].size, b[i].err, b[i].name, b[i].size);
+			return false;
+		}
+	return true;
+}
+
+static char kc_ks[PATH_MAX / 2 + 32], kc_boot[PATH_MAX / 2 + 32], kc_dir[PATH_MAX / 2 + 32];
+
+static struct prec_symtab *kc_symtab(bool cache)
+{
+	struct prec_symtab_opts o = { 0 };
+	struct prec_symtab *st = NULL;
+
+	o.use_proc_kallsyms = true;
+	o.proc_kallsyms = kc_ks;
+	o.boot_id_file = kc_boot;
+	o.cache_dir = cache ? kc_dir : NULL;
+	if (prec_symtab__new(&o, &st))
+		abort();
+	infobuf[0] = 0;
+	return st;
+}
+
+/* How many cache files the directory holds; the name of the last one in *ret. */
+static int kc_files(char *ret, size_t len)
+{
+	char cmd[PATH_MAX + 64], line[NAME_MAX + 2];
+	int n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ls '%s' 2>/dev/null", kc_dir);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		snprintf(ret, len, "%s/%s", kc_dir, line);
+		n++;
+	}
+	pclose(f);
+	return n;
+}
+
+/* A report's kernel lookups with the cache on: answered as `want`, from the cache or not. */
+static void kc_check(uint64_t shift, const struct kc_probe *want, bool cached, const char *what)
+{
+	struct kc_probe got[KC_NPROBE];
+	struct prec_symtab *st = kc_symtab(true);
+
+	kc_lookups(st, shift, KC_NPROBE, got);
+	ok(!strstr(infobuf, "from the cache") == !cached && kc_same(want, got, KC_NPROBE), "%s",
+	   what);
+	prec_symtab__free(st);
+}
+
+static void test_kcache(void)
+{
+	struct kc_probe ref[KC_NPROBE], got[KC_NPROBE], shifted[KC_NPROBE];
+	char file[PATH_MAX], *text, *good;
+	const char *before, *after;
+	struct prec_symtab *st;
+	struct prec_dso *k;
+	struct prec_sym s;
+	size_t len, glen;
+	unsigned int seed = 7;
+	bool all_ok = true;
+	int i;
+
+#if !defined(__x86_64__)
+	diag("the kernel symbol cache is x86-64 only: not checked");
+	return;
+#endif
+	snprintf(kc_ks, sizeof(kc_ks), "%s/proc-kallsyms", tmp);
+	snprintf(kc_boot, sizeof(kc_boot), "%s/boot_id", tmp);
+	snprintf(kc_dir, sizeof(kc_dir), "%s/cache/precord", tmp); /* made with its parent */
+	text = kc_text(0, &len);
+	write_file(kc_ks, text, len);
+	free(text);
+	write_file(kc_boot, "0123abcd-0000-4000-8000-00000000aaaa\n", 37);
+
+	st = kc_symtab(false);
+	kc_lookups(st, 0, KC_NPROBE, ref);
+	prec_symtab__free(st);
+	ok(ref[0].err && ref[1].err && !ref[2].err && !ref[KC_NPROBE - 1].err &&
+	       !strcmp(ref[KC_NPROBE - 1].name, "mod_fn") &&
+	       !strcmp(ref[KC_NPROBE - 2].name, "strong_twin"),
+	   "kcache: the reference lookups without a cache");
+
+	st = kc_symtab(true);
+	kc_lookups(st, 0, KC_NPROBE, got);
+	ok(strstr(infobuf, "cached in") != NULL, "kcache: the first load writes the cache");
+	ok(kc_same(ref, got, KC_NPROBE), "kcache: ... and answers as without");
+	prec_symtab__free(st);
+	is_u64((uint64_t)kc_files(file, sizeof(file)), 1, "kcache: one file");
+	ok(strstr(file, "kallsyms-0123abcd-0000-4000-8000-00000000aaaa") != NULL,
+	   "kcache: named by the boot id");
+	good = read_all(file, &glen);
+
+	st = kc_symtab(true);
+	k = prec_symtab__kernel(st);
+	kc_lookups(st, 0, KC_NPROBE - 1, got);
+	ok(strstr(infobuf, "from the cache") != NULL && !strstr(infobuf, "outside"),
+	   "kcache: the second load reads the cache, no fallback for the kernel's addresses");
+	ok(kc_same(ref, got, KC_NPROBE - 1), "kcache: cached lookups answer as without");
+	before = prec_dso__lookup(k, KC_BASE + 0x1010, &s, NULL) ? NULL : s.name;
+	lookup_is(k, 0xffffffffc0001010, "mod_fn", "kcache: a module address reads kallsyms", NULL);
+	ok(strstr(infobuf, "outside the cached symbols") != NULL, "kcache: ... and says so");
+	after = prec_dso__lookup(k, KC_BASE + 0x1010, &s, NULL) ? NULL : s.name;
+	ok(before && before == after, "kcache: one name for a function before and after that");
+	kc_lookups(st, 0, KC_NPROBE, got);
+	ok(kc_same(ref, got, KC_NPROBE), "kcache: all lookups after the fallback as without");
+	prec_symtab__free(st);
+
+	/* another KASLR offset under the same boot id: the head differs, not used */
+	text = kc_text(0x2000000, &len);
+	write_file(kc_ks, text, len);
+	free(text);
+	st = kc_symtab(false);
+	kc_lookups(st, 0x2000000, KC_NPROBE, shifted);
+	prec_symtab__free(st);
+	kc_check(0x2000000, shifted, false, "kcache: other kernel addresses: the cache is not used");
+	kc_check(0x2000000, shifted, true, "kcache: ... and is rewritten for them");
+
+	/* a new boot: its file replaces the old one */
+	write_file(kc_boot, "0123abcd-0000-4000-8000-00000000bbbb\n", 37);
+	st = kc_symtab(true);
+	kc_lookups(st, 0x2000000, KC_NPROBE, got);
+	prec_symtab__free(st);
+	ok(kc_files(file, sizeof(file)) == 1 &&
+	       strstr(file, "kallsyms-0123abcd-0000-4000-8000-00000000bbbb"),
+	   "kcache: a new boot's file replaces the last boot's");
+
+	/* damaged files: truncated, a byte changed, grown; never a wrong answer */
+	text = kc_text(0, &len);
+	write_file(kc_ks, text, len);
+	free(text);
+	write_file(kc_boot, "0123abcd-0000-4000-8000-00000000aaaa\n", 37);
+	snprintf(file, sizeof(file), "%s/kallsyms-0123abcd-0000-4000-8000-00000000aaaa", kc_dir);
+	for (i = 0; i < 200 && good; i++) {
+		char *m = calloc(1, glen + 64);
+		size_t ml = glen;
+
+		memcpy(m, good, glen);
+		if (i % 4 == 0)
+			ml = (size_t)rand_r(&seed) % glen;
+		else if (i % 4 == 3)
+			ml = glen + 8;
+		else
+			m[(size_t)rand_r(&seed) % glen] ^= (char)(1 + rand_r(&seed) % 255);
+		unlink(file);
+		write_file(file, m, ml);
+		chmod(file, 0600);
+		free(m);
+		st = kc_symtab(true);
+		kc_lookups(st, 0, KC_NPROBE, got);
+		if (strstr(infobuf, "from the cache") || !kc_same(ref, got, KC_NPROBE)) {
+			diag("  damage %d used or answered wrong", i);
+			all_ok = false;
+		}
+		prec_symtab__free(st);
+	}
+	ok(good && all_ok, "kcache: 200 damaged files are not used, the answers stay right");
+
+	/* a file others may write, or a link, is not used */
+	unlink(file);
+	write_file(file, good, glen);
+	chmod(file, 0666);
+	kc_check(0, ref, false, "kcache: a file others may write is not used");
+	{
+		char other[PATH_MAX];
+
+		snprintf(other, sizeof(other), "%s/kc-copy", tmp);
+		write_file(other, good, glen);
+		chmod(other, 0600);
+		unlink(file);
+		if (symlink(other, file))
+			abort();
+		kc_check(0, ref, false, "kcache: a symbolic link is not followed");
+	}
+	kc_check(0, ref, true, "kcache: the file written in its place is used");
+	free(good);
+}
+
 static void test_kallsyms(void)
 {
 	static const char ks[] = "ffffffff81000000 T _stext\n"
@@ -1104,6 +1363,7 @@ int main(void)
 	test_demangle();
 	test_bad_files(exe);
 	test_kallsyms();
+	test_kcache();
 	test_jit();
 	if (have_inl && ok(run_offsets(inl, &oi), "the inline program prints its offsets"))
 		test_inlines(inl, &oi);
