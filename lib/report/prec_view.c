@@ -59,6 +59,27 @@ static const char *frame_name(const struct prec_hist *h, uint32_t sfid, bool fol
 }
 
 /* The Symbol column: "[.] name", "[k] name", "[.] 0x00000000000011a9". */
+/* "MODE 0x%016llx", or "MODE %016llx" for a zero (perf's "%-#.*llx": printf gives no 0x to a
+ * zero), without printf: a report can have thousands of unsymbolized addresses, each formatted
+ * twice (width, then line). */
+static void addr_text(const char *mode, uint64_t a, char *buf)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *p = buf;
+	int i;
+
+	memcpy(p, mode, 3);
+	p[3] = ' ';
+	p += 4;
+	if (a) {
+		*p++ = '0';
+		*p++ = 'x';
+	}
+	for (i = 15; i >= 0; i--)
+		*p++ = digits[(a >> (4 * i)) & 15];
+	*p = 0;
+}
+
 static void sym_text(const struct prec_hist *h, uint32_t sfid, char *buf, size_t len)
 {
 	const struct prec_sframe *sf = prec_hist__sframe(h, sfid);
@@ -81,8 +102,7 @@ static void sym_text(const struct prec_hist *h, uint32_t sfid, char *buf, size_t
 		break;
 	case PREC_SF_ADDR:
 	case PREC_SF_NOMAP:
-		/* perf's "%-#.*llx": printf gives no 0x to a zero */
-		snprintf(buf, len, sf->addr ? "%s 0x%016" PRIx64 : "%s %016" PRIx64, mode, sf->addr);
+		addr_text(mode, sf->addr, buf); /* 24 bytes; every caller's buffer is larger */
 		break;
 	default:
 		snprintf(buf, len, "%s [unknown]", mode);
@@ -306,6 +326,112 @@ static int cmp_entries(const void *a, const void *b, void *arg)
 			return c;
 	}
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/*
+ * The rows' order, faster: the same comparisons as cmp_entries() (so the same order,
+ * whatever the comparator's quirks), on a compact copy of what they read.  Most rows of a
+ * big report weigh one or two samples, so most comparisons go down to the names; here they
+ * do not chase entry, frame and DSO first, and a name shared by both sides (an interned
+ * string) needs no strcmp.
+ */
+struct rowkey {
+	uint64_t primary, self;
+	const char *comm;
+	const char *dso; /* NULL: no shared object */
+	const char *sym; /* NULL: no name, by addr */
+	uint64_t addr;
+	uint32_t depth;
+	uint32_t entry;
+};
+
+struct rowsort {
+	const struct view *v;
+	const struct rowkey *k;
+};
+
+static int cmp_name(const char *a, const char *b)
+{
+	return a == b ? 0 : cmp_text(a, b);
+}
+
+static int cmp_rows(const void *a, const void *b, void *arg)
+{
+	const struct rowsort *rs = arg;
+	const struct prec_hist *h = rs->v->h;
+	const struct rowkey *x = &rs->k[*(const uint32_t *)a], *y = &rs->k[*(const uint32_t *)b];
+	size_t k;
+	int c;
+
+	if (x->primary != y->primary)
+		return x->primary < y->primary ? 1 : -1;
+	if (h->opts.children && x->depth != y->depth && x->comm == y->comm)
+		return x->depth > y->depth ? -1 : 1;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	for (k = 0; k < h->opts.nr_keys; k++) {
+		switch (h->opts.keys[k]) {
+		case PREC_SORT_COMM:
+			c = cmp_name(x->comm, y->comm);
+			break;
+		case PREC_SORT_DSO:
+			if (!x->dso != !y->dso)
+				return x->dso ? 1 : -1;
+			c = x->dso ? cmp_name(x->dso, y->dso) : 0;
+			break;
+		case PREC_SORT_SYM:
+			if (!x->sym != !y->sym)
+				return x->sym ? -1 : 1;
+			c = x->sym ? cmp_name(x->sym, y->sym) : cmp_u64(x->addr, y->addr);
+			break;
+		default:
+			c = cmp_key(h, h->opts.keys[k], &h->entries[x->entry], &h->entries[y->entry]);
+			break;
+		}
+		if (c)
+			return c;
+	}
+	return x->entry < y->entry ? -1 : 1;
+}
+
+/* Sort rows (entry indices, ascending) as qsort_r with cmp_entries() would. */
+static void sort_rows(const struct view *v, uint32_t *rows, size_t nr)
+{
+	const struct prec_hist *h = v->h;
+	struct rowkey *k = malloc(nr * sizeof(*k));
+	uint32_t *pos = malloc(nr * sizeof(*pos));
+	struct rowsort rs = { v, k };
+	size_t i;
+
+	if (!k || !pos) { /* the slow way */
+		free(k);
+		free(pos);
+		qsort_r(rows, nr, sizeof(*rows), cmp_entries, (void *)v);
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct prec_entry *e = &h->entries[rows[i]];
+		const struct prec_sframe *f = prec_hist__sframe(h, e->sframe);
+		bool named = f->kind == PREC_SF_SYM || f->kind == PREC_SF_INLINE;
+
+		k[i].primary = primary(v, e);
+		k[i].self = e->self_period;
+		k[i].comm = e->key.comm;
+		k[i].dso = f->dso ? dso_text(h, f->dso) : NULL;
+		if (f->dso && !k[i].dso)
+			k[i].dso = "";
+		/* cmp_text() takes a NULL name as "": keep named and unnamed apart */
+		k[i].sym = named ? (f->name ? f->name : "") : NULL;
+		k[i].addr = f->addr;
+		k[i].depth = e->max_depth;
+		k[i].entry = rows[i];
+		pos[i] = (uint32_t)i;
+	}
+	qsort_r(pos, nr, sizeof(*pos), cmp_rows, &rs);
+	for (i = 0; i < nr; i++)
+		rows[i] = k[pos[i]].entry;
+	free(k);
+	free(pos);
 }
 
 /* ---- call graphs ---- */
@@ -926,7 +1052,7 @@ static int stdio_event(struct view *v, struct graph *g)
 		rows[nr++] = i;
 	}
 	if (nr)
-		qsort_r(rows, nr, sizeof(*rows), cmp_entries, (void *)v);
+		sort_rows(v, rows, nr);
 
 	/* the columns fit every entry, also those --percent-limit hides, as in perf; the hidden
 	 * ones are the smallest, so the last rows */
