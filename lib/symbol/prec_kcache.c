@@ -25,7 +25,7 @@
  *
  * Layout (native byte order; a different byte order fails the version check):
  *   struct kc_header, `head_len` bytes of /proc/kallsyms padded to 8,
- *   nsyms x struct kc_sym, names_len bytes of NUL-terminated names padded to 8 with NULs;
+ *   nsyms x struct prec_kcsym, names_len bytes of NUL-terminated names padded to 8 with NULs;
  *   the header holds a checksum of everything after it.
  */
 #include <dirent.h>
@@ -58,7 +58,7 @@
 struct kc_header {
 	char magic[8];
 	uint32_t version;
-	uint32_t sym_size; /* sizeof(struct kc_sym) */
+	uint32_t sym_size; /* sizeof(struct prec_kcsym) */
 	uint64_t file_size;
 	char boot_id[48]; /* NUL-padded */
 	uint32_t nsyms;
@@ -67,41 +67,52 @@ struct kc_header {
 	uint64_t sum; /* body_sum() of everything after the header */
 };
 
-struct kc_sym {
-	uint64_t start, end;
-	uint32_t name; /* offset in the names */
-	uint32_t up; /* as prec_syment.up */
-};
-
 static size_t pad8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
 }
 
 /* A checksum against damage (not an attacker: the file is private), four independent lanes
- * so it runs at memory speed: ~1 ms for the ~6 MB of a file.  n is a multiple of 8. */
-static uint64_t body_sum(const uint8_t *p, size_t n)
+ * so it runs at memory speed: ~1 ms for the ~6 MB of a file.  Fed in pieces whose sizes are
+ * multiples of 32 (sum_blocks), then the rest, a multiple of 8 (sum_end). */
+#define SUM_MUL 0x9e3779b97f4a7c15ULL
+
+static void sum_blocks(uint64_t h[4], const uint8_t *p, size_t n)
 {
-	const uint64_t m = 0x9e3779b97f4a7c15ULL;
-	uint64_t h[4] = { 1, 2, 3, 4 }, w, r;
-	size_t i = 0;
+	uint64_t w;
+	size_t i;
 	int k;
 
-	for (; i + 32 <= n; i += 32)
+	for (i = 0; i + 32 <= n; i += 32)
 		for (k = 0; k < 4; k++) {
 			memcpy(&w, p + i + 8 * k, 8);
-			h[k] = (h[k] ^ w) * m;
+			h[k] = (h[k] ^ w) * SUM_MUL;
 			h[k] ^= h[k] >> 31;
 		}
-	for (; i + 8 <= n; i += 8) {
+}
+
+static uint64_t sum_end(uint64_t h[4], const uint8_t *p, size_t n, uint64_t total)
+{
+	uint64_t w, r = total;
+	size_t i;
+	int k;
+
+	for (i = 0; i + 8 <= n; i += 8) {
 		memcpy(&w, p + i, 8);
-		h[0] = (h[0] ^ w) * m;
+		h[0] = (h[0] ^ w) * SUM_MUL;
 		h[0] ^= h[0] >> 31;
 	}
-	r = n;
 	for (k = 0; k < 4; k++)
-		r = (r ^ h[k]) * m ^ ((r ^ h[k]) >> 29);
+		r = (r ^ h[k]) * SUM_MUL ^ ((r ^ h[k]) >> 29);
 	return r;
+}
+
+static uint64_t body_sum(const uint8_t *p, size_t n)
+{
+	uint64_t h[4] = { 1, 2, 3, 4 };
+
+	sum_blocks(h, p, n & ~(size_t)31);
+	return sum_end(h, p + (n & ~(size_t)31), n & 31, n);
 }
 
 /* The boot id from `path` in buf (a UUID: hex digits and dashes only, since it names a
@@ -163,108 +174,108 @@ static bool cache_path(const struct prec_symtab *st, const char *boot_id, char *
 	return n > 0 && (size_t)n < len;
 }
 
-/* The map of the cache file at `path` if it is a regular file of ours that only we may
- * write, of sane size; else NULL. */
-static void *map_file(const char *path, size_t *ret_len)
+/* The cache file at `path`, open, if it is a regular file of ours that only we may write, of
+ * sane size; else -1. */
+static int open_file(const char *path, size_t *ret_len)
 {
 	struct stat sb;
-	void *p;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0)
-		return NULL;
+		return -1;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() ||
 	    (sb.st_mode & (S_IWGRP | S_IWOTH)) || (uint64_t)sb.st_size < sizeof(struct kc_header) ||
 	    (uint64_t)sb.st_size > KC_MAX_SIZE) {
 		close(fd);
-		return NULL;
+		return -1;
 	}
-	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return NULL;
 	*ret_len = (size_t)sb.st_size;
-	return p;
+	return fd;
 }
 
-/* Check the mapped file and turn it into entries; 0 or -EBADMSG / -ENOMEM. */
-static int take(struct prec_dso *d, const uint8_t *p, size_t len, const char *boot_id,
-		const char *head, size_t head_len)
+/*
+ * Whether the header fits this boot and file, and the body its checksum.  The body is read,
+ * not mapped, so checking it adds nothing to our resident size: only the pages lookups touch
+ * later count.  The checksum stands for the checks of each entry: the writer's table is
+ * sorted, its offsets in range; lookups still guard what could make them fault or loop.
+ */
+static bool check(int fd, const struct kc_header *h, size_t len, const char *boot_id,
+		  const char *head, size_t head_len)
 {
-	const struct kc_header *h = (const void *)p;
-	const struct kc_sym *ks;
-	const char *names;
-	struct prec_syment *v;
-	size_t off;
-	uint32_t i;
+	enum { CHUNK = 64 * 1024 };
+	uint64_t lanes[4] = { 1, 2, 3, 4 };
+	size_t off = sizeof(*h), body = len - sizeof(*h);
+	uint8_t *buf;
+	bool ok = true;
 
 	if (memcmp(h->magic, KC_MAGIC, 8) || h->version != KC_VERSION ||
-	    h->sym_size != sizeof(struct kc_sym) || h->file_size != len || len % 8 ||
+	    h->sym_size != sizeof(struct prec_kcsym) || h->file_size != len || len % 8 ||
 	    memcmp(h->boot_id, boot_id, sizeof(h->boot_id)) || !h->nsyms ||
-	    h->nsyms > PREC_SYMS_MAX || h->head_len != head_len || head_len > KC_HEAD_MAX)
-		return -EBADMSG;
-	off = sizeof(*h);
-	if (len < off + pad8(head_len) || memcmp(p + off, head, head_len) ||
-	    body_sum(p + off, len - off) != h->sum)
-		return -EBADMSG;
-	off += pad8(head_len);
-	if (len - off < (size_t)h->nsyms * sizeof(*ks) ||
-	    len - off - (size_t)h->nsyms * sizeof(*ks) != h->names_len)
-		return -EBADMSG;
-	ks = (const void *)(p + off);
-	names = (const char *)(p + off + (size_t)h->nsyms * sizeof(*ks));
-	if (!h->names_len || names[h->names_len - 1])
-		return -EBADMSG;
-	v = malloc((size_t)h->nsyms * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < h->nsyms; i++) {
-		const struct kc_sym *s = &ks[i];
+	    h->nsyms > PREC_SYMS_MAX || h->head_len != head_len || head_len > KC_HEAD_MAX ||
+	    body < pad8(head_len) + (size_t)h->nsyms * sizeof(struct prec_kcsym) ||
+	    body - pad8(head_len) - (size_t)h->nsyms * sizeof(struct prec_kcsym) != h->names_len ||
+	    !h->names_len)
+		return false;
+	buf = malloc(CHUNK);
+	if (!buf)
+		return false;
+	while (ok && off < len) {
+		size_t n = len - off < CHUNK ? len - off : CHUNK;
+		ssize_t r = pread(fd, buf, n, (off_t)off);
 
-		if (s->end < s->start || (i && s->start < ks[i - 1].start) ||
-		    s->name >= h->names_len || (s->up != PREC_NO_UP && s->up >= i)) {
-			free(v);
-			return -EBADMSG;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != (ssize_t)n) {
+			ok = false;
+			break;
 		}
-		v[i].start = s->start;
-		v[i].end = s->end;
-		v[i].name = names + s->name;
-		v[i].up = s->up;
-		v[i].module = 0;
-		v[i].bind = STB_GLOBAL; /* only the choice among aliases needed it */
-		v[i].flags = 0;
+		if (off == sizeof(*h) && memcmp(buf, head, head_len)) /* head_len <= CHUNK */
+			ok = false;
+		/* CHUNK is a multiple of 32: only the last piece has a rest */
+		sum_blocks(lanes, buf, off + n < len ? n : n & ~(size_t)31);
+		if (off + n == len)
+			ok = ok && sum_end(lanes, buf + (n & ~(size_t)31), n & 31, body) == h->sum &&
+			     !buf[n - 1]; /* the names end with a NUL */
+		off += n;
 	}
-	d->syms = v;
-	d->nsyms = h->nsyms;
-	d->kcover_hi = v[h->nsyms - 1].end;
-	return 0;
+	free(buf);
+	return ok;
 }
 
 int prec_kcache_load(struct prec_dso *d)
 {
 	const struct prec_symtab *st = d->st;
 	char boot_id[48], path[PATH_MAX], head[KC_HEAD_MAX];
-	size_t head_len, len = 0;
-	void *p;
-	int err;
+	struct kc_header h;
+	size_t head_len, len = 0, ents;
+	uint8_t *p;
+	int fd;
 
 	if (!st->opts.cache_dir || !read_boot_id(st->opts.boot_id_file, boot_id) ||
 	    !cache_path(st, boot_id, path, sizeof(path)))
 		return -ENOENT;
-	p = map_file(path, &len);
-	if (!p)
+	fd = open_file(path, &len);
+	if (fd < 0)
 		return -ENOENT;
 	head_len = read_head(st->opts.proc_kallsyms, head);
-	err = head_len ? take(d, p, len, boot_id, head, head_len) : -ENOENT;
-	if (err) {
-		munmap(p, len);
-		if (err == -EBADMSG)
-			prec_log(PREC_LOG_INFO, "%s: not this kernel's symbols or damaged; not used",
-				 path);
-		return err;
+	if (!head_len || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    !check(fd, &h, len, boot_id, head, head_len)) {
+		close(fd);
+		prec_log(PREC_LOG_INFO, "%s: not this kernel's symbols or damaged; not used", path);
+		return -EBADMSG;
 	}
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	ents = sizeof(h) + pad8(head_len);
 	d->kmap = p;
 	d->kmap_len = len;
+	d->kcsyms = (const struct prec_kcsym *)(p + ents);
+	d->nkcsyms = h.nsyms;
+	d->kcnames = (const char *)(p + ents + (size_t)h.nsyms * sizeof(struct prec_kcsym));
+	d->kcnames_len = h.names_len;
+	d->kcover_hi = d->kcsyms[h.nsyms - 1].end;
 	d->kpartial = true;
 	prec_log(PREC_LOG_INFO, "kernel symbols from the cache %s", path);
 	return 0;
@@ -347,7 +358,7 @@ void prec_kcache_store(const struct prec_dso *d)
 	const struct prec_symtab *st = d->st;
 	char boot_id[48], path[PATH_MAX], tmp[PATH_MAX], head[KC_HEAD_MAX];
 	struct kc_header h;
-	struct kc_sym *ks;
+	struct prec_kcsym *ks;
 	uint8_t *body = NULL;
 	char *names;
 	size_t head_len, names_len = 0, body_len;
@@ -374,7 +385,7 @@ void prec_kcache_store(const struct prec_dso *d)
 	if (!body)
 		return;
 	memcpy(body, head, head_len);
-	ks = (struct kc_sym *)(body + pad8(head_len));
+	ks = (struct prec_kcsym *)(body + pad8(head_len));
 	names = (char *)(ks + n);
 	names_len = 0;
 	for (i = 0; i < n; i++) {

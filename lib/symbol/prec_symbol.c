@@ -270,28 +270,49 @@ void prec_symvec__release(struct prec_symvec *sv)
 	memset(sv, 0, sizeof(*sv));
 }
 
+/*
+ * The index of the entry of v[0..n) (sorted by start, linked by up) that holds `a`, or
+ * PREC_NO_UP: perf's symbols__find(), [start, end), and a zero-size symbol at its start.  One
+ * body for the DSOs' arrays and the kernel symbol cache's mapped entries; an up link that
+ * does not go back (a damaged mapping) ends the walk.
+ */
+#define DEFINE_FIND(fname, T)                                                            \
+	static uint32_t fname(const T *v, uint32_t n, uint64_t a)                          \
+	{                                                                                  \
+		uint32_t lo = 0, hi = n, i;                                                \
+                                                                                           \
+		while (lo < hi) {                                                          \
+			uint32_t mid = lo + (hi - lo) / 2;                                 \
+                                                                                           \
+			if (v[mid].start <= a)                                             \
+				lo = mid + 1;                                              \
+			else                                                               \
+				hi = mid;                                                  \
+		}                                                                          \
+		for (i = lo - 1; lo && i != PREC_NO_UP; i = v[i].up) {                     \
+			if (a < v[i].end || (a == v[i].start && v[i].start == v[i].end))   \
+				return i;                                                  \
+			if (v[i].up != PREC_NO_UP && v[i].up >= i)                         \
+				break;                                                     \
+		}                                                                          \
+		return PREC_NO_UP;                                                         \
+	}
+DEFINE_FIND(find_syment, struct prec_syment)
+DEFINE_FIND(find_kcsym, struct prec_kcsym)
+
 static struct prec_syment *find_sym(const struct prec_dso *d, uint64_t a)
 {
-	uint32_t lo = 0, hi = d->nsyms, i;
+	uint32_t i = find_syment(d->syms, d->nsyms, a);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	return i == PREC_NO_UP ? NULL : &d->syms[i];
+}
 
-		if (d->syms[mid].start <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	for (i = lo - 1; i != PREC_NO_UP; i = d->syms[i].up) {
-		struct prec_syment *e = &d->syms[i];
+/* The name of entry i of the kernel symbol cache ("" past the names: a damaged mapping). */
+static const char *kc_name(const struct prec_dso *d, uint32_t i)
+{
+	uint32_t off = d->kcsyms[i].name;
 
-		/* perf's symbols__find(): [start, end), and a zero-size symbol at its start */
-		if (a < e->end || (a == e->start && e->start == e->end))
-			return e;
-	}
-	return NULL;
+	return off < d->kcnames_len ? d->kcnames + off : "";
 }
 
 /* ---- symtab ---- */
@@ -869,7 +890,7 @@ static void load_kernel(struct prec_dso *d)
 	switch (err) {
 	case 0:
 		d->file_used = path;
-		d->status = d->nsyms ? PREC_DSO_OK : PREC_DSO_NO_SYMBOLS;
+		d->status = d->nsyms || d->nkcsyms ? PREC_DSO_OK : PREC_DSO_NO_SYMBOLS;
 		break;
 	case -ENOENT:
 		d->status = PREC_DSO_NOT_FOUND;
@@ -1069,28 +1090,27 @@ static void show_name(struct prec_dso *d, struct prec_syment *e)
  */
 static void kernel_cover(struct prec_dso *d, uint64_t a)
 {
-	struct prec_syment *old = d->syms;
-	uint32_t oldn = d->nsyms, i;
+	uint32_t i;
 
 	if (!d->kpartial || a < d->kcover_hi)
 		return;
 	d->kpartial = false;
 	prec_log(PREC_LOG_INFO, "kernel address %#" PRIx64 " is outside the cached symbols: "
 		 "reading %s", a, d->st->opts.proc_kallsyms);
-	d->syms = NULL;
-	d->nsyms = 0;
 	if (!prec_kallsyms_load(d, d->st->opts.proc_kallsyms) && d->nsyms) {
-		for (i = 0; i < oldn && i < d->nsyms && d->syms[i].start == old[i].start; i++)
-			if (!strcmp(d->syms[i].name, old[i].name))
-				d->syms[i].name = old[i].name;
-		free(old);
+		for (i = 0; i < d->nkcsyms && i < d->nsyms && d->syms[i].start == d->kcsyms[i].start;
+		     i++)
+			if (!strcmp(d->syms[i].name, kc_name(d, i)))
+				d->syms[i].name = kc_name(d, i);
+		d->kcsyms = NULL;
+		d->nkcsyms = 0;
 		return;
 	}
 	free(d->syms);
 	free(d->image);
 	d->image = NULL;
-	d->syms = old;
-	d->nsyms = oldn;
+	d->syms = NULL;
+	d->nsyms = 0;
 }
 
 int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr)
@@ -1111,6 +1131,18 @@ int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, ui
 	if (ret_vaddr)
 		*ret_vaddr = v;
 	kernel_cover(d, v);
+	if (d->kcsyms) {
+		uint32_t i = find_kcsym(d->kcsyms, d->nkcsyms, v);
+
+		if (i == PREC_NO_UP)
+			return -ENOENT;
+		if (ret) {
+			ret->name = kc_name(d, i);
+			ret->start = d->kcsyms[i].start;
+			ret->size = d->kcsyms[i].end - d->kcsyms[i].start;
+		}
+		return 0;
+	}
 	e = find_sym(d, v);
 	if (!e)
 		return -ENOENT;
@@ -1131,6 +1163,8 @@ const char *prec_dso__kernel_module(struct prec_dso *d, uint64_t addr)
 	if (d->kind != PREC_DSO_KIND_KERNEL || prec_dso__status(d) != PREC_DSO_OK)
 		return NULL;
 	kernel_cover(d, addr);
+	if (d->kcsyms) /* the kernel's own symbols: no module */
+		return NULL;
 	e = find_sym(d, addr);
 	if (!e || !e->module || e->module > d->st->nmodules)
 		return NULL;

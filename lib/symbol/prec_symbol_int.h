@@ -46,6 +46,14 @@ struct prec_syment {
 	uint8_t flags; /* PREC_SYMENT_* */
 };
 
+/* An entry of the kernel symbol cache (prec_kcache.c), looked up where it is mapped: what
+ * prec_syment has, less what the kernel's own symbols do not need. */
+struct prec_kcsym {
+	uint64_t start, end;
+	uint32_t name; /* offset in the names */
+	uint32_t up;
+};
+
 /* `name` is final: demangled by the first lookup that returned it, if it needed to be. */
 #define PREC_SYMENT_SHOWN 0x01
 
@@ -128,10 +136,15 @@ struct prec_dso {
 	struct prec_elf cfi_file; /* the executable file, when elf is its debug file */
 	bool cfi_tried;
 	bool queued; /* given to the background loader once */
-	/* kernel: symbols from the cache (prec_kcache.c), names in its mapping; they answer
-	 * for addresses below kcover_hi only while kpartial */
+	/* kernel: symbols from the cache (prec_kcache.c), looked up in its mapping instead of
+	 * syms; they answer for addresses below kcover_hi only while kpartial.  The mapping
+	 * stays after a fallback to the live table: names handed out point into it. */
 	void *kmap;
 	size_t kmap_len;
+	const struct prec_kcsym *kcsyms;
+	uint32_t nkcsyms;
+	const char *kcnames;
+	size_t kcnames_len;
 	uint64_t kcover_hi;
 	bool kpartial;
 };
