@@ -17,14 +17,20 @@
  *
  * The file is found by the boot id (/proc/sys/kernel/random/boot_id) and also carries the
  * first bytes of /proc/kallsyms, compared on load (a kernel addresses check that costs a 4
- * KiB read).  It must be a regular file of ours that no one else may write; everything in it
- * is checked before use (sizes, offsets, order), and any mismatch means a fresh read, never
- * a crash or a wrong symbol.  Files are written under a temporary name and renamed into
- * place, never rewritten, and the files of earlier boots are removed when a new one is
- * written, so the cache holds one file (~6 MB).
+ * KiB read).  It must be a regular file of ours that no one else may write; its header and a
+ * checksum of the rest are checked before use, and any mismatch means a fresh read, never a
+ * crash or a wrong symbol.  Lookups then read what they need with pread(): an index of
+ * every KC_BLOCK-th start, then the block of entries it points to and the name found, each
+ * kept once read.  Mapping the file instead made up to all of it resident (the page cache
+ * hands out large folios and faults map them whole), more than a small report's own memory.
+ * Files are written under a temporary name and renamed into place, never rewritten, and the
+ * files of earlier boots are removed when a new one is written, so the cache holds one file
+ * (~6 MB).
  *
  * Layout (native byte order; a different byte order fails the version check):
  *   struct kc_header, `head_len` bytes of /proc/kallsyms padded to 8,
+ *   the index: ceil(nsyms / KC_BLOCK) x struct kc_index, where every KC_BLOCK-th entry
+ *   starts and where its name does,
  *   nsyms x struct prec_kcsym, names_len bytes of NUL-terminated names padded to 8 with NULs;
  *   the header holds a checksum of everything after it.
  */
@@ -35,7 +41,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,7 +48,8 @@
 #include "prec_symbol_int.h"
 
 #define KC_MAGIC "PRECKSY1"
-#define KC_VERSION 1
+#define KC_VERSION 3
+#define KC_BLOCK 64 /* entries per block: 1.5 KiB read at a time */
 #define KC_HEAD_MAX 4096
 #define KC_PREFIX "kallsyms-"
 /* bounds a cache file must respect: a kernel has 100k-300k text symbols */
@@ -66,6 +72,35 @@ struct kc_header {
 	uint64_t names_len;
 	uint64_t sum; /* body_sum() of everything after the header */
 };
+
+struct kc_index {
+	uint64_t start; /* of the block's first entry */
+	uint64_t name; /* offset of its name: the block's names (stored in entry order) start here */
+};
+
+/* A block read: its entries, the stretch of the names they point into, and each name once
+ * interned. */
+struct kc_block {
+	struct prec_kcsym e[KC_BLOCK];
+	const char *interned[KC_BLOCK];
+	char *names;
+	uint64_t names_base; /* offset of names[0] in the names */
+	size_t names_size;
+};
+
+/* A cache file in use: what lookups read from it, and what they have read. */
+struct prec_kcache {
+	int fd;
+	uint32_t nsyms, nblocks;
+	uint64_t ents_off, names_off, names_len;
+	struct kc_index *index; /* nblocks */
+	struct kc_block **blocks; /* nblocks, NULL until read */
+};
+
+static uint32_t nr_blocks(uint32_t nsyms)
+{
+	return (nsyms + KC_BLOCK - 1) / KC_BLOCK;
+}
 
 static size_t pad8(size_t n)
 {
@@ -212,8 +247,11 @@ static bool check(int fd, const struct kc_header *h, size_t len, const char *boo
 	    h->sym_size != sizeof(struct prec_kcsym) || h->file_size != len || len % 8 ||
 	    memcmp(h->boot_id, boot_id, sizeof(h->boot_id)) || !h->nsyms ||
 	    h->nsyms > PREC_SYMS_MAX || h->head_len != head_len || head_len > KC_HEAD_MAX ||
-	    body < pad8(head_len) + (size_t)h->nsyms * sizeof(struct prec_kcsym) ||
-	    body - pad8(head_len) - (size_t)h->nsyms * sizeof(struct prec_kcsym) != h->names_len ||
+	    body < pad8(head_len) + (size_t)nr_blocks(h->nsyms) * sizeof(struct kc_index) +
+			   (size_t)h->nsyms * sizeof(struct prec_kcsym) ||
+	    body - pad8(head_len) - (size_t)nr_blocks(h->nsyms) * sizeof(struct kc_index) -
+			    (size_t)h->nsyms * sizeof(struct prec_kcsym) !=
+		    h->names_len ||
 	    !h->names_len)
 		return false;
 	buf = malloc(CHUNK);
@@ -242,13 +280,170 @@ static bool check(int fd, const struct kc_header *h, size_t len, const char *boo
 	return ok;
 }
 
+static bool read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t have = 0;
+
+	while (have < n) {
+		ssize_t r = pread(fd, (char *)buf + have, n - have, (off_t)(off + have));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		have += (size_t)r;
+	}
+	return true;
+}
+
+void prec_kcache_free(struct prec_kcache *kc)
+{
+	uint32_t i;
+
+	if (!kc)
+		return;
+	for (i = 0; kc->blocks && i < kc->nblocks; i++) {
+		if (kc->blocks[i])
+			free(kc->blocks[i]->names);
+		free(kc->blocks[i]);
+	}
+	free(kc->blocks);
+	free(kc->index);
+	if (kc->fd >= 0)
+		close(kc->fd);
+	free(kc);
+}
+
+/* Block b, read if it was not yet (entries, then its names: up to where the next block's
+ * start); NULL if the file cannot be read. */
+static struct kc_block *block(struct prec_kcache *kc, uint32_t b)
+{
+	struct kc_block *k = kc->blocks[b];
+	uint32_t n = b + 1 < kc->nblocks ? KC_BLOCK : kc->nsyms - b * KC_BLOCK;
+	uint64_t lo, hi;
+
+	if (k)
+		return k;
+	k = calloc(1, sizeof(*k));
+	if (!k || !read_at(kc->fd, k->e, (size_t)n * sizeof(k->e[0]),
+			   kc->ents_off + (uint64_t)b * KC_BLOCK * sizeof(k->e[0]))) {
+		free(k);
+		return NULL;
+	}
+	lo = kc->index[b].name;
+	hi = b + 1 < kc->nblocks ? kc->index[b + 1].name : kc->names_len;
+	if (hi > kc->names_len)
+		hi = kc->names_len;
+	if (lo < hi && hi - lo <= 1u << 20) { /* else each name is read alone (a changed file) */
+		k->names = malloc((size_t)(hi - lo));
+		if (k->names && read_at(kc->fd, k->names, (size_t)(hi - lo), kc->names_off + lo)) {
+			k->names_base = lo;
+			k->names_size = (size_t)(hi - lo);
+		} else {
+			free(k->names);
+			k->names = NULL;
+		}
+	}
+	kc->blocks[b] = k;
+	return k;
+}
+
+static const struct prec_kcsym *entry(struct prec_kcache *kc, uint32_t i)
+{
+	struct kc_block *k = block(kc, i / KC_BLOCK);
+
+	return k ? &k->e[i % KC_BLOCK] : NULL;
+}
+
+/* The name of entry i, interned once; "" when it cannot be read (a file changed under us:
+ * the checksum vouched for it at load), NULL without memory. */
+static const char *name_of(struct prec_symtab *st, struct prec_kcache *kc, uint32_t i)
+{
+	struct kc_block *k = kc->blocks[i / KC_BLOCK]; /* read: entry i was */
+	const char **done = &k->interned[i % KC_BLOCK];
+	uint64_t off = k->e[i % KC_BLOCK].name;
+	char buf[1024]; /* a kernel symbol name is at most 512 bytes (KSYM_NAME_LEN) */
+	const char *p;
+	size_t n, len;
+
+	if (*done)
+		return *done;
+	if (off >= kc->names_len)
+		return "";
+	if (k->names && off >= k->names_base && off < k->names_base + k->names_size) {
+		p = k->names + (off - k->names_base);
+		n = k->names_size - (size_t)(off - k->names_base);
+	} else {
+		n = sizeof(buf) < kc->names_len - off ? sizeof(buf) : (size_t)(kc->names_len - off);
+		if (!read_at(kc->fd, buf, n, kc->names_off + off))
+			return "";
+		p = buf;
+	}
+	len = strnlen(p, n);
+	if (len == n)
+		return "";
+	*done = prec_symtab__intern_n(st, p, len);
+	return *done;
+}
+
+int prec_kcache_lookup(struct prec_dso *d, uint64_t a, struct prec_sym *ret)
+{
+	struct prec_kcache *kc = d->kc;
+	uint32_t lo = 0, hi = kc->nblocks, b, i;
+	const struct prec_kcsym *e;
+
+	/* the last block starting at or below a, then the last entry in it */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (kc->index[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	b = lo - 1;
+	if (!block(kc, b))
+		return -EIO;
+	lo = b * KC_BLOCK;
+	hi = b + 1 < kc->nblocks ? (b + 1) * KC_BLOCK : kc->nsyms;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (entry(kc, mid)->start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* as find_sym(): [start, end), a zero-size symbol at its start, then the entries whose
+	 * range encloses it; an up link that does not go back (a changed file) ends the walk */
+	for (i = lo - 1; i != PREC_NO_UP; i = e->up) {
+		e = entry(kc, i);
+		if (!e)
+			return -EIO;
+		if (a < e->end || (a == e->start && e->start == e->end)) {
+			if (ret) {
+				ret->name = name_of(d->st, kc, i);
+				ret->start = e->start;
+				ret->size = e->end - e->start;
+			}
+			return ret && !ret->name ? -ENOMEM : 0;
+		}
+		if (e->up != PREC_NO_UP && e->up >= i)
+			break;
+	}
+	return -ENOENT;
+}
+
 int prec_kcache_load(struct prec_dso *d)
 {
 	const struct prec_symtab *st = d->st;
 	char boot_id[48], path[PATH_MAX], head[KC_HEAD_MAX];
+	struct prec_kcache *kc;
+	const struct prec_kcsym *last;
 	struct kc_header h;
-	size_t head_len, len = 0, ents;
-	uint8_t *p;
+	size_t head_len, len = 0;
 	int fd;
 
 	if (!st->opts.cache_dir || !read_boot_id(st->opts.boot_id_file, boot_id) ||
@@ -258,24 +453,34 @@ int prec_kcache_load(struct prec_dso *d)
 	if (fd < 0)
 		return -ENOENT;
 	head_len = read_head(st->opts.proc_kallsyms, head);
-	if (!head_len || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	if (!head_len || !read_at(fd, &h, sizeof(h), 0) ||
 	    !check(fd, &h, len, boot_id, head, head_len)) {
 		close(fd);
 		prec_log(PREC_LOG_INFO, "%s: not this kernel's symbols or damaged; not used", path);
 		return -EBADMSG;
 	}
-	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
+	kc = calloc(1, sizeof(*kc));
+	if (!kc) {
+		close(fd);
 		return -ENOMEM;
-	ents = sizeof(h) + pad8(head_len);
-	d->kmap = p;
-	d->kmap_len = len;
-	d->kcsyms = (const struct prec_kcsym *)(p + ents);
-	d->nkcsyms = h.nsyms;
-	d->kcnames = (const char *)(p + ents + (size_t)h.nsyms * sizeof(struct prec_kcsym));
-	d->kcnames_len = h.names_len;
-	d->kcover_hi = d->kcsyms[h.nsyms - 1].end;
+	}
+	kc->fd = fd;
+	kc->nsyms = h.nsyms;
+	kc->nblocks = nr_blocks(h.nsyms);
+	kc->ents_off = sizeof(h) + pad8(head_len) + (uint64_t)kc->nblocks * sizeof(*kc->index);
+	kc->names_off = kc->ents_off + (uint64_t)h.nsyms * sizeof(struct prec_kcsym);
+	kc->names_len = h.names_len;
+	kc->index = malloc((size_t)kc->nblocks * sizeof(*kc->index));
+	kc->blocks = calloc(kc->nblocks, sizeof(*kc->blocks));
+	if (!kc->index || !kc->blocks ||
+	    !read_at(fd, kc->index, (size_t)kc->nblocks * sizeof(*kc->index),
+		     sizeof(h) + pad8(head_len)) ||
+	    !(last = entry(kc, h.nsyms - 1))) {
+		prec_kcache_free(kc);
+		return -ENOMEM;
+	}
+	d->kc = kc;
+	d->kcover_hi = last->end;
 	d->kpartial = true;
 	prec_log(PREC_LOG_INFO, "kernel symbols from the cache %s", path);
 	return 0;
@@ -359,6 +564,7 @@ void prec_kcache_store(const struct prec_dso *d)
 	char boot_id[48], path[PATH_MAX], tmp[PATH_MAX], head[KC_HEAD_MAX];
 	struct kc_header h;
 	struct prec_kcsym *ks;
+	struct kc_index *index;
 	uint8_t *body = NULL;
 	char *names;
 	size_t head_len, names_len = 0, body_len;
@@ -380,12 +586,14 @@ void prec_kcache_store(const struct prec_dso *d)
 	if (names_len > UINT32_MAX)
 		return;
 	/* one body, padded to 8 for the checksum */
-	body_len = pad8(head_len) + (size_t)n * sizeof(*ks) + pad8(names_len);
+	body_len = pad8(head_len) + (size_t)nr_blocks(n) * sizeof(*index) + (size_t)n * sizeof(*ks) +
+		   pad8(names_len);
 	body = calloc(1, body_len);
 	if (!body)
 		return;
 	memcpy(body, head, head_len);
-	ks = (struct prec_kcsym *)(body + pad8(head_len));
+	index = (struct kc_index *)(body + pad8(head_len));
+	ks = (struct prec_kcsym *)(index + nr_blocks(n));
 	names = (char *)(ks + n);
 	names_len = 0;
 	for (i = 0; i < n; i++) {
@@ -394,6 +602,10 @@ void prec_kcache_store(const struct prec_dso *d)
 		ks[i].start = d->syms[i].start;
 		ks[i].end = d->syms[i].end;
 		ks[i].name = (uint32_t)names_len;
+		if (i % KC_BLOCK == 0) {
+			index[i / KC_BLOCK].start = ks[i].start;
+			index[i / KC_BLOCK].name = names_len;
+		}
 		ks[i].up = d->syms[i].up;
 		memcpy(names + names_len, d->syms[i].name, l);
 		names_len += l;
@@ -405,7 +617,9 @@ void prec_kcache_store(const struct prec_dso *d)
 	memcpy(h.boot_id, boot_id, sizeof(h.boot_id));
 	h.nsyms = n;
 	h.head_len = (uint32_t)head_len;
-	h.names_len = body_len - pad8(head_len) - (size_t)n * sizeof(*ks); /* with the padding */
+	/* with the padding */
+	h.names_len = body_len - pad8(head_len) - (size_t)nr_blocks(n) * sizeof(*index) -
+		      (size_t)n * sizeof(*ks);
 	h.file_size = sizeof(h) + body_len;
 	h.sum = body_sum(body, body_len);
 	if (!make_dir(st->opts.cache_dir) || (fd = mkstemp(tmp)) < 0) {

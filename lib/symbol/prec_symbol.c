@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
 
 #include "prec_buf.h"
 #include "prec_log.h"
@@ -270,49 +269,28 @@ void prec_symvec__release(struct prec_symvec *sv)
 	memset(sv, 0, sizeof(*sv));
 }
 
-/*
- * The index of the entry of v[0..n) (sorted by start, linked by up) that holds `a`, or
- * PREC_NO_UP: perf's symbols__find(), [start, end), and a zero-size symbol at its start.  One
- * body for the DSOs' arrays and the kernel symbol cache's mapped entries; an up link that
- * does not go back (a damaged mapping) ends the walk.
- */
-#define DEFINE_FIND(fname, T)                                                            \
-	static uint32_t fname(const T *v, uint32_t n, uint64_t a)                          \
-	{                                                                                  \
-		uint32_t lo = 0, hi = n, i;                                                \
-                                                                                           \
-		while (lo < hi) {                                                          \
-			uint32_t mid = lo + (hi - lo) / 2;                                 \
-                                                                                           \
-			if (v[mid].start <= a)                                             \
-				lo = mid + 1;                                              \
-			else                                                               \
-				hi = mid;                                                  \
-		}                                                                          \
-		for (i = lo - 1; lo && i != PREC_NO_UP; i = v[i].up) {                     \
-			if (a < v[i].end || (a == v[i].start && v[i].start == v[i].end))   \
-				return i;                                                  \
-			if (v[i].up != PREC_NO_UP && v[i].up >= i)                         \
-				break;                                                     \
-		}                                                                          \
-		return PREC_NO_UP;                                                         \
-	}
-DEFINE_FIND(find_syment, struct prec_syment)
-DEFINE_FIND(find_kcsym, struct prec_kcsym)
-
 static struct prec_syment *find_sym(const struct prec_dso *d, uint64_t a)
 {
-	uint32_t i = find_syment(d->syms, d->nsyms, a);
+	uint32_t lo = 0, hi = d->nsyms, i;
 
-	return i == PREC_NO_UP ? NULL : &d->syms[i];
-}
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
 
-/* The name of entry i of the kernel symbol cache ("" past the names: a damaged mapping). */
-static const char *kc_name(const struct prec_dso *d, uint32_t i)
-{
-	uint32_t off = d->kcsyms[i].name;
+		if (d->syms[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	for (i = lo - 1; i != PREC_NO_UP; i = d->syms[i].up) {
+		struct prec_syment *e = &d->syms[i];
 
-	return off < d->kcnames_len ? d->kcnames + off : "";
+		/* perf's symbols__find(): [start, end), and a zero-size symbol at its start */
+		if (a < e->end || (a == e->start && e->start == e->end))
+			return e;
+	}
+	return NULL;
 }
 
 /* ---- symtab ---- */
@@ -386,8 +364,7 @@ static void dso_free(struct prec_dso *d)
 	free(d->image);
 	free(d->syms);
 	free(d->segs);
-	if (d->kmap)
-		munmap(d->kmap, d->kmap_len);
+	prec_kcache_free(d->kc);
 	free(d);
 }
 
@@ -890,7 +867,7 @@ static void load_kernel(struct prec_dso *d)
 	switch (err) {
 	case 0:
 		d->file_used = path;
-		d->status = d->nsyms || d->nkcsyms ? PREC_DSO_OK : PREC_DSO_NO_SYMBOLS;
+		d->status = d->nsyms || d->kc ? PREC_DSO_OK : PREC_DSO_NO_SYMBOLS;
 		break;
 	case -ENOENT:
 		d->status = PREC_DSO_NOT_FOUND;
@@ -1070,6 +1047,12 @@ static void show_name(struct prec_dso *d, struct prec_syment *e)
 	const char *s;
 
 	e->flags |= PREC_SYMENT_SHOWN;
+	if (d->kintern) { /* see kernel_cover() */
+		s = prec_symtab__intern(d->st, e->name);
+		if (s)
+			e->name = s;
+		return;
+	}
 	if (d->st->opts.no_demangle || (d->kind != PREC_DSO_KIND_ELF && d->kind != PREC_DSO_KIND_VDSO))
 		return;
 	dm = prec_demangle(e->name);
@@ -1084,26 +1067,21 @@ static void show_name(struct prec_dso *d, struct prec_syment *e)
 /*
  * Kernel symbols from the cache cover the kernel image and what lies below it: for an
  * address above, read the live table after all (once), which also has modules, BPF and
- * trampolines.  Its entries for the kernel image are the cached ones again; they take over
- * the cached names (which stay mapped), so that a function looked up before and after is
- * one name, one report entry.  If the read fails, addresses above stay unknown.
+ * trampolines.  The cache handed out interned names; the live table's are interned too when
+ * first shown, so that a function looked up before and after is one name, one report entry.
+ * If the read fails, addresses above stay unknown.
  */
 static void kernel_cover(struct prec_dso *d, uint64_t a)
 {
-	uint32_t i;
-
 	if (!d->kpartial || a < d->kcover_hi)
 		return;
 	d->kpartial = false;
 	prec_log(PREC_LOG_INFO, "kernel address %#" PRIx64 " is outside the cached symbols: "
 		 "reading %s", a, d->st->opts.proc_kallsyms);
 	if (!prec_kallsyms_load(d, d->st->opts.proc_kallsyms) && d->nsyms) {
-		for (i = 0; i < d->nkcsyms && i < d->nsyms && d->syms[i].start == d->kcsyms[i].start;
-		     i++)
-			if (!strcmp(d->syms[i].name, kc_name(d, i)))
-				d->syms[i].name = kc_name(d, i);
-		d->kcsyms = NULL;
-		d->nkcsyms = 0;
+		prec_kcache_free(d->kc);
+		d->kc = NULL;
+		d->kintern = true;
 		return;
 	}
 	free(d->syms);
@@ -1131,17 +1109,10 @@ int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, ui
 	if (ret_vaddr)
 		*ret_vaddr = v;
 	kernel_cover(d, v);
-	if (d->kcsyms) {
-		uint32_t i = find_kcsym(d->kcsyms, d->nkcsyms, v);
+	if (d->kc) {
+		int err = prec_kcache_lookup(d, v, ret);
 
-		if (i == PREC_NO_UP)
-			return -ENOENT;
-		if (ret) {
-			ret->name = kc_name(d, i);
-			ret->start = d->kcsyms[i].start;
-			ret->size = d->kcsyms[i].end - d->kcsyms[i].start;
-		}
-		return 0;
+		return err == -ENOENT || !err ? err : -ENOENT;
 	}
 	e = find_sym(d, v);
 	if (!e)
@@ -1163,7 +1134,7 @@ const char *prec_dso__kernel_module(struct prec_dso *d, uint64_t addr)
 	if (d->kind != PREC_DSO_KIND_KERNEL || prec_dso__status(d) != PREC_DSO_OK)
 		return NULL;
 	kernel_cover(d, addr);
-	if (d->kcsyms) /* the kernel's own symbols: no module */
+	if (d->kc) /* the kernel's own symbols: no module */
 		return NULL;
 	e = find_sym(d, addr);
 	if (!e || !e->module || e->module > d->st->nmodules)

@@ -46,8 +46,8 @@ struct prec_syment {
 	uint8_t flags; /* PREC_SYMENT_* */
 };
 
-/* An entry of the kernel symbol cache (prec_kcache.c), looked up where it is mapped: what
- * prec_syment has, less what the kernel's own symbols do not need. */
+/* An entry of the kernel symbol cache file (prec_kcache.c): what prec_syment has, less
+ * what the kernel's own symbols do not need. */
 struct prec_kcsym {
 	uint64_t start, end;
 	uint32_t name; /* offset in the names */
@@ -136,20 +136,17 @@ struct prec_dso {
 	struct prec_elf cfi_file; /* the executable file, when elf is its debug file */
 	bool cfi_tried;
 	bool queued; /* given to the background loader once */
-	/* kernel: symbols from the cache (prec_kcache.c), looked up in its mapping instead of
-	 * syms; they answer for addresses below kcover_hi only while kpartial.  The mapping
-	 * stays after a fallback to the live table: names handed out point into it. */
-	void *kmap;
-	size_t kmap_len;
-	const struct prec_kcsym *kcsyms;
-	uint32_t nkcsyms;
-	const char *kcnames;
-	size_t kcnames_len;
+	/* kernel: symbols from the cache (prec_kcache.c), looked up there instead of in syms;
+	 * they answer for addresses below kcover_hi only while kpartial.  Its names are
+	 * interned, and so are those of the live table read after a fallback (kintern): a
+	 * function is one name before and after. */
+	struct prec_kcache *kc;
 	uint64_t kcover_hi;
-	bool kpartial;
+	bool kpartial, kintern;
 };
 
 struct prec_loader; /* prec_loader.c */
+struct prec_kcache; /* prec_kcache.c */
 
 struct prec_symtab {
 	struct prec_symtab_opts opts; /* strings below are interned copies */
@@ -214,9 +211,12 @@ int prec_kallsyms_load(struct prec_dso *d, const char *path);
 int prec_jitmap_load(struct prec_dso *d, const char *path);
 
 /* ---- prec_kcache.c ---- */
-/* Load the kernel's own symbols from the cache into d (sets kmap, kcover_*, kpartial): 0, or
+/* Load the kernel's own symbols from the cache into d (sets kc, kcover_hi, kpartial): 0, or
  * -ENOENT / -EBADMSG / -ENOMEM when there is no usable cache file. */
 int prec_kcache_load(struct prec_dso *d);
+/* Look `a` up in d->kc: 0 (name interned), -ENOENT, or -EIO / -ENOMEM. */
+int prec_kcache_lookup(struct prec_dso *d, uint64_t a, struct prec_sym *ret);
+void prec_kcache_free(struct prec_kcache *kc); /* NULL-safe */
 /* After a full load of opts.proc_kallsyms into d: write the cache file (errors ignored). */
 void prec_kcache_store(const struct prec_dso *d);
 
