@@ -15,6 +15,9 @@
 # `perf report --stdio` and `preport --stdio` with the same view, with children (the default
 # with call chains) and with --no-children; output to /dev/null.  Needs root (or a low
 # perf_event_paranoid).
+# preport keeps the running kernel's symbols in a cache file (see preport(1)); one report
+# writes it before the runs, as a user's first report of the boot would, and A without
+# children is also run with --no-symbol-cache (/proc/kallsyms read every time): line A2.
 set -u
 B=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,13 +56,14 @@ med() {
 	echo "$(awk '{print $1}' "$T/$1.all" | median) $(awk '{print $2}' "$T/$1.all" | median)" >"$T/$1"
 }
 
-compare() { # compare NAME FILE [RUNS]
-	for view in children no-children; do
+compare() { # compare NAME FILE [RUNS]; $VIEWS (default both), $EXTRA: more preport options
+	for view in ${VIEWS:-children no-children}; do
 		rm -f "$T/perf.$1.$view.all" "$T/prep.$1.$view.all"
 		# interleaved, so that both see the same machine whatever it does meanwhile
 		for _i in $(seq "${3:-$N}"); do
 			once "perf.$1.$view" perf report -i "$2" --stdio --$view
-			once "prep.$1.$view" "$PREPORT" -i "$2" --stdio --$view
+			# shellcheck disable=SC2086 # EXTRA is a list of options
+			once "prep.$1.$view" "$PREPORT" -i "$2" --stdio --$view ${EXTRA:-}
 		done
 		med "perf.$1.$view"
 		med "prep.$1.$view"
@@ -94,7 +98,10 @@ for f in a b c; do
 		"$(perf report -i "$T/$f.data" --stats 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -n 1)" \
 		"$(du -m "$T/$f.data" | cut -f1)"
 done
+"$PREPORT" -i "$T/a.data" --stdio >/dev/null 2>&1 # the kernel symbol cache, if not there yet
 echo "== wall time and peak RSS, median of $N interleaved runs (ratio: preport / perf report)"
 compare A "$T/a.data"
+echo "   A2: A again, preport with --no-symbol-cache"
+EXTRA=--no-symbol-cache VIEWS=no-children compare A2 "$T/a.data"
 compare B "$T/b.data"
 compare C "$T/c.data" "$NC"
