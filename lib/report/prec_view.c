@@ -978,6 +978,8 @@ static bool line_room(struct line *l, FILE *out, size_t more)
 
 static inline void line_put(struct line *l, FILE *out, const char *t, size_t n, size_t pad)
 {
+	if (!n && !pad) /* nothing; and l->p may still be NULL */
+		return;
 	if (l->cap - l->n < n + pad && !line_room(l, out, n + pad)) {
 		fwrite(t, 1, n, out);
 		while (pad--)
