@@ -266,74 +266,11 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* Entries of equal weight by one sort key, in perf's order: strings and numbers ascending,
- * entries without a shared object first and those without a symbol (addresses, in address
- * order) after the named ones. */
-static int cmp_key(const struct prec_hist *h, enum prec_sort_key k, const struct prec_entry *x,
-		   const struct prec_entry *y)
-{
-	const struct prec_sframe *fx = prec_hist__sframe(h, x->sframe);
-	const struct prec_sframe *fy = prec_hist__sframe(h, y->sframe);
-	bool nx, ny;
-
-	switch (k) {
-	case PREC_SORT_COMM:
-		return cmp_text(x->key.comm, y->key.comm);
-	case PREC_SORT_PID:
-		return cmp_u64(x->key.pid, y->key.pid);
-	case PREC_SORT_TID:
-		return cmp_u64(x->key.tid, y->key.tid);
-	case PREC_SORT_CPU:
-		return cmp_u64(x->key.cpu, y->key.cpu);
-	case PREC_SORT_SRCLINE:
-		return cmp_text(x->key.srcline, y->key.srcline);
-	case PREC_SORT_DSO:
-		if (!fx->dso != !fy->dso)
-			return fx->dso ? 1 : -1;
-		return fx->dso ? cmp_text(dso_text(h, fx->dso), dso_text(h, fy->dso)) : 0;
-	case PREC_SORT_SYM:
-		nx = fx->kind == PREC_SF_SYM || fx->kind == PREC_SF_INLINE;
-		ny = fy->kind == PREC_SF_SYM || fy->kind == PREC_SF_INLINE;
-		if (nx != ny)
-			return nx ? -1 : 1;
-		return nx ? cmp_text(fx->name, fy->name) : cmp_u64(fx->addr, fy->addr);
-	default:
-		return 0;
-	}
-}
-
-static int cmp_entries(const void *a, const void *b, void *arg)
-{
-	const struct view *v = arg;
-	const struct prec_hist *h = v->h;
-	const struct prec_entry *x = &h->entries[*(const uint32_t *)a];
-	const struct prec_entry *y = &h->entries[*(const uint32_t *)b];
-	uint64_t px = primary(v, x), py = primary(v, y);
-	size_t k;
-	int c;
-
-	if (px != py)
-		return px < py ? 1 : -1;
-	/* with children, perf's "caller above callee when they have equal period", which it
-	 * applies to entries of one thread; the command stands in for the thread here */
-	if (h->opts.children && x->max_depth != y->max_depth && x->key.comm == y->key.comm)
-		return x->max_depth > y->max_depth ? -1 : 1;
-	if (x->self_period != y->self_period)
-		return x->self_period < y->self_period ? 1 : -1;
-	for (k = 0; k < h->opts.nr_keys; k++) {
-		c = cmp_key(h, h->opts.keys[k], x, y);
-		if (c)
-			return c;
-	}
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
 /*
- * The rows' order, faster: the same comparisons as cmp_entries() (so the same order,
- * whatever the comparator's quirks), on a compact copy of what they read.  Most rows of a
- * big report weigh one or two samples, so most comparisons go down to the names; here they
- * do not chase entry, frame and DSO first, and a name shared by both sides (an interned
- * string) needs no strcmp.
+ * The rows' order.  Each row's sort keys are first copied into a compact rowkey: most rows of
+ * a big report weigh one or two samples, so most comparisons go down to the names, and on the
+ * copies they do not chase entry, frame and DSO first, and a name both sides share (an
+ * interned string) needs no strcmp.
  */
 struct rowkey {
 	uint64_t primary, self;
@@ -345,21 +282,41 @@ struct rowkey {
 	uint32_t entry;
 };
 
-struct rowsort {
-	const struct view *v;
-	const struct rowkey *k;
-};
+static void rowkey_of(const struct view *v, uint32_t entry, struct rowkey *k)
+{
+	const struct prec_hist *h = v->h;
+	const struct prec_entry *e = &h->entries[entry];
+	const struct prec_sframe *f = prec_hist__sframe(h, e->sframe);
+	bool named = f->kind == PREC_SF_SYM || f->kind == PREC_SF_INLINE;
+
+	k->primary = primary(v, e);
+	k->self = e->self_period;
+	k->comm = e->key.comm;
+	k->dso = f->dso ? dso_text(h, f->dso) : NULL;
+	if (f->dso && !k->dso)
+		k->dso = "";
+	/* cmp_text() takes a NULL name as "": keep named and unnamed apart */
+	k->sym = named ? (f->name ? f->name : "") : NULL;
+	k->addr = f->addr;
+	k->depth = e->max_depth;
+	k->entry = entry;
+}
 
 static int cmp_name(const char *a, const char *b)
 {
 	return a == b ? 0 : cmp_text(a, b);
 }
 
-static int cmp_rows(const void *a, const void *b, void *arg)
+/*
+ * Heavier first; with children, perf's "caller above callee when they have equal period",
+ * which it applies to entries of one thread (the command stands in for the thread here);
+ * then by the sort keys in perf's order: strings and numbers ascending, entries without a
+ * shared object first and those without a symbol (addresses, in address order) after the
+ * named ones; then as the entries were made.
+ */
+static int cmp_rowkeys(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
 {
-	const struct rowsort *rs = arg;
-	const struct prec_hist *h = rs->v->h;
-	const struct rowkey *x = &rs->k[*(const uint32_t *)a], *y = &rs->k[*(const uint32_t *)b];
+	const struct prec_entry *ex = &h->entries[x->entry], *ey = &h->entries[y->entry];
 	size_t k;
 	int c;
 
@@ -374,6 +331,18 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 		case PREC_SORT_COMM:
 			c = cmp_name(x->comm, y->comm);
 			break;
+		case PREC_SORT_PID:
+			c = cmp_u64(ex->key.pid, ey->key.pid);
+			break;
+		case PREC_SORT_TID:
+			c = cmp_u64(ex->key.tid, ey->key.tid);
+			break;
+		case PREC_SORT_CPU:
+			c = cmp_u64(ex->key.cpu, ey->key.cpu);
+			break;
+		case PREC_SORT_SRCLINE:
+			c = cmp_text(ex->key.srcline, ey->key.srcline);
+			break;
 		case PREC_SORT_DSO:
 			if (!x->dso != !y->dso)
 				return x->dso ? 1 : -1;
@@ -385,7 +354,7 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 			c = x->sym ? cmp_name(x->sym, y->sym) : cmp_u64(x->addr, y->addr);
 			break;
 		default:
-			c = cmp_key(h, h->opts.keys[k], &h->entries[x->entry], &h->entries[y->entry]);
+			c = 0;
 			break;
 		}
 		if (c)
@@ -394,37 +363,46 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	return x->entry < y->entry ? -1 : 1;
 }
 
-/* Sort rows (entry indices, ascending) as qsort_r with cmp_entries() would. */
+struct rowsort {
+	const struct view *v;
+	const struct rowkey *k;
+};
+
+static int cmp_rows(const void *a, const void *b, void *arg)
+{
+	const struct rowsort *rs = arg;
+
+	return cmp_rowkeys(rs->v->h, &rs->k[*(const uint32_t *)a], &rs->k[*(const uint32_t *)b]);
+}
+
+/* Without memory for the copies: each comparison makes its two. */
+static int cmp_entries(const void *a, const void *b, void *arg)
+{
+	const struct view *v = arg;
+	struct rowkey x, y;
+
+	rowkey_of(v, *(const uint32_t *)a, &x);
+	rowkey_of(v, *(const uint32_t *)b, &y);
+	return cmp_rowkeys(v->h, &x, &y);
+}
+
+/* Sort rows (entry indices, ascending): the same qsort_r on the same input either way, so
+ * the same order whatever the comparator's quirks. */
 static void sort_rows(const struct view *v, uint32_t *rows, size_t nr)
 {
-	const struct prec_hist *h = v->h;
 	struct rowkey *k = malloc(nr * sizeof(*k));
 	uint32_t *pos = malloc(nr * sizeof(*pos));
 	struct rowsort rs = { v, k };
 	size_t i;
 
-	if (!k || !pos) { /* the slow way */
+	if (!k || !pos) {
 		free(k);
 		free(pos);
 		qsort_r(rows, nr, sizeof(*rows), cmp_entries, (void *)v);
 		return;
 	}
 	for (i = 0; i < nr; i++) {
-		const struct prec_entry *e = &h->entries[rows[i]];
-		const struct prec_sframe *f = prec_hist__sframe(h, e->sframe);
-		bool named = f->kind == PREC_SF_SYM || f->kind == PREC_SF_INLINE;
-
-		k[i].primary = primary(v, e);
-		k[i].self = e->self_period;
-		k[i].comm = e->key.comm;
-		k[i].dso = f->dso ? dso_text(h, f->dso) : NULL;
-		if (f->dso && !k[i].dso)
-			k[i].dso = "";
-		/* cmp_text() takes a NULL name as "": keep named and unnamed apart */
-		k[i].sym = named ? (f->name ? f->name : "") : NULL;
-		k[i].addr = f->addr;
-		k[i].depth = e->max_depth;
-		k[i].entry = rows[i];
+		rowkey_of(v, rows[i], &k[i]);
 		pos[i] = (uint32_t)i;
 	}
 	qsort_r(pos, nr, sizeof(*pos), cmp_rows, &rs);
