@@ -107,6 +107,13 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* Bytes of a body before its names: the head of /proc/kallsyms, the index, the entries. */
+static size_t before_names(size_t head_len, uint32_t nsyms)
+{
+	return pad8(head_len) + (size_t)nr_blocks(nsyms) * sizeof(struct kc_index) +
+	       (size_t)nsyms * sizeof(struct prec_kcsym);
+}
+
 /* A checksum against damage (not an attacker: the file is private), four independent lanes
  * so it runs at memory speed: ~1 ms for the ~6 MB of a file.  Fed in pieces whose sizes are
  * multiples of 32 (sum_blocks), then the rest, a multiple of 8 (sum_end). */
@@ -228,6 +235,22 @@ static int open_file(const char *path, size_t *ret_len)
 	return fd;
 }
 
+static bool read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t have = 0;
+
+	while (have < n) {
+		ssize_t r = pread(fd, (char *)buf + have, n - have, (off_t)(off + have));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		have += (size_t)r;
+	}
+	return true;
+}
+
 /*
  * Whether the header fits this boot and file, and the body its checksum.  The body is read,
  * not mapped, so checking it adds nothing to our resident size: only the pages lookups touch
@@ -247,23 +270,16 @@ static bool check(int fd, const struct kc_header *h, size_t len, const char *boo
 	    h->sym_size != sizeof(struct prec_kcsym) || h->file_size != len || len % 8 ||
 	    memcmp(h->boot_id, boot_id, sizeof(h->boot_id)) || !h->nsyms ||
 	    h->nsyms > PREC_SYMS_MAX || h->head_len != head_len || head_len > KC_HEAD_MAX ||
-	    body < pad8(head_len) + (size_t)nr_blocks(h->nsyms) * sizeof(struct kc_index) +
-			   (size_t)h->nsyms * sizeof(struct prec_kcsym) ||
-	    body - pad8(head_len) - (size_t)nr_blocks(h->nsyms) * sizeof(struct kc_index) -
-			    (size_t)h->nsyms * sizeof(struct prec_kcsym) !=
-		    h->names_len ||
-	    !h->names_len)
+	    body < before_names(head_len, h->nsyms) ||
+	    body - before_names(head_len, h->nsyms) != h->names_len || !h->names_len)
 		return false;
 	buf = malloc(CHUNK);
 	if (!buf)
 		return false;
 	while (ok && off < len) {
 		size_t n = len - off < CHUNK ? len - off : CHUNK;
-		ssize_t r = pread(fd, buf, n, (off_t)off);
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r != (ssize_t)n) {
+		if (!read_at(fd, buf, n, off)) {
 			ok = false;
 			break;
 		}
@@ -278,22 +294,6 @@ static bool check(int fd, const struct kc_header *h, size_t len, const char *boo
 	}
 	free(buf);
 	return ok;
-}
-
-static bool read_at(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t have = 0;
-
-	while (have < n) {
-		ssize_t r = pread(fd, (char *)buf + have, n - have, (off_t)(off + have));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		have += (size_t)r;
-	}
-	return true;
 }
 
 void prec_kcache_free(struct prec_kcache *kc)
@@ -391,6 +391,7 @@ int prec_kcache_lookup(struct prec_dso *d, uint64_t a, struct prec_sym *ret)
 	struct prec_kcache *kc = d->kc;
 	uint32_t lo = 0, hi = kc->nblocks, b, i;
 	const struct prec_kcsym *e;
+	const struct kc_block *k;
 
 	/* the last block starting at or below a, then the last entry in it */
 	while (lo < hi) {
@@ -404,25 +405,27 @@ int prec_kcache_lookup(struct prec_dso *d, uint64_t a, struct prec_sym *ret)
 	if (!lo)
 		return -ENOENT;
 	b = lo - 1;
-	if (!block(kc, b))
+	k = block(kc, b);
+	if (!k)
 		return -EIO;
-	lo = b * KC_BLOCK;
-	hi = b + 1 < kc->nblocks ? (b + 1) * KC_BLOCK : kc->nsyms;
+	lo = 0;
+	hi = b + 1 < kc->nblocks ? KC_BLOCK : kc->nsyms - b * KC_BLOCK;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (entry(kc, mid)->start <= a)
+		if (k->e[mid].start <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	/* as find_sym(): [start, end), a zero-size symbol at its start, then the entries whose
-	 * range encloses it; an up link that does not go back (a changed file) ends the walk */
+	lo += b * KC_BLOCK;
+	/* as find_sym(): the entry, then those whose range encloses it; an up link that does
+	 * not go back (a changed file) ends the walk */
 	for (i = lo - 1; i != PREC_NO_UP; i = e->up) {
 		e = entry(kc, i);
 		if (!e)
 			return -EIO;
-		if (a < e->end || (a == e->start && e->start == e->end)) {
+		if (prec_sym_holds(e->start, e->end, a)) {
 			if (ret) {
 				ret->name = name_of(d->st, kc, i);
 				ret->start = e->start;
@@ -467,8 +470,8 @@ int prec_kcache_load(struct prec_dso *d)
 	kc->fd = fd;
 	kc->nsyms = h.nsyms;
 	kc->nblocks = nr_blocks(h.nsyms);
-	kc->ents_off = sizeof(h) + pad8(head_len) + (uint64_t)kc->nblocks * sizeof(*kc->index);
-	kc->names_off = kc->ents_off + (uint64_t)h.nsyms * sizeof(struct prec_kcsym);
+	kc->names_off = sizeof(h) + before_names(head_len, h.nsyms);
+	kc->ents_off = kc->names_off - (uint64_t)h.nsyms * sizeof(struct prec_kcsym);
 	kc->names_len = h.names_len;
 	kc->index = malloc((size_t)kc->nblocks * sizeof(*kc->index));
 	kc->blocks = calloc(kc->nblocks, sizeof(*kc->blocks));
@@ -586,8 +589,7 @@ void prec_kcache_store(const struct prec_dso *d)
 	if (names_len > UINT32_MAX)
 		return;
 	/* one body, padded to 8 for the checksum */
-	body_len = pad8(head_len) + (size_t)nr_blocks(n) * sizeof(*index) + (size_t)n * sizeof(*ks) +
-		   pad8(names_len);
+	body_len = before_names(head_len, n) + pad8(names_len);
 	body = calloc(1, body_len);
 	if (!body)
 		return;
@@ -617,9 +619,7 @@ void prec_kcache_store(const struct prec_dso *d)
 	memcpy(h.boot_id, boot_id, sizeof(h.boot_id));
 	h.nsyms = n;
 	h.head_len = (uint32_t)head_len;
-	/* with the padding */
-	h.names_len = body_len - pad8(head_len) - (size_t)nr_blocks(n) * sizeof(*index) -
-		      (size_t)n * sizeof(*ks);
+	h.names_len = body_len - before_names(head_len, n); /* with the padding */
 	h.file_size = sizeof(h) + body_len;
 	h.sum = body_sum(body, body_len);
 	if (!make_dir(st->opts.cache_dir) || (fd = mkstemp(tmp)) < 0) {

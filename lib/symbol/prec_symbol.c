@@ -286,8 +286,7 @@ static struct prec_syment *find_sym(const struct prec_dso *d, uint64_t a)
 	for (i = lo - 1; i != PREC_NO_UP; i = d->syms[i].up) {
 		struct prec_syment *e = &d->syms[i];
 
-		/* perf's symbols__find(): [start, end), and a zero-size symbol at its start */
-		if (a < e->end || (a == e->start && e->start == e->end))
+		if (prec_sym_holds(e->start, e->end, a))
 			return e;
 	}
 	return NULL;
@@ -1109,11 +1108,8 @@ int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, ui
 	if (ret_vaddr)
 		*ret_vaddr = v;
 	kernel_cover(d, v);
-	if (d->kc) {
-		int err = prec_kcache_lookup(d, v, ret);
-
-		return err == -ENOENT || !err ? err : -ENOENT;
-	}
+	if (d->kc) /* its read errors too leave the address unknown */
+		return prec_kcache_lookup(d, v, ret) ? -ENOENT : 0;
 	e = find_sym(d, v);
 	if (!e)
 		return -ENOENT;

@@ -54,6 +54,13 @@ struct prec_kcsym {
 	uint32_t up;
 };
 
+/* Whether an entry starting at or below `a` holds it: perf's symbols__find(), [start, end),
+ * and a zero-size symbol at its start. */
+static inline bool prec_sym_holds(uint64_t start, uint64_t end, uint64_t a)
+{
+	return a < end || (a == start && start == end);
+}
+
 /* `name` is final: demangled by the first lookup that returned it, if it needed to be. */
 #define PREC_SYMENT_SHOWN 0x01
 
