@@ -593,10 +593,16 @@ static int sort_queue(struct rep *R)
 	return 0;
 }
 
-/* Append a copy of a record to `b`, padded to 8 bytes so the next one stays aligned. */
+/* A record's room in an arena: padded to 8 bytes so the next one stays aligned. */
+static size_t arena_size(size_t size)
+{
+	return (size + 7) & ~(size_t)7;
+}
+
+/* Append a copy of a record to `b`. */
 static int arena_add(struct prec_buf *b, const void *rec, size_t size)
 {
-	size_t padded = (size + 7) & ~(size_t)7;
+	size_t padded = arena_size(size);
 
 	if (padded > b->cap - b->len && prec_buf__reserve(b, padded))
 		return -ENOMEM;
@@ -632,7 +638,7 @@ static int flush_queue(struct rep *R, uint64_t limit)
 	R->queued_bytes = 0;
 	for (; i < R->nq; i++, k++) {
 		R->q[k] = R->q[i];
-		R->queued_bytes += (R->q[k].size + 7) & ~(size_t)7;
+		R->queued_bytes += arena_size(R->q[k].size);
 		if (R->q[k].arena == old) {
 			size_t off = R->arenas[R->cur].len;
 
@@ -670,7 +676,7 @@ static int enqueue(struct rep *R, const struct prec_record *rec, uint64_t time, 
 	R->q[R->nq].evsel = evsel;
 	R->q[R->nq].arena = R->cur;
 	R->nq++;
-	R->queued_bytes += (rec->size + 7) & ~(size_t)7;
+	R->queued_bytes += arena_size(rec->size);
 	if (time > R->round_max)
 		R->round_max = time;
 	/* no rounds in this file: process the older half */
