@@ -209,10 +209,14 @@ static size_t read_head(const char *path, char *buf)
 	return have;
 }
 
-static bool cache_path(const struct prec_symtab *st, const char *boot_id, char *buf, size_t len)
+/* This boot's id and cache file, when there is a cache directory and a boot id. */
+static bool cache_path(const struct prec_symtab *st, char boot_id[48], char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%s/" KC_PREFIX "%s", st->opts.cache_dir, boot_id);
+	int n;
 
+	if (!st->opts.cache_dir || !read_boot_id(st->opts.boot_id_file, boot_id))
+		return false;
+	n = snprintf(buf, len, "%s/" KC_PREFIX "%s", st->opts.cache_dir, boot_id);
 	return n > 0 && (size_t)n < len;
 }
 
@@ -449,8 +453,7 @@ int prec_kcache_load(struct prec_dso *d)
 	size_t head_len, len = 0;
 	int fd;
 
-	if (!st->opts.cache_dir || !read_boot_id(st->opts.boot_id_file, boot_id) ||
-	    !cache_path(st, boot_id, path, sizeof(path)))
+	if (!cache_path(st, boot_id, path, sizeof(path)))
 		return -ENOENT;
 	fd = open_file(path, &len);
 	if (fd < 0)
@@ -575,9 +578,7 @@ void prec_kcache_store(const struct prec_dso *d)
 	int fd;
 	bool ok;
 
-	if (!KC_LAYOUT_KNOWN || !st->opts.cache_dir ||
-	    !read_boot_id(st->opts.boot_id_file, boot_id) ||
-	    !cache_path(st, boot_id, path, sizeof(path)) ||
+	if (!KC_LAYOUT_KNOWN || !cache_path(st, boot_id, path, sizeof(path)) ||
 	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
 		return;
 	n = own_symbols(d);
