@@ -4,10 +4,12 @@
 #   contrib/bench/report.sh [BUILDDIR]      (BUILDDIR defaults to the source tree)
 #
 # Two recordings, both made by perf record (so perf report reads its own files):
-#   A. system-wide `-a -g` during a compiler run (this project built from scratch with
-#      make -j2), -F $FA (default 4000): about 130k samples, many processes and DSOs;
+#   A. system-wide `-a -g` for $DA seconds (default 16) while this project is built from
+#      scratch with make -j2, again and again, -F $FA (default 4000): about 130k samples on
+#      two CPUs whatever the machine's speed, many processes and DSOs;
 #   B. one process, `-g -c $CB` (default 20000 ns of cpu-clock) on the 2-thread spin
-#      workload, $SB x 1000M iterations per thread: about 2M samples, few distinct stacks;
+#      workload, $SB x 1000M iterations per thread (default: as many as give 2M samples,
+#      from a short recording first): about 2M samples, few distinct stacks;
 #   C. one compiler run (gcc -O2 -c lib/report/prec_view.c), `--call-graph dwarf -F $FC`
 #      (default 2000): a thousand or two samples with 8 KiB user stack copies, which both
 #      tools unwind (perf report takes about 20 s here, so C has its own run count, $NC).
@@ -25,8 +27,9 @@ PREPORT=$B/src/preport/preport
 N=${N:-3}
 EV=${EV:-cpu-clock}
 FA=${FA:-4000}
+DA=${DA:-16}
 CB=${CB:-20000}
-SB=${SB:-6}
+SB=${SB:-}
 FC=${FC:-2000}
 NC=${NC:-3}
 T=${T:-$(mktemp -d)}
@@ -36,6 +39,10 @@ KEEP=${KEEP:-0}
 [ -x "$PREPORT" ] || { echo "report.sh: $PREPORT not built; run make" >&2; exit 1; }
 command -v perf >/dev/null || { echo "report.sh: perf not installed (apt-get install linux-perf)" >&2; exit 1; }
 export PERF_PAGER=cat PAGER=cat
+
+samples() { # FILE: its sample count, as perf reports it
+	perf report -i "$1" --stats 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -n 1
+}
 
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
@@ -76,14 +83,27 @@ compare() { # compare NAME FILE [RUNS]; $VIEWS (default both), $EXTRA: more prep
 }
 
 if [ ! -s "$T/a.data" ]; then
-	echo "== recording A: perf record -a -g -F $FA during a build of this project (make -j2)"
+	echo "== recording A: perf record -a -g -F $FA for $DA s during builds of this project (make -j2)"
 	rm -rf "$T/build" && mkdir -p "$T/build"
 	(cd "$T/build" && "$SRC/configure" -q >/dev/null 2>&1) || { echo "report.sh: configure failed" >&2; exit 1; }
-	perf record -q -e "$EV" -a -g -F "$FA" -o "$T/a.data" -- make -s -C "$T/build" -j2 >/dev/null 2>&1
+	# the builds run in a process group of their own, stopped when the recording ends
+	setsid sh -c 'while :; do make -s -C "$1" clean; make -s -C "$1" -j2; done' sh "$T/build" \
+		>/dev/null 2>&1 &
+	_bpid=$!
+	sleep 0.2
+	perf record -q -e "$EV" -a -g -F "$FA" -o "$T/a.data" -- sleep "$DA" >/dev/null 2>&1
+	kill -- -"$_bpid" 2>/dev/null
+	wait "$_bpid" 2>/dev/null
 fi
 if [ ! -s "$T/b.data" ]; then
-	echo "== recording B: perf record -g -c $CB on spin (2 threads) ($SB x 1000M iterations per thread)"
 	cc -O1 -g -fno-omit-frame-pointer -pthread -o "$T/spin" "$SRC/contrib/bench/spin.c" || exit 1
+	if [ -z "$SB" ]; then # the samples of 1000M iterations per thread, recorded the same way
+		perf record -q -e "$EV" -g -c "$CB" -o "$T/cal.data" -- "$T/spin" 2 1000 >/dev/null 2>&1
+		SB=$(awk -v n="$(samples "$T/cal.data")" 'BEGIN {
+			s = n > 0 ? int(2000000 / n + 0.5) : 6; print s < 1 ? 1 : s }')
+		rm -f "$T/cal.data"
+	fi
+	echo "== recording B: perf record -g -c $CB on spin (2 threads) ($SB x 1000M iterations per thread)"
 	# spin's work is in millions of iterations per thread; ~1000M is about 1 s here
 	perf record -q -e "$EV" -g -c "$CB" -o "$T/b.data" -- "$T/spin" 2 $((SB * 1000)) >/dev/null 2>&1
 fi
@@ -94,9 +114,7 @@ if [ ! -s "$T/c.data" ]; then
 		-I"$SRC/lib/report" -o "$T/c.o" >/dev/null 2>&1
 fi
 for f in a b c; do
-	printf '%s: %s samples, %s MiB\n' "$f" \
-		"$(perf report -i "$T/$f.data" --stats 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -n 1)" \
-		"$(du -m "$T/$f.data" | cut -f1)"
+	printf '%s: %s samples, %s MiB\n' "$f" "$(samples "$T/$f.data")" "$(du -m "$T/$f.data" | cut -f1)"
 done
 "$PREPORT" -i "$T/a.data" --stdio >/dev/null 2>&1 # the kernel symbol cache, if not there yet
 echo "== wall time and peak RSS, median of $N interleaved runs (ratio: preport / perf report)"
