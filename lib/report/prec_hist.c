@@ -353,8 +353,8 @@ static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_his
 	return id;
 }
 
-/* The hash of the node (parent, f) in h->nslot: the low half picks the slot, the high half
- * is the tag kept in it. */
+/* The hash of the node (parent, f) in h->nslot: its high half is the tag kept in the slot,
+ * whose low bits pick the slot, so growing the table reads no node. */
 static uint64_t node_hash(uint32_t parent, const struct prec_hist_frame *f)
 {
 	uint64_t x = f->addr * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)parent << 32 | f->dso);
@@ -370,7 +370,7 @@ static uint64_t node_hash(uint32_t parent, const struct prec_hist_frame *f)
 static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent,
 			    const struct prec_hist_frame *f, uint64_t hv)
 {
-	uint32_t mask = h->nr_nslots - 1, s = (uint32_t)hv & mask, tag = (uint32_t)(hv >> 32);
+	uint32_t tag = (uint32_t)(hv >> 32), mask = h->nr_nslots - 1, s = tag & mask;
 	uint64_t v;
 
 	while ((v = h->nslot[s])) {
@@ -403,12 +403,10 @@ static int nslot_add(struct prec_hist *h, uint32_t id)
 			return -ENOMEM;
 		for (i = 0; i < h->nr_nslots; i++) {
 			uint64_t v = h->nslot[i];
-			uint32_t s;
+			uint32_t s = (uint32_t)(v >> 32) & mask;
 
 			if (!v)
 				continue;
-			n = &h->node[(uint32_t)v - 1];
-			s = (uint32_t)node_hash(n->parent, &n->f) & mask;
 			while (slots[s])
 				s = (s + 1) & mask;
 			slots[s] = v;

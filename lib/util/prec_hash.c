@@ -42,7 +42,8 @@ void prec_keyset__init(struct prec_keyset *ks, size_t ksize)
 }
 
 /* A slot holds (tag << 32 | id + 1), the tag being the hash's high half: most probes of
- * another key are told apart without reading the key array. */
+ * another key are told apart without reading the key array.  The tag's low bits pick the
+ * home slot, so growing the table reads no key. */
 #define SLOT(id, h) ((uint64_t)((h) >> 32) << 32 | ((uint64_t)(id) + 1))
 #define SLOT_ID(v) ((uint32_t)(v)-1)
 #define SLOT_TAG(v) ((uint32_t)((v) >> 32))
@@ -95,13 +96,15 @@ static int keyset_grow_slots(struct prec_keyset *ks)
 	slots = calloc(nslots, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
-	for (i = 0; i < ks->n; i++) {
-		uint64_t h = prec_hash_bytes(prec_keyset__key(ks, i), ks->ksize);
-		uint32_t s = (uint32_t)h & mask;
+	for (i = 0; i < ks->nslots; i++) {
+		uint64_t v = ks->slots[i];
+		uint32_t s = SLOT_TAG(v) & mask;
 
+		if (!v)
+			continue;
 		while (slots[s])
 			s = (s + 1) & mask;
-		slots[s] = SLOT(i, h);
+		slots[s] = v;
 	}
 	free(ks->slots);
 	ks->slots = slots;
@@ -113,7 +116,7 @@ static int keyset_grow_slots(struct prec_keyset *ks)
  * always an empty slot: the table is kept at most half full. */
 static uint32_t probe(const struct prec_keyset *ks, const void *key, uint64_t h)
 {
-	uint32_t mask = ks->nslots - 1, s = (uint32_t)h & mask, tag = (uint32_t)(h >> 32);
+	uint32_t tag = (uint32_t)(h >> 32), mask = ks->nslots - 1, s = tag & mask;
 
 	while (ks->slots[s]) {
 		uint64_t v = ks->slots[s];
