@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "prec_buf.h"
@@ -103,6 +104,36 @@ struct rep {
 	uint64_t *uw_ips; /* a chain with its user part unwound */
 	size_t uw_cap;
 };
+
+/* ---- phase times ---- */
+
+/*
+ * With PREPORT_TIMES set in the environment, the end of each phase of a report is written
+ * to stderr in milliseconds since it began: for measuring, not for users (see
+ * doc/performance.md).
+ */
+struct phases {
+	bool on;
+	struct timespec t0;
+};
+
+static void phases_start(struct phases *p)
+{
+	p->on = getenv("PREPORT_TIMES") != NULL;
+	if (p->on)
+		clock_gettime(CLOCK_MONOTONIC, &p->t0);
+}
+
+static void phase_end(const struct phases *p, const char *name)
+{
+	struct timespec t;
+
+	if (!p->on)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	fprintf(stderr, "preport: %-6s %8.2f ms\n", name,
+		(double)(t.tv_sec - p->t0.tv_sec) * 1e3 + (double)(t.tv_nsec - p->t0.tv_nsec) / 1e6);
+}
 
 /* ---- filters ---- */
 
@@ -880,11 +911,13 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	struct prec_view_evsel *ve = NULL;
 	struct utsname un;
 	struct rep R;
+	struct phases ph;
 	size_t nev, i;
 	bool callchains = false, stack_copies = false, have_un;
 	long kid;
 	int err;
 
+	phases_start(&ph);
 	memset(&R, 0, sizeof(R));
 	R.r = r;
 	R.o = o;
@@ -986,7 +1019,9 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 		prec_log(PREC_LOG_INFO, "no background thread for symbol loading");
 	else if (!R.unwind && prec_hist__feed_start(R.h))
 		prec_log(PREC_LOG_INFO, "frames not symbolized while reading: out of memory");
+	phase_end(&ph, "setup");
 	err = read_records(&R, input);
+	phase_end(&ph, "read");
 	free_reading(&R);
 	prec_hist__feed_stop(R.h);
 	if (!err || err == -EBADMSG) {
@@ -997,6 +1032,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 			err = e2;
 	}
 	prec_symtab__loader_stop(R.st);
+	phase_end(&ph, "loaded");
 	if (err == -EBADMSG)
 		fprintf(out, "# the input is corrupt after this point; what came before is "
 			     "reported\n");
@@ -1014,6 +1050,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 			goto out;
 		}
 	}
+	phase_end(&ph, "finish");
 	for (i = 0; i < nev; i++) {
 		ve[i].name = prec_reader__evsel(r, i)->name;
 		ve[i].lost_samples = R.lost[i];
@@ -1025,6 +1062,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 		if (e2)
 			err = e2;
 	}
+	phase_end(&ph, "view");
 out:
 	free(ve);
 	if (!o->no_teardown)
