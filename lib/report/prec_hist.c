@@ -170,6 +170,7 @@ void prec_hist__free(struct prec_hist *h)
 	free(h->ev);
 	free(h->frame_sf_start);
 	free(h->frame_sf_n);
+	free(h->frame_leaf);
 	free(h->sf_seq);
 	free(h->frame_srcline);
 	free(h->entries);
@@ -611,9 +612,11 @@ static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist
 
 	if (i >= h->cap_frame_sf) {
 		size_t c1 = h->cap_frame_sf, c2 = h->cap_frame_sf, c3 = h->cap_frame_sf;
+		size_t c4 = h->cap_frame_sf;
 
 		if (grow((void **)&h->frame_sf_start, &c1, (size_t)i + 1, sizeof(uint32_t)) ||
 		    grow((void **)&h->frame_sf_n, &c2, (size_t)i + 1, 1) ||
+		    grow((void **)&h->frame_leaf, &c4, (size_t)i + 1, sizeof(*h->frame_leaf)) ||
 		    (has_key(&h->opts, PREC_SORT_SRCLINE) &&
 		     grow((void **)&h->frame_srcline, &c3, (size_t)i + 1, sizeof(char *))))
 			return -ENOMEM;
@@ -648,6 +651,9 @@ static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist
 	if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
 		return -ENOMEM;
 	h->frame_sf_n[i] = (uint8_t)(nr > 0 ? nr + 1 : 1);
+	h->frame_leaf[i].sf = h->sf_seq[h->frame_sf_start[i]];
+	/* the last sframe, sf, is the frame's own function: a symbol when the lookup found one */
+	h->frame_leaf[i].unsym = rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
 	if (h->frame_srcline) {
 		h->frame_srcline[i] = srcline_of(h, f, d, addr, &sym, !rc);
 		if (!h->frame_srcline[i])
@@ -818,9 +824,42 @@ int prec_hist__index_frames(struct prec_hist *h)
 	return 0;
 }
 
+/*
+ * The entry of a stack's leaf: entry_of(), remembered for the last (context, sframe, srcline)
+ * that came to the same memo slot.  Most stacks end in a function some earlier stack of the
+ * same thread of work ended in (A: 53k of 86k), and the memo is small enough to stay in cache
+ * where the entries' hash table is not.
+ */
+#define LEAF_MEMO 8192
+struct leaf_memo {
+	uint32_t ctx, sf;
+	const char *srcline;
+	uint32_t entry; /* + 1; 0: empty */
+};
+
+static long leaf_entry(struct prec_hist *h, struct leaf_memo *memo, uint32_t ctx,
+		       const struct prec_ctx_key *ck, uint32_t sf, const char *srcline)
+{
+	struct leaf_memo *m =
+		&memo[(((uint64_t)ctx << 32 | sf) * 0x9e3779b97f4a7c15ULL) >> 51 & (LEAF_MEMO - 1)];
+	long e;
+
+	if (m->entry && m->ctx == ctx && m->sf == sf && m->srcline == srcline)
+		return m->entry - 1;
+	e = entry_of(h, ck, sf, srcline);
+	if (e >= 0) {
+		m->ctx = ctx;
+		m->sf = sf;
+		m->srcline = srcline;
+		m->entry = (uint32_t)e + 1;
+	}
+	return e;
+}
+
 int prec_hist__finish(struct prec_hist *h)
 {
 	uint32_t *seq = NULL, *fr = NULL, *stamp = NULL, *nctx = NULL, node, nnodes = h->nr_nodes;
+	struct leaf_memo *memo = NULL;
 	struct occ3 *o3 = NULL;
 	size_t cap = 0, o3_cap = 0, nr_o3 = 0, unsym_cap = 0, stamp_cap = 0, i;
 	uint32_t gen = 0;
@@ -839,41 +878,43 @@ int prec_hist__finish(struct prec_hist *h)
 		return err;
 	/* the context of every node, from its parent's: a parent is older than its children */
 	nctx = malloc((nnodes ? nnodes : 1) * sizeof(*nctx));
-	if (!nctx)
+	memo = calloc(LEAF_MEMO, sizeof(*memo));
+	if (!nctx || !memo)
 		goto nomem;
 	for (node = 0; node < nnodes; node++) {
 		const struct prec_ctx_key *ck;
-		uint32_t parent = h->node[node].parent;
+		const struct prec_frame_leaf *leaf;
+		uint32_t parent = h->node[node].parent, f0;
 		uint64_t p, c;
 		long n, e, k;
 
 		nctx[node] = parent == ROOT_PARENT ? h->node[node].f.dso : nctx[parent];
 		if (!h->node[node].self_count)
 			continue;
+		if (parent == ROOT_PARENT) /* no frame: nothing to show */
+			continue;
 		p = h->node[node].self_period;
 		c = h->node[node].self_count;
-		/* without children only the leaf position is used */
-		n = stack_seq2(h, node, h->opts.children ? SIZE_MAX : 0, &seq, &fr, &cap);
-		if (n < 0)
-			goto nomem;
-		if (n == 0)
-			continue;
+		f0 = h->node_frame[node];
+		leaf = &h->frame_leaf[f0];
+		if (h->opts.children) {
+			n = stack_seq2(h, node, SIZE_MAX, &seq, &fr, &cap);
+			if (n < 0)
+				goto nomem;
+		} else { /* only the leaf is used, and no depth (see max_depth) */
+			n = 1;
+		}
 		ck = prec_hist__ctx(h, nctx[node]);
-		{
-			/* symbolized or not is a property of the leaf's real (not inlined) frame */
-			uint32_t f0 = fr[0];
-			const struct prec_sframe *real = prec_hist__sframe(
-				h, h->sf_seq[h->frame_sf_start[f0] + h->frame_sf_n[f0] - 1]);
-
-			if (real->kind != PREC_SF_SYM) {
-				h->ev[ck->evsel].unsym_period += p;
-				h->ev[ck->evsel].unsym_count += c;
-				if (unsym_add(h, real->dso, p, &unsym_cap))
-					goto nomem;
-			}
+		/* symbolized or not is a property of the leaf's real (not inlined) frame */
+		if (leaf->unsym) {
+			h->ev[ck->evsel].unsym_period += p;
+			h->ev[ck->evsel].unsym_count += c;
+			if (unsym_add(h, leaf->unsym - 1, p, &unsym_cap))
+				goto nomem;
 		}
 		/* self: the leaf */
-		e = entry_of(h, ck, seq[0], h->frame_srcline ? h->frame_srcline[fr[0]] : NULL);
+		e = leaf_entry(h, memo, nctx[node], ck, leaf->sf,
+			       h->frame_srcline ? h->frame_srcline[f0] : NULL);
 		if (e < 0)
 			goto nomem;
 		h->entries[e].self_period += p;
@@ -958,6 +999,7 @@ int prec_hist__finish(struct prec_hist *h)
 	free(fr);
 	free(stamp);
 	free(nctx);
+	free(memo);
 	free(o3);
 	return 0;
 nomem:
@@ -965,6 +1007,7 @@ nomem:
 	free(fr);
 	free(stamp);
 	free(nctx);
+	free(memo);
 	free(o3);
 	return -ENOMEM;
 }

@@ -128,6 +128,13 @@ struct prec_dso_unsym {
 	uint64_t period;
 };
 
+/* Of a frame, what a stack that ends there needs, in one place: its first sframe (the
+ * innermost inlined function, or the symbol) and whether it is symbolized. */
+struct prec_frame_leaf {
+	uint32_t sf;
+	uint32_t unsym; /* 0: its function is a symbol; else the DSO id of its sframe + 1 */
+};
+
 struct prec_ctx_key {
 	const char *comm;
 	uint32_t evsel, pid, tid, cpu;
@@ -191,6 +198,7 @@ struct prec_hist {
 	uint32_t nr_symbolized; /* frames below this have their sframes */
 	uint32_t *frame_sf_start; /* frame id -> first of its sframes in sf_seq */
 	uint8_t *frame_sf_n;
+	struct prec_frame_leaf *frame_leaf; /* frame id -> what a stack ending there needs */
 	size_t cap_frame_sf;
 	uint32_t *sf_seq;
 	size_t nr_sf_seq, cap_sf_seq;
