@@ -549,19 +549,6 @@ long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_
 	return node;
 }
 
-void prec_hist__prefetch(const struct prec_hist *h, uint32_t ctx,
-			 const struct prec_hist_frame *outer)
-{
-	uint32_t root = h->ctx_root[ctx];
-
-	/* the root is mostly in cache, its last child and the hash slot of the step not */
-	if (h->node[root].child != NO_NODE)
-		__builtin_prefetch(&h->node[h->node[root].child]);
-	if (h->nr_nslots)
-		__builtin_prefetch(
-			&h->nslot[(uint32_t)(node_hash(root, outer) >> 32) & (h->nr_nslots - 1)]);
-}
-
 void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t period)
 {
 	uint32_t ev = prec_hist__ctx(h, ctx)->evsel;

@@ -235,9 +235,6 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s);
 long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_frame *frames,
 		      size_t nr);
 void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t period);
-/* A hint: prec_hist__stack() for context ctx, whose outermost frame is `outer`, comes soon. */
-void prec_hist__prefetch(const struct prec_hist *h, uint32_t ctx,
-			 const struct prec_hist_frame *outer);
 
 /* Give the frames of the nodes so far their ids (finish does it for the rest).  It needs no
  * symbols: a caller can do it while symbol tables still load.  0 or -ENOMEM. */

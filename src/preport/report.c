@@ -61,28 +61,6 @@ struct cc_slot {
 	uint64_t *ips;
 };
 
-/*
- * Samples resolved, waiting to go into the trie.  Resolving a sample (its thread, maps and
- * frames) and putting its stack into the trie are done a batch apart: when a sample is
- * resolved, the trie's first step for it is prefetched, and by the time the batch goes in
- * (in arrival order, so the trie is the same) that memory is there.  The first step is the
- * miss that most new stacks make (a context's root has many children, hashed); on a VM whose
- * memory answers in 100-200 ns, one such miss per sample is a good part of the read.
- */
-#define PEND_MAX 16
-#define PEND_FRAMES 4096
-struct pend {
-	uint32_t ctx, nf, off; /* frames: pend_frames[off, off + nf) */
-	uint64_t period;
-	/* the chain cache slot to fill once the stack has its node, or NULL */
-	struct cc_slot *slot;
-	const uint64_t *ips; /* the raw chain (in the queue's arena), or NULL: ip */
-	size_t n;
-	uint64_t ip; /* a sample without a chain: its ip, the raw chain */
-	uint64_t hash, gen;
-	uint32_t pid, mode;
-};
-
 struct qent {
 	uint64_t time;
 	uint64_t seq;
@@ -116,10 +94,6 @@ struct rep {
 	size_t queued_bytes; /* of the records in the queue, padded */
 	uint64_t seq, round_max, prev_round_max;
 	struct prec_hist_frame frames[MAX_FRAMES];
-	bool batched; /* samples are resolved into pend[] and go into the trie in batches */
-	struct pend pend[PEND_MAX];
-	size_t npend, pend_nf;
-	struct prec_hist_frame pend_frames[PEND_FRAMES];
 	struct cc_slot *cc;
 	uint32_t cc_seen, cc_hits; /* in this window */
 	uint32_t cc_rest; /* samples that skip the cache before the next window */
@@ -391,10 +365,10 @@ static uint64_t chain_hash(const uint64_t *ips, size_t n)
 	return h ^ (h >> 29);
 }
 
-/* The frames of a raw chain into R->frames, resolved one by one; 0 or a negative errno. */
-static int resolve_frames(struct rep *R, struct prec_thread *t, const struct prec_sample *s,
+/* The stack of a raw chain, resolved frame by frame; its node, or a negative errno. */
+static long resolve_stack(struct rep *R, struct prec_thread *t, const struct prec_sample *s,
 			  const uint64_t *ips, size_t n, uint16_t misc, bool chain, bool unwound,
-			  size_t *ret_nf)
+			  uint32_t ctx)
 {
 	size_t nf = 0;
 	int err = resolve_chain(R, t, ips, n, misc, chain, unwound, &nf);
@@ -407,54 +381,9 @@ static int resolve_frames(struct rep *R, struct prec_thread *t, const struct pre
 		if (!err && dropped && nf)
 			R->frames[0].flags |= PREC_FRAME_NOCHAIN;
 	}
-	*ret_nf = nf;
-	return err;
-}
-
-/* Count a sample on its stack's node; then, if it was looked up in the chain cache and
- * missed, the cache learns its chain. */
-static void count_sample(struct rep *R, const struct pend *p, uint32_t node)
-{
-	struct cc_slot *slot = p->slot;
-
-	prec_hist__count(R->h, p->ctx, node, p->period);
-	if (!slot)
-		return;
-	if (p->n > slot->cap) {
-		uint64_t *q = realloc(slot->ips, p->n * 8);
-
-		if (!q)
-			return; /* the cache is only a cache */
-		slot->ips = q;
-		slot->cap = (uint32_t)p->n;
-	}
-	memcpy(slot->ips, p->ips ? p->ips : &p->ip, p->n * 8);
-	slot->n = (uint32_t)p->n;
-	slot->hash = p->hash;
-	slot->gen = p->gen;
-	slot->pid = p->pid;
-	slot->ctx = p->ctx;
-	slot->mode = p->mode;
-	slot->node = node;
-}
-
-/* Put the waiting samples' stacks into the trie, in the order they came. */
-static int drain_pending(struct rep *R)
-{
-	size_t i;
-
-	for (i = 0; i < R->npend; i++) {
-		const struct pend *p = &R->pend[i];
-		long node = prec_hist__stack(R->h, p->ctx, R->pend_frames + p->off, p->nf);
-
-		if (node < 0) {
-			R->npend = R->pend_nf = 0;
-			return (int)node;
-		}
-		count_sample(R, p, (uint32_t)node);
-	}
-	R->npend = R->pend_nf = 0;
-	return 0;
+	if (err)
+		return err;
+	return prec_hist__stack(R->h, ctx, R->frames, nf);
 }
 
 /* Whether this sample uses the chain cache (see CC_WINDOW). */
@@ -527,34 +456,6 @@ static const uint64_t *unwound_chain(struct rep *R, const struct prec_evsel *ev,
 	return R->uw_ips;
 }
 
-/* The stack of the sample p, its frames in R->frames, into the trie: now, or with the next
- * batch if `wait`. */
-static __attribute__((noinline)) int add_stack(struct rep *R, struct pend *p, bool wait)
-{
-	long node;
-	int err;
-
-	if (!wait) {
-		node = prec_hist__stack(R->h, p->ctx, R->frames, p->nf);
-		if (node < 0)
-			return (int)node;
-		count_sample(R, p, (uint32_t)node);
-		return 0;
-	}
-	if (R->pend_nf + p->nf > PEND_FRAMES) {
-		err = drain_pending(R);
-		if (err)
-			return err;
-	}
-	p->off = (uint32_t)R->pend_nf;
-	memcpy(R->pend_frames + p->off, R->frames, p->nf * sizeof(*R->frames));
-	R->pend_nf += p->nf;
-	R->pend[R->npend++] = *p;
-	if (p->nf)
-		prec_hist__prefetch(R->h, p->ctx, &R->frames[p->nf - 1]);
-	return R->npend == PEND_MAX ? drain_pending(R) : 0;
-}
-
 static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t misc, int evidx)
 {
 	const struct prec_evsel *ev = prec_reader__evsel(R->r, (size_t)evidx);
@@ -562,14 +463,12 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	struct prec_sample s;
 	struct prec_thread *t;
 	struct cc_slot *slot;
-	struct pend p;
 	const uint64_t *ips;
-	size_t n, nf;
-	uint64_t hash = 0, gen = 0;
+	size_t n;
+	uint64_t hash, gen;
 	uint32_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool chain, unwound = false;
-	long ctx;
-	int err;
+	long ctx, node;
 
 	if (prec_sample__parse(&ev->layout, rec, size, &s)) {
 		R->bad_samples++;
@@ -623,22 +522,29 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 			return 0;
 		}
 	}
-	err = resolve_frames(R, t, &s, ips, n, misc, chain, unwound, &nf);
-	if (err)
-		return err;
-	p.ctx = (uint32_t)ctx;
-	p.nf = (uint32_t)nf;
-	p.period = hs.period;
-	p.slot = slot;
-	p.ips = ips == &s.ip ? NULL : ips; /* s is gone when a batch goes in */
-	p.ip = s.ip;
-	p.n = n;
-	p.hash = hash;
-	p.gen = gen;
-	p.pid = s.pid;
-	p.mode = mode;
-	/* unwound chains live in a buffer the next sample reuses: no waiting for those */
-	return add_stack(R, &p, R->batched && !unwound);
+	node = resolve_stack(R, t, &s, ips, n, misc, chain, unwound, (uint32_t)ctx);
+	if (node < 0)
+		return (int)node;
+	prec_hist__count(R->h, (uint32_t)ctx, (uint32_t)node, hs.period);
+	if (!slot)
+		return 0;
+	if (n > slot->cap) {
+		uint64_t *p = realloc(slot->ips, n * 8);
+
+		if (!p)
+			return 0; /* the cache is only a cache */
+		slot->ips = p;
+		slot->cap = (uint32_t)n;
+	}
+	memcpy(slot->ips, ips, n * 8);
+	slot->n = (uint32_t)n;
+	slot->hash = hash;
+	slot->gen = gen;
+	slot->pid = s.pid;
+	slot->ctx = (uint32_t)ctx;
+	slot->mode = mode;
+	slot->node = (uint32_t)node;
+	return 0;
 }
 
 /* ---- records ---- */
@@ -752,21 +658,14 @@ static int flush_queue(struct rep *R, uint64_t limit)
 	err = sort_queue(R);
 	if (err)
 		return err;
-	/* the records stay where they are until the loop ends: samples may wait in batches */
-	R->batched = true;
 	for (i = 0; i < R->nq && R->q[i].time <= limit; i++) {
 		const struct qent *e = &R->q[i];
 		const struct perf_event_header *hd = (const void *)(R->arenas[e->arena].data + e->off);
 
 		err = process_now(R, hd->type, hd->misc, hd, e->size, e->evsel);
 		if (err)
-			break;
+			return err;
 	}
-	R->batched = false;
-	if (!err)
-		err = drain_pending(R);
-	if (err)
-		return err;
 	R->queued_bytes = 0;
 	for (; i < R->nq; i++, k++) {
 		R->q[k] = R->q[i];
