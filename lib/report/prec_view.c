@@ -750,16 +750,124 @@ static int print_graph(const struct view *v, struct graph *g, const struct prec_
 	return err;
 }
 
+/* A row put together before it is written: one fwrite a row instead of one per piece
+ * (stdio's per-call cost was a quarter of the view on a 14k-row report). */
+struct line {
+	char *p;
+	size_t n, cap;
+	bool failed; /* out of memory: pieces go straight to the stream */
+};
+
+/* Room for `more` bytes; false (and the line written out, from now on pieces go straight to
+ * the stream) when there is no memory for it. */
+static bool line_room(struct line *l, FILE *out, size_t more)
+{
+	if (!l->failed && !prec_array__grow((void **)&l->p, &l->cap, l->n + more, 1, 256))
+		return true;
+	if (!l->failed && l->n)
+		fwrite(l->p, 1, l->n, out);
+	l->failed = true;
+	l->n = 0;
+	return false;
+}
+
+static inline void line_put(struct line *l, FILE *out, const char *t, size_t n, size_t pad)
+{
+	if (!n && !pad) /* nothing; and l->p may still be NULL */
+		return;
+	if (l->cap - l->n < n + pad && !line_room(l, out, n + pad)) {
+		fwrite(t, 1, n, out);
+		while (pad--)
+			fputc(' ', out);
+		return;
+	}
+	memcpy(l->p + l->n, t, n);
+	if (pad)
+		memset(l->p + l->n + n, ' ', pad);
+	l->n += n + pad;
+}
+
+/* t in a field of `width` columns, right- or left-aligned (printf's %*s without printf). */
+static void put_padded(struct line *l, FILE *out, const char *t, int width, bool right)
+{
+	size_t n = strlen(t);
+	size_t pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
+
+	if (right)
+		line_put(l, out, "", 0, pad);
+	line_put(l, out, t, n, right ? 0 : pad);
+}
+
+/* Entry e's row: written to v->out in one piece, built in `row`. */
+static void print_row(const struct view *v, const struct prec_entry *e, struct line *row)
+{
+	const char *sep = v->o->field_sep;
+	char buf[NAME_MAX_LEN];
+	size_t c;
+
+	row->n = 0;
+	line_put(row, v->out, sep ? "" : "  ", sep ? 0 : 2, 0);
+	for (c = 0; c < v->nr_cols; c++) {
+		const struct col *col = &v->cols[c];
+		const char *t = cell(v, col, e, buf, sizeof(buf));
+
+		if (sep) {
+			line_put(row, v->out, sep, c ? strlen(sep) : 0, 0);
+			line_put(row, v->out, t, strlen(t), 0);
+		} else if (c + 1 == v->nr_cols && !col->right) {
+			line_put(row, v->out, "  ", 2, 0);
+			line_put(row, v->out, t, strlen(t), 0);
+		} else {
+			line_put(row, v->out, "  ", c ? 2 : 0, 0);
+			put_padded(row, v->out, t, col->width, col->right);
+		}
+	}
+	line_put(row, v->out, "\n", 1, 0);
+	if (row->n)
+		fwrite(row->p, 1, row->n, v->out);
+}
+
+/* Entry e's row, then, with `graphs`, its graph.  A graph with nothing above the threshold
+ * prints nothing, not even the blank line that ends a graph (perf: "do not add a blank line
+ * if it printed nothing"). */
+static int print_entry(const struct view *v, struct graph *g, const struct prec_entry *e,
+		       struct line *row, bool graphs)
+{
+	print_row(v, e, row);
+	if (graphs && e->occ_n && graph_shown(v, e))
+		return print_graph(v, g, e);
+	return 0;
+}
+
+/* Entries rows[0, nr), each with its graph. */
+static int print_entries(const struct view *v, struct graph *g, const uint32_t *rows, size_t nr,
+			 struct line *row)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i++)
+		err = print_entry(v, g, &v->h->entries[rows[i]], row, true);
+	return err;
+}
+
 /*
- * Graphs drawn on a second thread while the rows are printed.  The graphs to draw are
- * numbered in print order; each thread takes the next one not taken.  The helper draws into
- * memory, which the printing thread copies out when it reaches that row; a graph nobody has
- * taken yet when its row comes is drawn by the printing thread itself, straight to the
- * output, and while it waits for one the helper is drawing it draws later ones into memory.
- * Both only read the hist.
+ * Entries (row and graph) printed by two threads.  The entries are jobs numbered in print
+ * order; each thread takes the next one not taken.  The helper prints into memory, which the
+ * printing thread copies out when it reaches that entry; an entry nobody has taken yet when
+ * its turn comes is printed by the printing thread itself, straight to the output, and while
+ * it waits for one the helper is printing it prints later ones into memory.  Both only read
+ * the hist.  Rows are jobs too: each reads its entry, frame and name, cache misses that the
+ * two threads then take in parallel.
  */
+/* Entries per job: the first rows, the heaviest, have the largest graphs, so jobs start at
+ * one entry and double every two jobs up to GJOB_ROWS, which keep the many small entries of
+ * the tail from costing a handover each. */
+#define GJOB_ROWS 32
+
 struct gjob {
-	const struct prec_entry *e;
+	const uint32_t *rows; /* the entries of the job, in print order */
+	size_t nr;
 	char *text; /* the helper's drawing */
 	size_t len;
 	int err;
@@ -773,11 +881,13 @@ struct gpool {
 	size_t nr, next; /* jobs[next..nr) are not taken */
 	struct view v; /* the helper's copy; out is its memory stream */
 	struct graph g;
+	struct line row;
 	pthread_t thread;
 };
 
-/* Draw job j into memory with view v's settings (its out is replaced) and graph g. */
-static void draw_job(struct view v, struct graph *g, struct gjob *j)
+/* Print job j into memory with view v's settings (its out is replaced), graph g and row
+ * buffer `row`. */
+static void draw_job(struct view v, struct graph *g, struct line *row, struct gjob *j)
 {
 	FILE *f = open_memstream(&j->text, &j->len);
 
@@ -786,18 +896,19 @@ static void draw_job(struct view v, struct graph *g, struct gjob *j)
 		return;
 	}
 	v.out = f;
-	j->err = print_graph(&v, g, j->e);
+	j->err = print_entries(&v, g, j->rows, j->nr, row);
 	if (fclose(f) && !j->err)
 		j->err = -ENOMEM;
 }
 
 /* Take the next job and draw it; called and returning with p->lock held. */
-static void take_and_draw(struct gpool *p, const struct view *v, struct graph *g)
+static void take_and_draw(struct gpool *p, const struct view *v, struct graph *g,
+			  struct line *row)
 {
 	struct gjob *j = &p->jobs[p->next++];
 
 	pthread_mutex_unlock(&p->lock);
-	draw_job(*v, g, j);
+	draw_job(*v, g, row, j);
 	pthread_mutex_lock(&p->lock);
 	j->done = true;
 	pthread_cond_broadcast(&p->done);
@@ -809,16 +920,17 @@ static void *graph_helper(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	while (p->next < p->nr)
-		take_and_draw(p, &p->v, &p->g);
+		take_and_draw(p, &p->v, &p->g, &p->row);
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
 /*
- * Print job k's graph: draw it straight to the output if nobody took it yet; else, until it
- * is drawn, draw later ones into memory too; then copy it out.
+ * Print job k: straight to the output if nobody took it yet; else, until it is done, do
+ * later ones into memory too; then copy it out.
  */
-static int gpool_print(struct gpool *p, const struct view *v, struct graph *g, size_t k)
+static int gpool_print(struct gpool *p, const struct view *v, struct graph *g, struct line *row,
+		       size_t k)
 {
 	struct gjob *j = &p->jobs[k];
 	int err;
@@ -828,12 +940,12 @@ static int gpool_print(struct gpool *p, const struct view *v, struct graph *g, s
 		if (p->next == k) { /* not taken: ours */
 			p->next++;
 			pthread_mutex_unlock(&p->lock);
-			return print_graph(v, g, j->e);
+			return print_entries(v, g, j->rows, j->nr, row);
 		}
 		if (j->done)
 			break;
 		if (p->next < p->nr)
-			take_and_draw(p, v, g);
+			take_and_draw(p, v, g, row);
 		else
 			pthread_cond_wait(&p->done, &p->lock);
 	}
@@ -875,6 +987,7 @@ static void gpool_stop(struct gpool *p)
 	pthread_join(p->thread, NULL);
 	for (k = 0; k < p->nr; k++)
 		free(p->jobs[k].text);
+	free(p->row.p);
 	graph_release(&p->g);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->lock);
@@ -933,54 +1046,6 @@ static void print_event_header(const struct view *v)
 	fputs("#\n", v->out);
 }
 
-/* A row put together before it is written: one fwrite a row instead of one per piece
- * (stdio's per-call cost was a quarter of the view on a 14k-row report). */
-struct line {
-	char *p;
-	size_t n, cap;
-	bool failed; /* out of memory: pieces go straight to the stream */
-};
-
-/* Room for `more` bytes; false (and the line written out, from now on pieces go straight to
- * the stream) when there is no memory for it. */
-static bool line_room(struct line *l, FILE *out, size_t more)
-{
-	if (!l->failed && !prec_array__grow((void **)&l->p, &l->cap, l->n + more, 1, 256))
-		return true;
-	if (!l->failed && l->n)
-		fwrite(l->p, 1, l->n, out);
-	l->failed = true;
-	l->n = 0;
-	return false;
-}
-
-static inline void line_put(struct line *l, FILE *out, const char *t, size_t n, size_t pad)
-{
-	if (!n && !pad) /* nothing; and l->p may still be NULL */
-		return;
-	if (l->cap - l->n < n + pad && !line_room(l, out, n + pad)) {
-		fwrite(t, 1, n, out);
-		while (pad--)
-			fputc(' ', out);
-		return;
-	}
-	memcpy(l->p + l->n, t, n);
-	if (pad)
-		memset(l->p + l->n + n, ' ', pad);
-	l->n += n + pad;
-}
-
-/* t in a field of `width` columns, right- or left-aligned (printf's %*s without printf). */
-static void put_padded(struct line *l, FILE *out, const char *t, int width, bool right)
-{
-	size_t n = strlen(t);
-	size_t pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
-
-	if (right)
-		line_put(l, out, "", 0, pad);
-	line_put(l, out, t, n, right ? 0 : pad);
-}
-
 /* The width of column c for entry e.  cell() hands names over as they are and formats the
  * rest without printf, so measuring a cell costs little more than a strlen. */
 static int cell_width(const struct view *v, const struct col *c, const struct prec_entry *e)
@@ -1035,14 +1100,14 @@ static int stdio_event(struct view *v, struct graph *g)
 {
 	struct gjob *jobs = NULL;
 	struct gpool pool;
-	size_t njobs = 0, next_job = 0;
+	size_t njobs;
 	bool pooled = false;
 	struct prec_hist *h = v->h;
 	const struct prec_view_opts *o = v->o;
 	const char *sep = o->field_sep;
+	bool graphs = o->graph != PREC_GRAPH_NONE && !sep;
 	uint32_t *rows = NULL, i;
 	size_t nr = 0, c;
-	char buf[NAME_MAX_LEN];
 	struct line row = { 0 };
 	int err = 0;
 
@@ -1091,52 +1156,31 @@ static int stdio_event(struct view *v, struct graph *g)
 		}
 		fputs("\n#\n", v->out);
 	}
-	/* the graphs to draw, in print order; with two or more, a second thread helps */
-	if (o->graph != PREC_GRAPH_NONE && !sep) {
-		jobs = calloc(nr + 1, sizeof(*jobs));
+	/* with graphs, a second thread helps once there are two entries or more */
+	njobs = 0;
+	if (graphs && nr >= 2) {
+		size_t at = 0;
+
+		jobs = calloc(nr, sizeof(*jobs));
 		if (!jobs) {
 			free(rows);
 			return -ENOMEM;
 		}
-		for (i = 0; i < nr; i++) {
-			const struct prec_entry *e = &h->entries[rows[i]];
+		for (; at < nr; njobs++) {
+			size_t want = njobs / 2 < 5 ? (size_t)1 << (njobs / 2) : GJOB_ROWS;
 
-			if (e->occ_n && graph_shown(v, e))
-				jobs[njobs++].e = e;
+			jobs[njobs].rows = rows + at;
+			jobs[njobs].nr = nr - at < want ? nr - at : want;
+			at += jobs[njobs].nr;
 		}
-		pooled = njobs >= 2 && gpool_start(&pool, v, jobs, njobs);
+		pooled = gpool_start(&pool, v, jobs, njobs);
 	}
-	for (i = 0; i < nr && !err; i++) {
-		const struct prec_entry *e = &h->entries[rows[i]];
-
-		row.n = 0;
-		line_put(&row, v->out, sep ? "" : "  ", sep ? 0 : 2, 0);
-		for (c = 0; c < v->nr_cols; c++) {
-			const struct col *col = &v->cols[c];
-			const char *t = cell(v, col, e, buf, sizeof(buf));
-
-			if (sep) {
-				line_put(&row, v->out, sep, c ? strlen(sep) : 0, 0);
-				line_put(&row, v->out, t, strlen(t), 0);
-			} else if (c + 1 == v->nr_cols && !col->right) {
-				line_put(&row, v->out, "  ", 2, 0);
-				line_put(&row, v->out, t, strlen(t), 0);
-			} else {
-				line_put(&row, v->out, "  ", c ? 2 : 0, 0);
-				put_padded(&row, v->out, t, col->width, col->right);
-			}
-		}
-		line_put(&row, v->out, "\n", 1, 0);
-		if (row.n)
-			fwrite(row.p, 1, row.n, v->out);
-		/* the jobs are the rows with a graph to draw; one with nothing above the
-		 * threshold prints nothing, not even the blank line that ends a graph (perf: "do
-		 * not add a blank line if it printed nothing") */
-		if (next_job < njobs && jobs[next_job].e == e) {
-			err = pooled ? gpool_print(&pool, v, g, next_job) : print_graph(v, g, e);
-			next_job++;
-		}
-	}
+	if (pooled)
+		for (i = 0; i < njobs && !err; i++)
+			err = gpool_print(&pool, v, g, &row, i);
+	else
+		for (i = 0; i < nr && !err; i++)
+			err = print_entry(v, g, &h->entries[rows[i]], &row, graphs);
 	if (pooled)
 		gpool_stop(&pool);
 	free(row.p);
