@@ -152,6 +152,7 @@ struct prec_thread *prec_machine__thread(struct prec_machine *m, uint32_t pid, u
 				return NULL;
 			t->pid = pid;
 			t->ms = ms;
+			memset(t->user, 0, sizeof(t->user)); /* another thread now */
 		}
 		return t;
 	}

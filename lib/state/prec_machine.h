@@ -48,6 +48,9 @@ struct prec_thread {
 	uint32_t pid, tid;
 	const char *comm; /* interned; ":TID" until a COMM is seen, "swapper" for tid 0 */
 	struct prec_mspace *ms;
+	/* the machine's user may keep per-thread data of its own here: zero when the thread
+	 * is made, never read or written by the machine */
+	uint64_t user[3];
 };
 
 struct prec_machine;

@@ -177,16 +177,28 @@ static bool is_anon_path(const char *p)
 	       !strncmp(p, "/anon_hugepage", 14);
 }
 
-/* The hist DSO id of the JIT map of `pid`, 0 when it has none. */
-static long jit_id(struct rep *R, uint32_t pid)
+/* What preport keeps in a thread's prec_thread.user[]. */
+enum {
+	TU_CTX_COMM, /* the comm for which TU_CTX holds the context */
+	TU_CTX, /* (evsel + 1) << 32 | context id; 0: none yet */
+	TU_JIT, /* jit_id() of its process + 1; 0: not asked yet */
+};
+
+/* The hist DSO id of the JIT map of thread t's process, 0 when it has none. */
+static long jit_id(struct rep *R, struct prec_thread *t)
 {
+	uint32_t pid = t->pid;
 	uint64_t key = pid;
 	bool is_new;
 	long id;
 
-	/* asked for every frame outside a file mapping: mostly the same process in a row */
-	if (R->jit_last_valid && R->jit_last_pid == pid)
+	/* asked for every frame outside a file mapping: the thread remembers it */
+	if (t->user[TU_JIT])
+		return (long)t->user[TU_JIT] - 1;
+	if (R->jit_last_valid && R->jit_last_pid == pid) {
+		t->user[TU_JIT] = (uint64_t)R->jit_last + 1;
 		return R->jit_last;
+	}
 	id = prec_keyset__intern(&R->jit_ids, &key, &is_new);
 	if (id < 0)
 		return id;
@@ -212,6 +224,7 @@ static long jit_id(struct rep *R, uint32_t pid)
 	R->jit_last_pid = pid;
 	R->jit_last = R->jit_val[id];
 	R->jit_last_valid = true;
+	t->user[TU_JIT] = (uint64_t)R->jit_last + 1;
 	return R->jit_last;
 }
 
@@ -225,7 +238,7 @@ static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
 	if (map && !map->priv) {
 		/* memfd code is a JIT's when the process has a perf map; otherwise it is shown
 		 * as perf 6.1 shows it, a file that cannot be read (name and file offsets) */
-		bool jit = !strncmp(map->path, "/memfd:", 7) && (id = jit_id(R, t->pid)) != 0;
+		bool jit = !strncmp(map->path, "/memfd:", 7) && (id = jit_id(R, t)) != 0;
 
 		if (jit && id < 0)
 			return (int)id;
@@ -250,7 +263,7 @@ static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
 		f->addr = addr - map->start + map->pgoff;
 		return 0;
 	}
-	id = jit_id(R, t->pid);
+	id = jit_id(R, t);
 	if (id < 0)
 		return (int)id;
 	f->dso = (uint32_t)id; /* 0: no mapping; the address stays absolute either way */
@@ -492,9 +505,18 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 		hs.period = s.period;
 	else
 		hs.period = ev->attr.freq ? 1 : (ev->attr.sample_period ? ev->attr.sample_period : 1);
-	ctx = prec_hist__context(R->h, &hs);
-	if (ctx < 0)
-		return (int)ctx;
+	/* a thread's samples are mostly of one context: the thread remembers it (unless the
+	 * context has the CPU in it) */
+	if (t->user[TU_CTX] >> 32 == (uint64_t)evidx + 1 && t->user[TU_CTX_COMM] == (uintptr_t)t->comm &&
+	    !R->h->ctx_cpu) {
+		ctx = (long)(uint32_t)t->user[TU_CTX];
+	} else {
+		ctx = prec_hist__context(R->h, &hs);
+		if (ctx < 0)
+			return (int)ctx;
+		t->user[TU_CTX_COMM] = (uintptr_t)t->comm;
+		t->user[TU_CTX] = ((uint64_t)evidx + 1) << 32 | (uint64_t)ctx;
+	}
 
 	chain = (ev->layout.sample_type & PERF_SAMPLE_CALLCHAIN) && s.callchain_nr;
 	ips = chain ? s.callchain : &s.ip;
