@@ -757,16 +757,15 @@ static int print_chains(const struct view *v, struct graph *g, uint32_t node, ui
 	return 0;
 }
 
-/* Whether entry e's graph has anything to show: no branch or chain weighs more than all the
- * stacks through the entry, so below the threshold the graph is not built. */
+/*
+ * Whether entry e's graph has anything to show: no branch or chain weighs more than all the
+ * stacks through the entry, so below the threshold the graph is not built.  Those stacks
+ * are its occurrences, one per stack (prec_hist__finish()), whose periods add up to the
+ * entry's primary period: with children every stack it is on, without only those it ends.
+ */
 static bool graph_shown(const struct view *v, const struct prec_entry *e)
 {
-	uint64_t through = 0;
-	uint32_t i;
-
-	for (i = 0; i < e->occ_n; i++)
-		through += v->h->node[v->h->occ[e->occ_start + i].node].self_period;
-	return pct(through, v->total) >= v->o->graph_threshold;
+	return pct(primary(v, e), v->total) >= v->o->graph_threshold;
 }
 
 /* Build and print entry e's graph to v->out, with the blank line after it when it printed
