@@ -448,6 +448,7 @@ static void sort_rows(const struct view *v, uint32_t *rows, size_t nr)
 		rowkey_of(v, rows[i], &k[i]);
 		pos[i] = (uint32_t)i;
 	}
+	/* rows serves as sort_halves()'s scratch: its entries are in the keys now */
 	if (v->h->opts.children || nr < SORT_HALVES_MIN || !sort_halves(&rs, pos, nr, rows))
 		qsort_r(pos, nr, sizeof(*pos), cmp_rows, &rs);
 	for (i = 0; i < nr; i++)
@@ -945,8 +946,7 @@ static void draw_job(struct view v, struct graph *g, struct line *row, struct gj
 }
 
 /* Take the next job and draw it; called and returning with p->lock held. */
-static void take_and_draw(struct gpool *p, const struct view *v, struct graph *g,
-			  struct line *row)
+static void take_and_draw(struct gpool *p, const struct view *v, struct graph *g, struct line *row)
 {
 	struct gjob *j = &p->jobs[p->next++];
 

@@ -132,7 +132,8 @@ static void phase_end(const struct phases *p, const char *name)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	fprintf(stderr, "preport: %-6s %8.2f ms\n", name,
-		(double)(t.tv_sec - p->t0.tv_sec) * 1e3 + (double)(t.tv_nsec - p->t0.tv_nsec) / 1e6);
+		(double)(t.tv_sec - p->t0.tv_sec) * 1e3 +
+		    (double)(t.tv_nsec - p->t0.tv_nsec) / 1e6);
 }
 
 /* ---- filters ---- */
@@ -180,8 +181,8 @@ static bool is_anon_path(const char *p)
 /* What preport keeps in a thread's prec_thread.user[]. */
 enum {
 	TU_CTX_COMM, /* the comm for which TU_CTX holds the context */
-	TU_CTX, /* (evsel + 1) << 32 | context id; 0: none yet */
-	TU_JIT, /* jit_id() of its process + 1; 0: not asked yet */
+	TU_CTX,	     /* (evsel + 1) << 32 | context id; 0: none yet */
+	TU_JIT,	     /* jit_id() of its process + 1; 0: not asked yet */
 };
 
 /* The hist DSO id of the JIT map of thread t's process, 0 when it has none. */
@@ -507,8 +508,8 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 		hs.period = ev->attr.freq ? 1 : (ev->attr.sample_period ? ev->attr.sample_period : 1);
 	/* a thread's samples are mostly of one context: the thread remembers it (unless the
 	 * context has the CPU in it) */
-	if (t->user[TU_CTX] >> 32 == (uint64_t)evidx + 1 && t->user[TU_CTX_COMM] == (uintptr_t)t->comm &&
-	    !R->h->ctx_cpu) {
+	if (t->user[TU_CTX] >> 32 == (uint64_t)evidx + 1 &&
+	    t->user[TU_CTX_COMM] == (uintptr_t)t->comm && !R->h->ctx_cpu) {
 		ctx = (long)(uint32_t)t->user[TU_CTX];
 	} else {
 		ctx = prec_hist__context(R->h, &hs);
