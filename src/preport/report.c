@@ -82,8 +82,6 @@ struct rep {
 	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
 	uint32_t *jit_val;
 	size_t jit_cap;
-	uint32_t jit_last_pid, jit_last; /* the last answer of jit_id(), if jit_last_valid */
-	bool jit_last_valid;
 	bool ordered; /* every event has time and sample_id_all */
 	struct qent *q;
 	size_t nq, qcap;
@@ -196,10 +194,6 @@ static long jit_id(struct rep *R, struct prec_thread *t)
 	/* asked for every frame outside a file mapping: the thread remembers it */
 	if (t->user[TU_JIT])
 		return (long)t->user[TU_JIT] - 1;
-	if (R->jit_last_valid && R->jit_last_pid == pid) {
-		t->user[TU_JIT] = (uint64_t)R->jit_last + 1;
-		return R->jit_last;
-	}
 	id = prec_keyset__intern(&R->jit_ids, &key, &is_new);
 	if (id < 0)
 		return id;
@@ -222,11 +216,8 @@ static long jit_id(struct rep *R, struct prec_thread *t)
 		}
 		R->jit_val[id] = (uint32_t)hid;
 	}
-	R->jit_last_pid = pid;
-	R->jit_last = R->jit_val[id];
-	R->jit_last_valid = true;
-	t->user[TU_JIT] = (uint64_t)R->jit_last + 1;
-	return R->jit_last;
+	t->user[TU_JIT] = (uint64_t)R->jit_val[id] + 1;
+	return R->jit_val[id];
 }
 
 static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
