@@ -91,15 +91,15 @@ compare_flat() {
 # the PLT's header (the lazy-binding stub): once in many runs of libwork a sample fell there,
 # which preport showed as perf's own ".plt" symbol while perf 6.1 had no ".plt" row (its row
 # was among those left out here, presumably _init again); so ".plt" rows are left out too.
+comparable_rows() { grep -v -e '^#' -e '@plt$' -e '\[\.\] _init$' -e '\[\.\] \.plt$'; }
+
 same_as_perf() {
 	_l=$1
 	_f=$2
 	shift 2
 	[ $# -gt 0 ] || set -- --no-children
-	"$PERF" report -i "$_f" --stdio "$@" 2>"$_f.same.err" | grep -v '^#' |
-		grep -v -e '@plt$' -e '\[\.\] _init$' -e '\[\.\] \.plt$' >"$_f.same.perf"
-	"$PREPORT" -i "$_f" "$@" 2>>"$_f.same.err" | grep -v '^#' |
-		grep -v -e '@plt$' -e '\[\.\] _init$' -e '\[\.\] \.plt$' >"$_f.same.prep"
+	"$PERF" report -i "$_f" --stdio "$@" 2>"$_f.same.err" | comparable_rows >"$_f.same.perf"
+	"$PREPORT" -i "$_f" "$@" 2>>"$_f.same.err" | comparable_rows >"$_f.same.prep"
 	if [ -s "$_f.same.perf" ] && cmp -s "$_f.same.perf" "$_f.same.prep"; then
 		ok "$_l $*: preport's report is perf report's, byte for byte ($(grep -c . "$_f.same.perf") lines)"
 	else
