@@ -164,7 +164,7 @@ void prec_hist__free(struct prec_hist *h)
 	prec_strset__release(&h->strs);
 	free(h->dsos);
 	free(h->ctx_root);
-	free(h->node);
+	prec_maparray__free(h->node, h->cap_nodes, sizeof(*h->node));
 	free(h->nslot);
 	free(h->node_frame);
 	free(h->ev);
@@ -335,7 +335,8 @@ static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_his
 
 		if (h->feed)
 			pthread_mutex_lock(&h->feed->lock);
-		err = grow((void **)&h->node, &cap, (size_t)id + 1, sizeof(*h->node));
+		err = prec_maparray__grow((void **)&h->node, &cap, (size_t)id + 1,
+					  sizeof(*h->node));
 		if (h->feed)
 			pthread_mutex_unlock(&h->feed->lock);
 		if (err)
@@ -399,7 +400,7 @@ static int nslot_add(struct prec_hist *h, uint32_t id)
 
 		if (!nr || nr > (1u << 31))
 			return -E2BIG;
-		slots = calloc(nr, sizeof(*slots));
+		slots = prec_calloc_written(nr, sizeof(*slots));
 		if (!slots)
 			return -ENOMEM;
 		for (i = 0; i < h->nr_nslots; i++) {

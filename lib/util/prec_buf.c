@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "prec_buf.h"
 
@@ -102,4 +104,55 @@ int prec_array__grow(void **arr, size_t *cap, size_t need, size_t elem, size_t f
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+void *prec_calloc_written(size_t n, size_t size)
+{
+	volatile unsigned char *p = calloc(n, size);
+	size_t i;
+
+	if (p) /* calloc checked n * size */
+		for (i = 0; i < n * size; i += 4096)
+			p[i] = 0;
+	return (void *)p;
+}
+
+/* The bytes of a mapping for `cap` items of `elem` bytes: a whole number of pages. */
+static size_t map_bytes(size_t cap, size_t elem)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (cap * elem + pg - 1) / pg * pg;
+}
+
+int prec_maparray__grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), ncap = *cap, bytes;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	if (!elem || need > (SIZE_MAX - pg) / 2 / elem)
+		return -ENOMEM;
+	if (!ncap)
+		ncap = (pg + elem - 1) / elem;
+	while (ncap < need)
+		ncap *= 2;
+	bytes = map_bytes(ncap, elem);
+	ncap = bytes / elem; /* the whole last page */
+	if (*cap)
+		p = mremap(*arr, map_bytes(*cap, elem), bytes, MREMAP_MAYMOVE);
+	else
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+void prec_maparray__free(void *arr, size_t cap, size_t elem)
+{
+	if (cap)
+		munmap(arr, map_bytes(cap, elem));
 }

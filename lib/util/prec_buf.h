@@ -37,4 +37,21 @@ void prec_buf__release(struct prec_buf *b);
  */
 int prec_array__grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
 
+/*
+ * calloc() for tables that are read before they are written (hash slots): the new pages
+ * are written at once, so each costs one page fault.  Fresh pages that are read first map
+ * the shared zero page, and the first write then takes a second fault, which in a process
+ * with two running threads also interrupts the other CPU to flush its TLB.
+ */
+void *prec_calloc_written(size_t n, size_t size);
+
+/*
+ * The same for a large array that lives in a mapping of its own (*arr NULL when *cap is 0):
+ * growing moves its pages instead of copying them (mremap), so the array costs only the
+ * pages its items touch, where a realloc'ed one also fills fresh pages with each copy.
+ * Free it with prec_maparray__free().
+ */
+int prec_maparray__grow(void **arr, size_t *cap, size_t need, size_t elem);
+void prec_maparray__free(void *arr, size_t cap, size_t elem);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prec_buf.h"
 #include "prec_hash.h"
 
 #define MUL 0x9e3779b97f4a7c15ULL
@@ -93,7 +94,7 @@ static int keyset_grow_slots(struct prec_keyset *ks)
 
 	if (nslots == 0 || nslots > (1u << 31))
 		return -E2BIG;
-	slots = calloc(nslots, sizeof(*slots));
+	slots = prec_calloc_written(nslots, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < ks->nslots; i++) {
@@ -213,7 +214,7 @@ static char *strset_store(struct prec_strset *ss, const char *s, size_t len)
 static int strset_grow(struct prec_strset *ss)
 {
 	size_t nslots = ss->nslots ? ss->nslots * 2 : 256, i, mask = nslots - 1;
-	char **slots = calloc(nslots, sizeof(*slots));
+	char **slots = prec_calloc_written(nslots, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;

@@ -1013,7 +1013,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 		goto out;
 	R.lost = calloc(nev ? nev : 1, sizeof(*R.lost));
 	ve = calloc(nev ? nev : 1, sizeof(*ve));
-	R.cc = calloc(CC_SLOTS, sizeof(*R.cc));
+	R.cc = prec_calloc_written(CC_SLOTS, sizeof(*R.cc));
 	if (!R.lost || !ve || !R.cc) {
 		err = -ENOMEM;
 		goto out;

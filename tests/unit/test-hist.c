@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "prec_buf.h"
 #include "prec_hist.h"
 #include "prec_symbol.h"
 #include "prec_view.h"
@@ -161,10 +162,38 @@ static char *report(enum feed_mode mode, bool *caught_up)
 	return text;
 }
 
+/* The node array's storage: a mapping that moves as it grows keeps every item. */
+static void check_maparray(void)
+{
+	uint32_t *a = NULL, i, bad = 0;
+	size_t cap = 0, caps = 0, last = 0;
+	unsigned char *z = prec_calloc_written(3 * 4096 + 5, 1);
+
+	for (i = 0; i < 1000000; i++) {
+		if (prec_maparray__grow((void **)&a, &cap, (size_t)i + 1, sizeof(*a)))
+			break;
+		if (cap != last)
+			caps++;
+		last = cap;
+		a[i] = i * 2654435761u;
+	}
+	for (uint32_t k = 0; k < i; k++)
+		bad += a[k] != k * 2654435761u;
+	ok(i == 1000000 && !bad && caps > 5 && cap >= i,
+	   "a map array grown to %u items in %zu steps keeps them all (%u wrong)", i, caps, bad);
+	prec_maparray__free(a, cap, sizeof(*a));
+	for (i = 0; z && i < 3 * 4096 + 5; i++)
+		bad += z[i] != 0;
+	ok(z && !bad, "prec_calloc_written gives zeroed memory");
+	free(z);
+}
+
 int main(void)
 {
 	bool caught_up;
 	char *plain, *fed, *early;
+
+	check_maparray();
 
 	write_kallsyms();
 	plain = report(NO_FEED, &caught_up);
