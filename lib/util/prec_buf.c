@@ -125,34 +125,53 @@ static size_t map_bytes(size_t cap, size_t elem)
 	return (cap * elem + pg - 1) / pg * pg;
 }
 
+/* Whether an array of `cap` items of `elem` bytes is in a mapping (else malloc'ed). */
+static int is_mapped(size_t cap, size_t elem)
+{
+	return cap * elem >= PREC_MAPARRAY_MIN;
+}
+
 int prec_maparray__grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), ncap = *cap, bytes;
+	size_t ncap = *cap ? *cap : 16, bytes;
 	void *p;
 
 	if (need <= *cap)
 		return 0;
-	if (!elem || need > (SIZE_MAX - pg) / 2 / elem)
+	if (!elem || need > SIZE_MAX / 4 / elem)
 		return -ENOMEM;
-	if (!ncap)
-		ncap = (pg + elem - 1) / elem;
 	while (ncap < need)
 		ncap *= 2;
+	if (!is_mapped(ncap, elem)) {
+		p = realloc(*arr, ncap * elem);
+		if (!p)
+			return -ENOMEM;
+		*arr = p;
+		*cap = ncap;
+		return 0;
+	}
 	bytes = map_bytes(ncap, elem);
-	ncap = bytes / elem; /* the whole last page */
-	if (*cap)
+	if (is_mapped(*cap, elem)) {
 		p = mremap(*arr, map_bytes(*cap, elem), bytes, MREMAP_MAYMOVE);
-	else
+		if (p == MAP_FAILED)
+			return -ENOMEM;
+	} else {
 		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return -ENOMEM;
+		if (p == MAP_FAILED)
+			return -ENOMEM;
+		if (*cap)
+			memcpy(p, *arr, *cap * elem);
+		free(*arr);
+	}
 	*arr = p;
-	*cap = ncap;
+	*cap = bytes / elem; /* the whole last page */
 	return 0;
 }
 
 void prec_maparray__free(void *arr, size_t cap, size_t elem)
 {
-	if (cap)
+	if (is_mapped(cap, elem))
 		munmap(arr, map_bytes(cap, elem));
+	else
+		free(arr);
 }

@@ -46,11 +46,12 @@ int prec_array__grow(void **arr, size_t *cap, size_t need, size_t elem, size_t f
 void *prec_calloc_written(size_t n, size_t size);
 
 /*
- * The same for a large array that lives in a mapping of its own (*arr NULL when *cap is 0):
- * growing moves its pages instead of copying them (mremap), so the array costs only the
- * pages its items touch, where a realloc'ed one also fills fresh pages with each copy.
- * Free it with prec_maparray__free().
+ * The same for an array that may grow large: malloc'ed while under PREC_MAPARRAY_MIN bytes,
+ * beyond that in a mapping of its own, which grows by moving its pages instead of copying
+ * them (mremap).  A realloc'ed array fills fresh pages with each copy; this one costs only
+ * the pages its items touch.  Capacities double from 16; free with prec_maparray__free().
  */
+#define PREC_MAPARRAY_MIN (256u << 10)
 int prec_maparray__grow(void **arr, size_t *cap, size_t need, size_t elem);
 void prec_maparray__free(void *arr, size_t cap, size_t elem);
 

@@ -157,15 +157,9 @@ long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 			*ret_new = false;
 		return SLOT_ID(ks->slots[s]);
 	}
-	if (ks->n == ks->cap) {
-		uint32_t cap = ks->cap ? ks->cap * 2 : 64;
-		unsigned char *k = realloc(ks->keys, (size_t)cap * ks->ksize);
-
-		if (!k)
-			return -ENOMEM;
-		ks->keys = k;
-		ks->cap = cap;
-	}
+	if (ks->n >= ks->cap &&
+	    prec_maparray__grow((void **)&ks->keys, &ks->cap, (size_t)ks->n + 1, ks->ksize))
+		return -ENOMEM;
 	key_copy(ks->keys + (size_t)ks->n * ks->ksize, key, ks->ksize);
 	ks->slots[s] = SLOT(ks->n, h);
 	if (ret_new)
@@ -175,7 +169,7 @@ long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 
 void prec_keyset__release(struct prec_keyset *ks)
 {
-	free(ks->keys);
+	prec_maparray__free(ks->keys, ks->cap, ks->ksize);
 	free(ks->slots);
 	prec_keyset__init(ks, ks->ksize);
 }

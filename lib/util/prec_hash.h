@@ -16,8 +16,9 @@
 
 struct prec_keyset {
 	size_t ksize; /* bytes per key */
-	unsigned char *keys; /* n keys, id order */
-	uint32_t n, cap;
+	unsigned char *keys; /* n keys, id order: a prec_maparray (prec_buf.h) of cap keys */
+	size_t cap;
+	uint32_t n;
 	uint64_t *slots; /* hash tag << 32 | id + 1, 0 = empty; nslots is a power of two */
 	uint32_t nslots;
 };

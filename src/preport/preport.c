@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -285,19 +284,18 @@ static int bad_value(const char *opt, const char *val, const char *what)
 
 /*
  * preport is a batch process whose memory only grows until it exits, and the hash tables at
- * its heart are probed at random.  These settings of glibc's malloc halve its time on a
- * system-wide recording (0.37 -> 0.22 s with call graphs; user and system time both drop):
+ * its heart are probed at random.  These settings of glibc's malloc:
  *  - large blocks come from the heap and freed memory stays there for reuse (by default
  *    glibc maps each block over 128 KiB by itself and unmaps it when freed, and trims the
  *    heap: every new table then starts with fresh, zero-filled pages, each a page fault);
- *  - the heap is backed by transparent huge pages where the system allows them (its
- *    default, "madvise", needs the ask): fewer page faults and TLB misses.  The heap is
- *    extended once, untouched (no memory is used until written), so one madvise covers where
- *    it will grow; beyond HEAP_ADVISED it grows with ordinary pages;
  *  - one arena for both threads, so the symbol loader's tables also land there (in an arena
  *    of its own they took a page fault per 4 KiB: the loader then ran 12 ms past the reader).
+ * The heap is not advised to use transparent huge pages (it was until the eighth session):
+ * on a VM whose free memory goes back to the host, a fresh 2 MiB page costs as much as
+ * 2.5 ms to fault in when the host has to back it anew, which is how a report usually finds
+ * the machine (right after perf report, A: 0.25 s with huge pages, 0.21 s without); only
+ * right after another process freed huge pages were they cheaper.
  */
-#define HEAP_ADVISED (64u << 20)
 
 /* Builds whose leak checker wants every block freed before exit (make check under
  * --enable-sanitizers) keep the report's teardown; others leave it to the kernel. */
@@ -349,19 +347,9 @@ static const char *cache_dir(char *buf, size_t len)
 
 static void tune_memory(void)
 {
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
-	void *p;
-
 	mallopt(M_ARENA_MAX, 1);
 	mallopt(M_MMAP_THRESHOLD, 512 << 20);
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
-	start = (uintptr_t)sbrk(0);
-	p = malloc(HEAP_ADVISED);
-	free(p);
-	end = (uintptr_t)sbrk(0);
-	start = (start + pg - 1) & ~(pg - 1);
-	if (p && start != (uintptr_t)-1 && end > start)
-		(void)madvise((void *)start, end - start, MADV_HUGEPAGE);
 }
 
 int main(int argc, char **argv)
