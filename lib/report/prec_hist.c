@@ -321,6 +321,9 @@ void prec_hist__feed_stop(struct prec_hist *h)
 	h->feed = NULL;
 }
 
+/* Nodes whose pages are faulted in together, ahead of their use. */
+#define NODE_PREFAULT 8192
+
 /* A new node (parent, f); its id, or -ENOMEM. */
 static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
 {
@@ -343,6 +346,8 @@ static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_his
 			return -ENOMEM;
 		h->cap_nodes = cap;
 	}
+	if (!(id % NODE_PREFAULT))
+		prec_maparray__prefault(h->node, h->cap_nodes, sizeof(*h->node), id, NODE_PREFAULT);
 	n = &h->node[id];
 	memset(n, 0, sizeof(*n));
 	n->parent = parent;

@@ -175,3 +175,17 @@ void prec_maparray__free(void *arr, size_t cap, size_t elem)
 	else
 		free(arr);
 }
+
+void prec_maparray__prefault(void *arr, size_t cap, size_t elem, size_t from, size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), start, end;
+
+	if (!is_mapped(cap, elem) || from >= cap)
+		return;
+	if (n > cap - from)
+		n = cap - from;
+	start = from * elem / pg * pg;
+	end = map_bytes(from + n, elem);
+	if (end > start) /* an old kernel without MADV_POPULATE_WRITE says EINVAL: faults it is */
+		(void)madvise((unsigned char *)arr + start, end - start, MADV_POPULATE_WRITE);
+}
