@@ -142,14 +142,8 @@ int prec_maparray__grow(void **arr, size_t *cap, size_t need, size_t elem)
 		return -ENOMEM;
 	while (ncap < need)
 		ncap *= 2;
-	if (!is_mapped(ncap, elem)) {
-		p = realloc(*arr, ncap * elem);
-		if (!p)
-			return -ENOMEM;
-		*arr = p;
-		*cap = ncap;
-		return 0;
-	}
+	if (!is_mapped(ncap, elem)) /* still small: the same doubling, malloc'ed */
+		return prec_array__grow(arr, cap, need, elem, 16);
 	bytes = map_bytes(ncap, elem);
 	if (is_mapped(*cap, elem)) {
 		p = mremap(*arr, map_bytes(*cap, elem), bytes, MREMAP_MAYMOVE);

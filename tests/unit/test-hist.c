@@ -184,7 +184,9 @@ static void check_maparray(void)
 	for (size_t k = i; k < cap; k++)
 		bad += a[k] != 0;
 	ok(i == 1000000 && !bad && caps > 5 && cap >= i,
-	   "a map array grown to %u items in %zu steps keeps them all, prefaulted or not (%u wrong)", i, caps, bad);
+	   "a map array grown to %u items in %zu steps keeps them all, prefaulted or not "
+	   "(%u wrong)",
+	   i, caps, bad);
 	prec_maparray__free(a, cap, sizeof(*a));
 	for (i = 0; z && i < 3 * 4096 + 5; i++)
 		bad += z[i] != 0;
