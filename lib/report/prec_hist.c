@@ -165,6 +165,7 @@ void prec_hist__free(struct prec_hist *h)
 	free(h->dsos);
 	free(h->ctx_root);
 	prec_maparray__free(h->node, h->cap_nodes, sizeof(*h->node));
+	prec_maparray__free(h->node_count, h->cap_node_count, sizeof(*h->node_count));
 	free(h->nslot);
 	free(h->node_frame);
 	free(h->ev);
@@ -190,6 +191,8 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 	id = prec_keyset__intern(&h->dso_ids, &key, &is_new);
 	if (id < 0)
 		return id;
+	if (id + 1 > PREC_NODE_DSO_MAX)
+		return -E2BIG; /* trie nodes hold DSO ids in PREC_NODE_DSO_BITS */
 	if (is_new) {
 		int err = 0;
 
@@ -213,9 +216,23 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 	return id + 1;
 }
 
-static bool frame_eq(const struct prec_hist_frame *a, const struct prec_hist_frame *b)
+/* A frame's DSO and flags as prec_node.pk holds them (without the children count). */
+static uint32_t frame_pk(const struct prec_hist_frame *f)
 {
-	return a->addr == b->addr && a->dso == b->dso && a->flags == b->flags;
+	return f->dso | f->flags << PREC_NODE_FLAGS_SHIFT;
+}
+
+#define PK_FRAME ((1u << PREC_NODE_KIDS_SHIFT) - 1) /* the frame's part of prec_node.pk */
+
+/* Is n's frame (pk, addr)? */
+static bool node_is(const struct prec_node *n, uint32_t pk, uint64_t addr)
+{
+	return n->addr == addr && (n->pk & PK_FRAME) == pk;
+}
+
+static uint32_t node_kids(const struct prec_node *n)
+{
+	return n->pk >> PREC_NODE_KIDS_SHIFT;
 }
 
 static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist_frame *f,
@@ -262,9 +279,9 @@ static int feed_consume(void *arg)
 	for (k = 0; k < n; k++) {
 		const struct prec_node *nd = &h->node[h->nr_indexed + k];
 
-		fd->batch[k].f = nd->f;
+		fd->batch[k].f = prec_node__frame(nd);
 		fd->batch[k].root = nd->parent == ROOT_PARENT;
-		fd->batch[k].d = fd->batch[k].root ? NULL : prec_hist__dso(h, nd->f.dso);
+		fd->batch[k].d = fd->batch[k].root ? NULL : prec_hist__dso(h, fd->batch[k].f.dso);
 	}
 	pthread_mutex_unlock(&fd->lock);
 	for (k = 0; k < n; k++) {
@@ -324,8 +341,8 @@ void prec_hist__feed_stop(struct prec_hist *h)
 /* Nodes whose pages are faulted in together, ahead of their use. */
 #define NODE_PREFAULT 8192
 
-/* A new node (parent, f); its id, or -ENOMEM. */
-static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
+/* A new node (parent, frame pk/addr); its id, or -ENOMEM. */
+static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t addr)
 {
 	uint32_t id = h->nr_nodes;
 	struct prec_node *n;
@@ -346,36 +363,45 @@ static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_his
 			return -ENOMEM;
 		h->cap_nodes = cap;
 	}
-	if (!(id % NODE_PREFAULT))
+	if (id >= h->cap_node_count &&
+	    prec_maparray__grow((void **)&h->node_count, &h->cap_node_count, (size_t)id + 1,
+				sizeof(*h->node_count)))
+		return -ENOMEM;
+	if (!(id % NODE_PREFAULT)) {
 		prec_maparray__prefault(h->node, h->cap_nodes, sizeof(*h->node), id, NODE_PREFAULT);
+		prec_maparray__prefault(h->node_count, h->cap_node_count, sizeof(*h->node_count),
+					id, NODE_PREFAULT);
+	}
 	n = &h->node[id];
-	memset(n, 0, sizeof(*n));
 	n->parent = parent;
-	n->f = *f;
 	n->child = NO_NODE;
 	n->next_sibling = NO_NODE;
+	n->pk = pk;
+	n->addr = addr;
+	n->self_period = 0;
+	h->node_count[id] = 0;
 	h->nr_nodes++;
 	if (h->feed)
 		__atomic_store_n(&h->feed->fed, h->nr_nodes, __ATOMIC_RELEASE);
 	return id;
 }
 
-/* The hash of the node (parent, f) in h->nslot: its high half is the tag kept in the slot,
- * whose low bits pick the slot, so growing the table reads no node. */
-static uint64_t node_hash(uint32_t parent, const struct prec_hist_frame *f)
+/* The hash of the node (parent, frame pk/addr) in h->nslot: its high half is the tag kept in
+ * the slot, whose low bits pick the slot, so growing the table reads no node. */
+static uint64_t node_hash(uint32_t parent, uint32_t pk, uint64_t addr)
 {
-	uint64_t x = f->addr * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)parent << 32 | f->dso);
+	uint64_t x = addr * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)parent << 32 | pk);
 
-	x = (x ^ f->flags) * 0xff51afd7ed558ccdULL;
+	x *= 0xff51afd7ed558ccdULL;
 	x ^= x >> 32;
 	x *= 0xc4ceb9fe1a85ec53ULL;
 	return x ^ (x >> 29);
 }
 
-/* The slot of the node (parent, f) with hash `hv`, or the empty slot where it would go (the
- * table is at most half full).  A slot's tag tells most other nodes apart unread. */
-static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent,
-			    const struct prec_hist_frame *f, uint64_t hv)
+/* The slot of the node (parent, pk, addr) with hash `hv`, or the empty slot where it would
+ * go (the table is at most half full).  A slot's tag tells most other nodes apart unread. */
+static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent, uint32_t pk,
+			    uint64_t addr, uint64_t hv)
 {
 	uint32_t tag = (uint32_t)(hv >> 32), mask = h->nr_nslots - 1, s = tag & mask;
 	uint64_t v;
@@ -384,7 +410,7 @@ static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent,
 		if ((uint32_t)(v >> 32) == tag) {
 			const struct prec_node *n = &h->node[(uint32_t)v - 1];
 
-			if (n->parent == parent && frame_eq(&n->f, f))
+			if (n->parent == parent && node_is(n, pk, addr))
 				break;
 		}
 		s = (s + 1) & mask;
@@ -423,29 +449,30 @@ static int nslot_add(struct prec_hist *h, uint32_t id)
 		h->nr_nslots = nr;
 	}
 	n = &h->node[id];
-	hv = node_hash(n->parent, &n->f);
-	h->nslot[nslot_probe(h, n->parent, &n->f, hv)] = (hv >> 32) << 32 | ((uint64_t)id + 1);
+	hv = node_hash(n->parent, n->pk & PK_FRAME, n->addr);
+	h->nslot[nslot_probe(h, n->parent, n->pk & PK_FRAME, n->addr, hv)] =
+		(hv >> 32) << 32 | ((uint64_t)id + 1);
 	h->nr_hashed++;
 	return 0;
 }
 
 /*
- * The node (parent, f), added if new.  The children of a node are a list while they are
- * few (a new stack usually grows from a node without children: no hash at all), the child
- * found moving to its front, and go to h->nslot once there are more than LIST_MAX of them.
- * Roots (parent ROOT_PARENT) are always hashed.  Either way the parent's `child` is then
- * the node returned, which prec_hist__stack() tries first next time.
+ * The node (parent, frame pk/addr), added if new.  The children of a node are a list while
+ * they are few (a new stack usually grows from a node without children: no hash at all), the
+ * child found moving to its front, and go to h->nslot once there are more than LIST_MAX of
+ * them.  Roots (parent ROOT_PARENT) are always hashed.  Either way the parent's `child` is
+ * then the node returned, which prec_hist__stack() tries first next time.
  */
-static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
+static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t addr)
 {
 	struct prec_node *p = parent != ROOT_PARENT ? &h->node[parent] : NULL;
-	uint32_t c, prev = NO_NODE;
+	uint32_t c, prev = NO_NODE, kids;
 	long id;
 	int err;
 
-	if (p && p->nr_children <= LIST_MAX) {
+	if (p && node_kids(p) <= LIST_MAX) {
 		for (c = p->child; c != NO_NODE; prev = c, c = h->node[c].next_sibling) {
-			if (!frame_eq(&h->node[c].f, f))
+			if (!node_is(&h->node[c], pk, addr))
 				continue;
 			if (prev != NO_NODE) {
 				h->node[prev].next_sibling = h->node[c].next_sibling;
@@ -455,7 +482,7 @@ static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_
 			return c;
 		}
 	} else if (h->nr_nslots) {
-		uint64_t v = h->nslot[nslot_probe(h, parent, f, node_hash(parent, f))];
+		uint64_t v = h->nslot[nslot_probe(h, parent, pk, addr, node_hash(parent, pk, addr))];
 
 		if (v) {
 			if (p)
@@ -463,7 +490,7 @@ static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_
 			return (uint32_t)v - 1;
 		}
 	}
-	id = node_new(h, parent, f);
+	id = node_new(h, parent, pk, addr);
 	if (id < 0)
 		return id;
 	if (!p) {
@@ -471,7 +498,8 @@ static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_
 		return err ? err : id;
 	}
 	p = &h->node[parent]; /* node_new may have moved the array */
-	if (p->nr_children == LIST_MAX) {
+	kids = node_kids(p);
+	if (kids == LIST_MAX) {
 		/* one child too many for a list: from now on the hash has them all */
 		for (c = p->child; c != NO_NODE; c = h->node[c].next_sibling) {
 			err = nslot_add(h, c);
@@ -479,7 +507,7 @@ static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_
 				return err;
 		}
 	}
-	if (p->nr_children < LIST_MAX) {
+	if (kids < LIST_MAX) {
 		h->node[id].next_sibling = p->child;
 	} else {
 		err = nslot_add(h, (uint32_t)id);
@@ -487,7 +515,8 @@ static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_
 			return err;
 	}
 	p->child = (uint32_t)id;
-	p->nr_children++; /* no overflow: fewer nodes than UINT32_MAX */
+	if (kids < PREC_NODE_KIDS_MAX) /* past LIST_MAX only "more" matters */
+		p->pk += 1u << PREC_NODE_KIDS_SHIFT;
 	return id;
 }
 
@@ -523,11 +552,9 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 			return -ENOMEM;
 		h->cap_ctx = cap;
 	}
-	{
-		struct prec_hist_frame root = { .dso = (uint32_t)ctx };
-
-		node = node_intern(h, ROOT_PARENT, &root);
-	}
+	if (ctx > PREC_NODE_DSO_MAX)
+		return -E2BIG; /* the root holds the context id in its frame's DSO */
+	node = node_intern(h, ROOT_PARENT, (uint32_t)ctx, 0);
 	if (node < 0)
 		return node;
 	h->ctx_root[ctx] = (uint32_t)node;
@@ -542,13 +569,18 @@ long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_
 	size_t i;
 
 	for (i = nr; i-- > 0;) {
+		uint32_t pk = frame_pk(&frames[i]);
+		uint64_t addr = frames[i].addr;
+
+		if (frames[i].dso > PREC_NODE_DSO_MAX || frames[i].flags > 7)
+			return -EINVAL; /* not a frame of this hist */
 		/* consecutive stacks share their outer part: try the child taken last time */
 		c = h->node[node].child;
-		if (c != NO_NODE && frame_eq(&h->node[c].f, &frames[i])) {
+		if (c != NO_NODE && node_is(&h->node[c], pk, addr)) {
 			node = c;
 			continue;
 		}
-		node = node_intern(h, (uint32_t)node, &frames[i]);
+		node = node_intern(h, (uint32_t)node, pk, addr);
 		if (node < 0)
 			return node;
 	}
@@ -560,7 +592,7 @@ void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t
 	uint32_t ev = prec_hist__ctx(h, ctx)->evsel;
 
 	h->node[node].self_period += period;
-	h->node[node].self_count++;
+	h->node_count[node]++;
 	h->ev[ev].nr_samples++;
 	h->ev[ev].period += period;
 }
@@ -689,7 +721,7 @@ uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node)
 {
 	while (h->node[node].parent != ROOT_PARENT)
 		node = h->node[node].parent;
-	return h->node[node].f.dso;
+	return h->node[node].pk & PREC_NODE_DSO_MAX;
 }
 
 /* The stack of `node`, leaf first, as sframe ids, with the frame of each position. */
@@ -820,9 +852,9 @@ int prec_hist__index_frames(struct prec_hist *h)
 		 sizeof(*h->node_frame)))
 		return -ENOMEM;
 	for (node = h->nr_indexed; node < h->nr_nodes; node++) {
+		struct prec_hist_frame f = prec_node__frame(&h->node[node]);
 		bool is_new;
-		int err = index_next(h, &h->node[node].f, h->node[node].parent == ROOT_PARENT,
-				     &is_new);
+		int err = index_next(h, &f, h->node[node].parent == ROOT_PARENT, &is_new);
 
 		if (err)
 			return err;
@@ -843,11 +875,15 @@ struct leaf_memo {
 	uint32_t entry; /* + 1; 0: empty */
 };
 
+static struct leaf_memo *memo_slot(struct leaf_memo *memo, uint32_t ctx, uint32_t sf)
+{
+	return &memo[(((uint64_t)ctx << 32 | sf) * 0x9e3779b97f4a7c15ULL) >> 51 & (LEAF_MEMO - 1)];
+}
+
 static long leaf_entry(struct prec_hist *h, struct leaf_memo *memo, uint32_t ctx,
 		       const struct prec_ctx_key *ck, uint32_t sf, const char *srcline)
 {
-	struct leaf_memo *m =
-		&memo[(((uint64_t)ctx << 32 | sf) * 0x9e3779b97f4a7c15ULL) >> 51 & (LEAF_MEMO - 1)];
+	struct leaf_memo *m = memo_slot(memo, ctx, sf);
 	long e;
 
 	if (m->entry && m->ctx == ctx && m->sf == sf && m->srcline == srcline)
@@ -862,13 +898,148 @@ static long leaf_entry(struct prec_hist *h, struct leaf_memo *memo, uint32_t ctx
 	return e;
 }
 
+/* What prec_hist__finish() builds up while it goes over the stacks. */
+struct fin {
+	struct leaf_memo *memo;
+	uint32_t *nctx; /* node -> context */
+	uint32_t *seq, *fr; /* a stack's sframes and their frames (children mode) */
+	size_t cap;
+	uint32_t *stamp; /* entry -> gen of the stack that last counted for it */
+	size_t stamp_cap;
+	uint32_t gen;
+	struct occ3 *o3;
+	size_t o3_cap, nr_o3;
+	size_t unsym_cap;
+};
+
+/*
+ * Stacks are taken in batches: for each the frame, then the memo slot, then (without
+ * children) the entry are prefetched for the whole batch before any is used, so that their
+ * cache misses (each a random place in an array of megabytes) overlap instead of following
+ * one another.  The order in which entries are made is the order of the nodes either way.
+ */
+#define FIN_BATCH 16
+
+struct fin_stack {
+	uint32_t node, f0;
+	const struct prec_frame_leaf *leaf;
+	long e; /* the leaf's entry, when known */
+};
+
+/* Count stack s (its leaf entry already in s->e without children): 0 or -ENOMEM. */
+static int fin_count(struct prec_hist *h, struct fin *F, const struct fin_stack *s)
+{
+	uint32_t node = s->node;
+	uint64_t p = h->node[node].self_period, c = h->node_count[node];
+	const struct prec_ctx_key *ck = prec_hist__ctx(h, F->nctx[node]);
+	long n = 1, e = s->e, k; /* without children only the leaf is used, and no depth */
+
+	if (h->opts.children) {
+		n = stack_seq2(h, node, SIZE_MAX, &F->seq, &F->fr, &F->cap);
+		if (n < 0)
+			return -ENOMEM;
+	}
+	/* symbolized or not is a property of the leaf's real (not inlined) frame */
+	if (s->leaf->unsym) {
+		h->ev[ck->evsel].unsym_period += p;
+		h->ev[ck->evsel].unsym_count += c;
+		if (unsym_add(h, s->leaf->unsym - 1, p, &F->unsym_cap))
+			return -ENOMEM;
+	}
+	/* self: the leaf */
+	if (h->opts.children)
+		e = leaf_entry(h, F->memo, F->nctx[node], ck, s->leaf->sf,
+			       h->frame_srcline ? h->frame_srcline[s->f0] : NULL);
+	if (e < 0)
+		return -ENOMEM;
+	h->entries[e].self_period += p;
+	h->entries[e].self_count += c;
+	if (!h->opts.children && !h->opts.keep_occurrences)
+		return 0;
+	if (++F->gen == 0) { /* wrapped: clear the stamps */
+		memset(F->stamp, 0, F->stamp_cap * sizeof(*F->stamp));
+		F->gen = 1;
+	}
+	/* without children only the leaf's entry gets anything: its occurrence */
+	for (k = 0; k < (h->opts.children ? n : 1); k++) {
+		/* position order decides which occurrence of a recursive function carries the
+		 * graph: the leaf first, then the outermost (caller order) or the innermost
+		 * (callee order) */
+		long pos = k == 0 ? 0 : h->opts.callee_order ? k : n - k;
+
+		if (pos) {
+			e = entry_of(h, ck, F->seq[pos],
+				     h->frame_srcline ? h->frame_srcline[F->fr[pos]] : NULL);
+			if (e < 0)
+				return -ENOMEM;
+		}
+		if (grow_zero((void **)&F->stamp, &F->stamp_cap, h->nr_entries, sizeof(*F->stamp)))
+			return -ENOMEM;
+		/* perf puts callers above callees of equal weight by the depth of the chain it
+		 * keeps for an entry, largest over the stacks: from the entry's outermost
+		 * occurrence down to the leaf, the whole stack for the leaf */
+		{
+			uint32_t d = pos == 0 ? (uint32_t)n : (uint32_t)pos + 1;
+
+			if (d > h->entries[e].max_depth)
+				h->entries[e].max_depth = d;
+		}
+		if (F->stamp[e] == F->gen)
+			continue;
+		F->stamp[e] = F->gen;
+		if (h->opts.children) {
+			h->entries[e].acc_period += p;
+			h->entries[e].acc_count += c;
+		}
+		if (h->opts.keep_occurrences && (pos == 0 || h->opts.children)) {
+			if (grow((void **)&F->o3, &F->o3_cap, F->nr_o3 + 1, sizeof(*F->o3)))
+				return -ENOMEM;
+			F->o3[F->nr_o3].entry = (uint32_t)e;
+			F->o3[F->nr_o3].node = node;
+			F->o3[F->nr_o3].pos = (uint32_t)pos;
+			F->nr_o3++;
+		}
+	}
+	return 0;
+}
+
+/* Count a batch of stacks, in order. */
+static int fin_batch(struct prec_hist *h, struct fin *F, struct fin_stack *b, size_t nb)
+{
+	size_t k;
+	int err;
+
+	for (k = 0; k < nb; k++)
+		__builtin_prefetch(&h->frame_leaf[b[k].f0]);
+	for (k = 0; k < nb; k++) {
+		b[k].leaf = &h->frame_leaf[b[k].f0];
+		__builtin_prefetch(memo_slot(F->memo, F->nctx[b[k].node], b[k].leaf->sf));
+	}
+	if (!h->opts.children) {
+		for (k = 0; k < nb; k++) {
+			uint32_t ctx = F->nctx[b[k].node];
+
+			b[k].e = leaf_entry(h, F->memo, ctx, prec_hist__ctx(h, ctx), b[k].leaf->sf,
+					    h->frame_srcline ? h->frame_srcline[b[k].f0] : NULL);
+			if (b[k].e < 0)
+				return -ENOMEM;
+			__builtin_prefetch(&h->entries[b[k].e]);
+		}
+	}
+	for (k = 0; k < nb; k++) {
+		err = fin_count(h, F, &b[k]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int prec_hist__finish(struct prec_hist *h)
 {
-	uint32_t *seq = NULL, *fr = NULL, *stamp = NULL, *nctx = NULL, node, nnodes = h->nr_nodes;
-	struct leaf_memo *memo = NULL;
-	struct occ3 *o3 = NULL;
-	size_t cap = 0, o3_cap = 0, nr_o3 = 0, unsym_cap = 0, stamp_cap = 0, i;
-	uint32_t gen = 0;
+	struct fin F;
+	struct fin_stack b[FIN_BATCH];
+	uint32_t node, nnodes = h->nr_nodes;
+	size_t nb = 0, i;
 	int err;
 
 	if (h->finished)
@@ -882,106 +1053,40 @@ int prec_hist__finish(struct prec_hist *h)
 	err = symbolize_frames(h);
 	if (err)
 		return err;
+	memset(&F, 0, sizeof(F));
 	/* the context of every node, from its parent's: a parent is older than its children */
-	nctx = malloc((nnodes ? nnodes : 1) * sizeof(*nctx));
-	memo = calloc(LEAF_MEMO, sizeof(*memo));
-	if (!nctx || !memo)
+	F.nctx = malloc((nnodes ? nnodes : 1) * sizeof(*F.nctx));
+	F.memo = calloc(LEAF_MEMO, sizeof(*F.memo));
+	if (!F.nctx || !F.memo)
 		goto nomem;
 	for (node = 0; node < nnodes; node++) {
-		const struct prec_ctx_key *ck;
-		const struct prec_frame_leaf *leaf;
-		uint32_t parent = h->node[node].parent, f0;
-		uint64_t p, c;
-		long n, e, k;
+		uint32_t parent = h->node[node].parent;
 
-		nctx[node] = parent == ROOT_PARENT ? h->node[node].f.dso : nctx[parent];
-		if (!h->node[node].self_count)
+		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].pk & PREC_NODE_DSO_MAX
+						     : F.nctx[parent];
+		/* a stack; a root has no frame: nothing to show */
+		if (!h->node_count[node] || parent == ROOT_PARENT)
 			continue;
-		if (parent == ROOT_PARENT) /* no frame: nothing to show */
-			continue;
-		p = h->node[node].self_period;
-		c = h->node[node].self_count;
-		f0 = h->node_frame[node];
-		leaf = &h->frame_leaf[f0];
-		if (h->opts.children) {
-			n = stack_seq2(h, node, SIZE_MAX, &seq, &fr, &cap);
-			if (n < 0)
+		b[nb].node = node;
+		b[nb].f0 = h->node_frame[node];
+		if (++nb == FIN_BATCH) {
+			if (fin_batch(h, &F, b, nb))
 				goto nomem;
-		} else { /* only the leaf is used, and no depth (see max_depth) */
-			n = 1;
-		}
-		ck = prec_hist__ctx(h, nctx[node]);
-		/* symbolized or not is a property of the leaf's real (not inlined) frame */
-		if (leaf->unsym) {
-			h->ev[ck->evsel].unsym_period += p;
-			h->ev[ck->evsel].unsym_count += c;
-			if (unsym_add(h, leaf->unsym - 1, p, &unsym_cap))
-				goto nomem;
-		}
-		/* self: the leaf */
-		e = leaf_entry(h, memo, nctx[node], ck, leaf->sf,
-			       h->frame_srcline ? h->frame_srcline[f0] : NULL);
-		if (e < 0)
-			goto nomem;
-		h->entries[e].self_period += p;
-		h->entries[e].self_count += c;
-		if (!h->opts.children && !h->opts.keep_occurrences)
-			continue;
-		if (++gen == 0) { /* wrapped: clear the stamps */
-			memset(stamp, 0, stamp_cap * sizeof(*stamp));
-			gen = 1;
-		}
-		/* without children only the leaf's entry gets anything: its occurrence */
-		for (k = 0; k < (h->opts.children ? n : 1); k++) {
-			/* position order decides which occurrence of a recursive function
-			 * carries the graph: the leaf first, then the outermost (caller order)
-			 * or the innermost (callee order) */
-			long pos = k == 0 ? 0 : h->opts.callee_order ? k : n - k;
-
-			if (pos) {
-				e = entry_of(h, ck, seq[pos],
-					     h->frame_srcline ? h->frame_srcline[fr[pos]] : NULL);
-				if (e < 0)
-					goto nomem;
-			}
-			if (grow_zero((void **)&stamp, &stamp_cap, h->nr_entries, sizeof(*stamp)))
-				goto nomem;
-			/* perf puts callers above callees of equal weight by the depth of the
-			 * chain it keeps for an entry, largest over the stacks: from the entry's
-			 * outermost occurrence down to the leaf, the whole stack for the leaf */
-			{
-				uint32_t d = pos == 0 ? (uint32_t)n : (uint32_t)pos + 1;
-
-				if (d > h->entries[e].max_depth)
-					h->entries[e].max_depth = d;
-			}
-			if (stamp[e] == gen)
-				continue;
-			stamp[e] = gen;
-			if (h->opts.children) {
-				h->entries[e].acc_period += p;
-				h->entries[e].acc_count += c;
-			}
-			if (h->opts.keep_occurrences && (pos == 0 || h->opts.children)) {
-				if (grow((void **)&o3, &o3_cap, nr_o3 + 1, sizeof(*o3)))
-					goto nomem;
-				o3[nr_o3].entry = (uint32_t)e;
-				o3[nr_o3].node = node;
-				o3[nr_o3].pos = (uint32_t)pos;
-				nr_o3++;
-			}
+			nb = 0;
 		}
 	}
+	if (nb && fin_batch(h, &F, b, nb))
+		goto nomem;
 	if (h->opts.keep_occurrences) {
 		uint32_t *cnt = calloc((size_t)h->nr_entries + 1, sizeof(uint32_t));
 
-		h->occ = malloc((nr_o3 ? nr_o3 : 1) * sizeof(*h->occ));
+		h->occ = malloc((F.nr_o3 ? F.nr_o3 : 1) * sizeof(*h->occ));
 		if (!cnt || !h->occ) {
 			free(cnt);
 			goto nomem;
 		}
-		for (i = 0; i < nr_o3; i++)
-			cnt[o3[i].entry + 1]++;
+		for (i = 0; i < F.nr_o3; i++)
+			cnt[F.o3[i].entry + 1]++;
 		for (i = 0; i < h->nr_entries; i++) {
 			h->entries[i].occ_start = cnt[i];
 			h->entries[i].occ_n = cnt[i + 1];
@@ -989,33 +1094,30 @@ int prec_hist__finish(struct prec_hist *h)
 		}
 		for (i = 0; i < h->nr_entries; i++)
 			cnt[i] = h->entries[i].occ_start;
-		for (i = 0; i < nr_o3; i++) {
-			uint32_t en = o3[i].entry;
+		for (i = 0; i < F.nr_o3; i++) {
+			uint32_t en = F.o3[i].entry;
 
-			h->occ[cnt[en]].node = o3[i].node;
-			h->occ[cnt[en]].pos = o3[i].pos;
+			h->occ[cnt[en]].node = F.o3[i].node;
+			h->occ[cnt[en]].pos = F.o3[i].pos;
 			cnt[en]++;
 		}
-		h->nr_occ = nr_o3;
+		h->nr_occ = F.nr_o3;
 		free(cnt);
 	}
 	if (h->nr_unsym)
 		qsort(h->unsym, h->nr_unsym, sizeof(*h->unsym), cmp_unsym);
-	free(seq);
-	free(fr);
-	free(stamp);
-	free(nctx);
-	free(memo);
-	free(o3);
-	return 0;
+	err = 0;
+	goto out;
 nomem:
-	free(seq);
-	free(fr);
-	free(stamp);
-	free(nctx);
-	free(memo);
-	free(o3);
-	return -ENOMEM;
+	err = -ENOMEM;
+out:
+	free(F.seq);
+	free(F.fr);
+	free(F.stamp);
+	free(F.nctx);
+	free(F.memo);
+	free(F.o3);
+	return err;
 }
 
 static bool name_in(const char *name, const char *const *list)

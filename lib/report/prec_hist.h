@@ -141,9 +141,11 @@ struct prec_ctx_key {
 };
 
 /*
- * A node of the stack trie: one frame below its parent.  48 bytes, one per distinct stack
- * prefix (the reporter's largest array): what only finish needs (the frame id) is kept
- * beside it, in prec_hist.node_frame.
+ * A node of the stack trie: one frame below its parent.  32 bytes, so that a step of a
+ * stack, which reads the node's child and then that child's frame, reads one cache line
+ * per node (48-byte nodes straddled lines half the time); one per distinct stack prefix,
+ * the reporter's largest array.  What is not needed for steps is kept beside it: the
+ * sample count in prec_hist.node_count, the frame id (for finish) in prec_hist.node_frame.
  */
 struct prec_node {
 	uint32_t parent; /* UINT32_MAX for roots */
@@ -152,12 +154,30 @@ struct prec_node {
 	 * last.  UINT32_MAX: no child. */
 	uint32_t child;
 	uint32_t next_sibling; /* in the parent's list while the parent keeps one */
-	uint32_t nr_children; /* beyond LIST_MAX they are found through prec_hist.nslot */
-	/* the frame itself (roots: the context id as f.dso): while reading, steps compare it
-	 * here instead of looking its id up in prec_hist.frames, which is filled from these */
-	struct prec_hist_frame f;
-	uint64_t self_period, self_count; /* of the samples whose stack ends here */
+	/* the frame's DSO id (roots: the context id) and flags, and the number of children
+	 * up to PREC_NODE_KIDS_MAX (beyond LIST_MAX they are found through prec_hist.nslot):
+	 * see prec_node__frame() */
+	uint32_t pk;
+	uint64_t addr; /* the frame's (roots: 0) */
+	uint64_t self_period; /* of the samples whose stack ends here */
 };
+
+#define PREC_NODE_DSO_BITS 25 /* DSO and context ids are below 2^25 */
+#define PREC_NODE_DSO_MAX ((1u << PREC_NODE_DSO_BITS) - 1)
+#define PREC_NODE_FLAGS_SHIFT PREC_NODE_DSO_BITS /* 3 bits: PREC_FRAME_* */
+#define PREC_NODE_KIDS_SHIFT 28
+#define PREC_NODE_KIDS_MAX 15u
+
+/* The frame of a node (of a root: the context id as dso). */
+static inline struct prec_hist_frame prec_node__frame(const struct prec_node *n)
+{
+	struct prec_hist_frame f;
+
+	f.dso = n->pk & PREC_NODE_DSO_MAX;
+	f.flags = n->pk >> PREC_NODE_FLAGS_SHIFT & 7;
+	f.addr = n->addr;
+	return f;
+}
 
 struct prec_hist {
 	struct prec_hist_opts opts;
@@ -180,6 +200,8 @@ struct prec_hist {
 	struct prec_node *node; /* by node id */
 	uint32_t nr_nodes;
 	size_t cap_nodes;
+	uint64_t *node_count; /* node id -> self count: samples whose stack ends there */
+	size_t cap_node_count;
 	/* open-addressing hash of the roots and of crowded parents' children by (parent,
 	 * frame): slots hold (hash tag << 32 | node id + 1), the keys are the nodes themselves */
 	uint64_t *nslot;
@@ -269,6 +291,12 @@ long prec_hist__stack_seq(const struct prec_hist *h, uint32_t node, uint32_t **s
  * fewer only when the stack is shorter). */
 long prec_hist__stack_seq_upto(const struct prec_hist *h, uint32_t node, size_t upto,
 			       uint32_t **seq, size_t *cap);
+/* Samples whose stack ends at `node`. */
+static inline uint64_t prec_hist__node_count(const struct prec_hist *h, uint32_t node)
+{
+	return h->node_count[node];
+}
+
 /* The context id of a trie node's stack, and the context's key. */
 uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node);
 

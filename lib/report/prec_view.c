@@ -543,7 +543,7 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 
 		if (n < 0)
 			return (int)n;
-		if ((long)oc->pos >= n || (h->node[oc->node].f.flags & PREC_FRAME_NOCHAIN))
+		if ((long)oc->pos >= n || (prec_node__frame(&h->node[oc->node]).flags & PREC_FRAME_NOCHAIN))
 			continue;
 		if (caller) { /* outermost first; from the entry down, or whole for the leaf */
 			from = oc->pos == 0 ? n - 1 : (long)oc->pos;
@@ -1299,7 +1299,7 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 		long n, k, id;
 		bool is_new;
 
-		if (!h->node[node].self_count)
+		if (!prec_hist__node_count(h, node))
 			continue;
 		n = prec_hist__stack_seq(h, node, &seq, &seq_cap);
 		if (n < 0)
@@ -1338,7 +1338,7 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 			counts[id] = 0;
 			order[id] = s;
 		}
-		counts[id] += h->node[node].self_count;
+		counts[id] += prec_hist__node_count(h, node);
 	}
 	/* sorted lines, each with its count: find the count back through the id table */
 	if (ids.n)

@@ -7,6 +7,7 @@
  * over DSOs whose files do not exist ([unknown]), so that the hist's node and DSO arrays
  * grow while the loader thread reads them.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -194,12 +195,34 @@ static void check_maparray(void)
 	free(z);
 }
 
+/* A frame whose DSO id no node can hold is refused, not truncated into another DSO's. */
+static void check_bad_frame(void)
+{
+	struct prec_hist_opts ho = { 0 };
+	struct prec_hist_sample s = { 0 };
+	struct prec_hist_frame f = { .dso = PREC_NODE_DSO_MAX + 1u, .addr = 0x1000 };
+	struct prec_hist *h = NULL;
+	long ctx, node;
+
+	ho.keys[0] = PREC_SORT_SYM;
+	ho.nr_keys = 1;
+	if (prec_hist__new(&ho, NULL, 1, &h))
+		abort();
+	s.comm = "x";
+	ctx = prec_hist__context(h, &s);
+	node = ctx < 0 ? ctx : prec_hist__stack(h, (uint32_t)ctx, &f, 1);
+	ok(node == -EINVAL, "a frame with a DSO id past the nodes' %d bits: -EINVAL (%ld)",
+	   PREC_NODE_DSO_BITS, node);
+	prec_hist__free(h);
+}
+
 int main(void)
 {
 	bool caught_up;
 	char *plain, *fed, *early;
 
 	check_maparray();
+	check_bad_frame();
 
 	write_kallsyms();
 	plain = report(NO_FEED, &caught_up);
