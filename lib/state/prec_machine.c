@@ -7,8 +7,9 @@
  * every string is interned in the machine's strset.  A COMM with the exec flag empties the
  * process's address space: the new image's mappings follow it; the old ones stay behind the
  * new ones until the process is sampled in user mode (samples inside execve after the COMM
- * still carry the old image's user stack; perf never drops them).  Record bodies are
- * bounds-checked before any field is read.
+ * still carry the old image's user stack; perf never drops them).  A forked process shares
+ * its parent's map array until one of the two changes its maps (most exec before they do:
+ * the copy was never needed).  Record bodies are bounds-checked before any field is read.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,10 +33,10 @@ struct prec_machine {
 	size_t nr_spaces, cap_spaces;
 	struct prec_mspace kernel;
 	struct prec_keyset bid_index; /* key: interned path pointer -> index in bids */
-	struct bid {
-		uint8_t len;
-		uint8_t id[PREC_BUILD_ID_MAX];
-	} *bids;
+	const struct prec_build_id **bids; /* by path, from the BUILD_ID feature */
+	struct prec_keyset bid_ids; /* interned build-ids -> index in bid_ptrs */
+	struct prec_build_id **bid_ptrs;
+	size_t cap_bid_ptrs;
 	uint64_t gen; /* count of map changes; stamps prec_mspace.gen */
 	struct prec_thread *recent[PREC_RECENT_THREADS]; /* by tid: last looked up (never move) */
 };
@@ -49,9 +50,23 @@ int prec_machine__new(struct prec_machine **ret)
 	prec_keyset__init(&m->tid_index, sizeof(uint64_t));
 	prec_keyset__init(&m->pid_index, sizeof(uint64_t));
 	prec_keyset__init(&m->bid_index, sizeof(const char *));
+	prec_keyset__init(&m->bid_ids, sizeof(struct prec_build_id));
 	m->kernel.pid = PREC_PID_KERNEL;
 	*ret = m;
 	return 0;
+}
+
+/* A map array, shared by the processes whose maps are the same since a fork. */
+struct prec_mapvec {
+	uint32_t refs;
+	size_t cap;
+	struct prec_map maps[];
+};
+
+static void vec_put(struct prec_mapvec *v)
+{
+	if (v && !--v->refs)
+		free(v);
 }
 
 void prec_machine__free(struct prec_machine *m)
@@ -63,17 +78,21 @@ void prec_machine__free(struct prec_machine *m)
 	for (i = 0; i < m->nr_threads; i++)
 		free(m->threads[i]);
 	for (i = 0; i < m->nr_spaces; i++) {
-		free(m->spaces[i]->maps);
-		free(m->spaces[i]->old);
+		vec_put(m->spaces[i]->vec);
+		vec_put(m->spaces[i]->old_vec);
 		free(m->spaces[i]);
 	}
 	free(m->threads);
 	free(m->spaces);
-	free(m->kernel.maps);
+	vec_put(m->kernel.vec);
 	free(m->bids);
+	for (i = 0; i < m->bid_ids.n; i++)
+		free(m->bid_ptrs[i]);
+	free(m->bid_ptrs);
 	prec_keyset__release(&m->tid_index);
 	prec_keyset__release(&m->pid_index);
 	prec_keyset__release(&m->bid_index);
+	prec_keyset__release(&m->bid_ids);
 	prec_strset__release(&m->strs);
 	free(m);
 }
@@ -210,15 +229,42 @@ void prec_machine__user_seen(struct prec_machine *m, struct prec_mspace *ms)
 {
 	if (!ms->nr_old)
 		return;
-	free(ms->old);
+	vec_put(ms->old_vec);
+	ms->old_vec = NULL;
 	ms->old = NULL;
 	ms->nr_old = 0;
 	changed(m, ms);
 }
 
+/* Make ms's map array its own (a copy, if shared) with room for `extra` more maps. */
 static int mspace_reserve(struct prec_mspace *ms, size_t extra)
 {
-	return prec_array__grow((void **)&ms->maps, &ms->cap, ms->nr + extra, sizeof(*ms->maps), 16);
+	struct prec_mapvec *v = ms->vec, *nv;
+	size_t need = ms->nr + extra, cap = v ? v->cap : 16;
+
+	if (v && v->refs == 1 && need <= v->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	if (cap > (SIZE_MAX - sizeof(*nv)) / sizeof(struct prec_map))
+		return -ENOMEM;
+	if (v && v->refs == 1) {
+		nv = realloc(v, sizeof(*nv) + cap * sizeof(struct prec_map));
+		if (!nv)
+			return -ENOMEM;
+	} else {
+		nv = malloc(sizeof(*nv) + cap * sizeof(struct prec_map));
+		if (!nv)
+			return -ENOMEM;
+		nv->refs = 1;
+		if (ms->nr)
+			memcpy(nv->maps, ms->maps, ms->nr * sizeof(struct prec_map));
+		vec_put(v);
+	}
+	nv->cap = cap;
+	ms->vec = nv;
+	ms->maps = nv->maps;
+	return 0;
 }
 
 /* Insert `nm`, cutting away the parts of existing maps it covers. */
@@ -259,29 +305,59 @@ static int mspace_insert(struct prec_mspace *ms, const struct prec_map *nm)
 	return 0;
 }
 
+/* The interned copy of a build-id (at most PREC_BUILD_ID_MAX bytes used), or NULL on
+ * -ENOMEM. */
+static const struct prec_build_id *bid_intern(struct prec_machine *m, const uint8_t *id,
+					      size_t len)
+{
+	struct prec_build_id k, *copy;
+	bool is_new;
+	long i;
+
+	memset(&k, 0, sizeof(k));
+	k.len = (uint8_t)(len > PREC_BUILD_ID_MAX ? PREC_BUILD_ID_MAX : len);
+	memcpy(k.id, id, k.len);
+	i = prec_keyset__find(&m->bid_ids, &k);
+	if (i >= 0)
+		return m->bid_ptrs[i];
+	/* room first, so that the index never holds a key without its copy */
+	copy = malloc(sizeof(*copy));
+	if (!copy || prec_array__grow((void **)&m->bid_ptrs, &m->cap_bid_ptrs,
+				      (size_t)m->bid_ids.n + 1, sizeof(*m->bid_ptrs), 64)) {
+		free(copy);
+		return NULL;
+	}
+	i = prec_keyset__intern(&m->bid_ids, &k, &is_new);
+	if (i < 0) {
+		free(copy);
+		return NULL;
+	}
+	*copy = k;
+	m->bid_ptrs[i] = copy;
+	return copy;
+}
+
 int prec_machine__add_build_id(struct prec_machine *m, const char *path, const uint8_t *id,
 			       size_t len)
 {
 	const char *p = prec_strset__intern(&m->strs, path);
+	const struct prec_build_id *b = p ? bid_intern(m, id, len) : NULL;
 	bool is_new;
 	long idx;
 
-	if (!p)
+	if (!b)
 		return -ENOMEM;
 	idx = prec_keyset__intern(&m->bid_index, &p, &is_new);
 	if (idx < 0)
 		return (int)idx;
 	if (is_new) {
-		struct bid *b = realloc(m->bids, (size_t)(idx + 1) * sizeof(*b));
+		const struct prec_build_id **a = realloc(m->bids, (size_t)(idx + 1) * sizeof(*a));
 
-		if (!b)
+		if (!a)
 			return -ENOMEM; /* the index holds a key without a payload: harmless, see lookup */
-		m->bids = b;
+		m->bids = a;
 	}
-	if (len > PREC_BUILD_ID_MAX)
-		len = PREC_BUILD_ID_MAX;
-	m->bids[idx].len = (uint8_t)len;
-	memcpy(m->bids[idx].id, id, len);
+	m->bids[idx] = b;
 	return 0;
 }
 
@@ -292,8 +368,7 @@ static void attach_build_id(struct prec_machine *m, struct prec_map *map)
 	/* an index entry whose payload could not be allocated is past the array: skip it */
 	if (idx < 0 || (uint32_t)idx >= m->bid_index.n || !m->bids)
 		return;
-	map->build_id_len = m->bids[idx].len;
-	memcpy(map->build_id, m->bids[idx].id, m->bids[idx].len);
+	map->build_id = m->bids[idx];
 }
 
 /* A NUL-terminated string at `off` inside the record, or NULL if it is not terminated. */
@@ -330,18 +405,12 @@ static int do_mmap(struct prec_machine *m, uint32_t type, uint16_t misc, const u
 	nm.path = prec_strset__intern(&m->strs, name);
 	if (!nm.path)
 		return -ENOMEM;
-	if (type == PERF_RECORD_MMAP2) {
-		memcpy(&nm.prot, p + 64, 4);
-		if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			uint8_t n = p[40];
-
-			nm.build_id_len = n > PREC_BUILD_ID_MAX ? PREC_BUILD_ID_MAX : n;
-			memcpy(nm.build_id, p + 44, nm.build_id_len);
-		}
-	} else {
-		nm.prot = 5; /* MMAP records are executable mappings */
+	if (type == PERF_RECORD_MMAP2 && (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && p[40]) {
+		nm.build_id = bid_intern(m, p + 44, p[40]);
+		if (!nm.build_id)
+			return -ENOMEM;
 	}
-	if (!nm.build_id_len)
+	if (!nm.build_id)
 		attach_build_id(m, &nm);
 	/* kernel maps: pid -1; in user records a pid of -1 also means "not a process" */
 	ms = mspace_of(m, pid, NULL);
@@ -372,11 +441,13 @@ static int do_comm(struct prec_machine *m, uint16_t misc, const unsigned char *p
 		return -ENOMEM;
 	if (misc & PERF_RECORD_MISC_COMM_EXEC) {
 		/* the new image's mappings follow; the old ones wait behind them */
-		free(t->ms->old);
+		vec_put(t->ms->old_vec);
+		t->ms->old_vec = t->ms->vec;
 		t->ms->old = t->ms->maps;
 		t->ms->nr_old = t->ms->nr;
+		t->ms->vec = NULL;
 		t->ms->maps = NULL;
-		t->ms->nr = t->ms->cap = 0;
+		t->ms->nr = 0;
 		changed(m, t->ms);
 	}
 	return 0;
@@ -400,11 +471,12 @@ static int do_fork(struct prec_machine *m, const unsigned char *p)
 
 		if (!ms)
 			return -ENOMEM;
-		/* a new process starts with a copy of its parent's mappings */
-		if (ms->nr == 0 && parent->ms && parent->ms->nr) {
-			if (mspace_reserve(ms, parent->ms->nr))
-				return -ENOMEM;
-			memcpy(ms->maps, parent->ms->maps, parent->ms->nr * sizeof(*ms->maps));
+		/* a new process starts with its parent's mappings: shared until either changes */
+		if (ms->nr == 0 && parent->ms && parent->ms->nr && ms != parent->ms) {
+			vec_put(ms->vec);
+			ms->vec = parent->ms->vec;
+			ms->vec->refs++;
+			ms->maps = ms->vec->maps;
 			ms->nr = parent->ms->nr;
 			changed(m, ms);
 		}

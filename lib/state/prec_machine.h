@@ -23,24 +23,34 @@
 #define PREC_PID_KERNEL UINT32_MAX /* pid -1 in MMAP records */
 #define PREC_BUILD_ID_MAX 20
 
+/* A build-id, interned by the machine: equal ids, one pointer. */
+struct prec_build_id {
+	uint8_t len;
+	uint8_t id[PREC_BUILD_ID_MAX];
+};
+
 struct prec_map {
 	uint64_t start, end; /* [start, end) */
 	uint64_t pgoff;
 	const char *path; /* interned; as recorded */
-	uint32_t prot;
-	uint8_t build_id_len; /* 0: none recorded */
-	uint8_t build_id[PREC_BUILD_ID_MAX];
-	void *priv; /* for the layer above; NULL on a new map */
+	const struct prec_build_id *build_id; /* NULL: none recorded */
+	/* for the layer above; NULL on a new map.  A forked process shares its parent's maps
+	 * until either changes them, so this must depend only on the map, not the process. */
+	void *priv;
 };
+
+struct prec_mapvec;
 
 struct prec_mspace {
 	uint32_t pid;
-	struct prec_map *maps; /* sorted by start, not overlapping */
-	size_t nr, cap;
+	struct prec_map *maps; /* sorted by start, not overlapping: vec's */
+	size_t nr;
+	struct prec_mapvec *vec; /* maybe shared with forked processes (copied on change) */
 	/* the maps before the last exec, kept until the process is seen in user mode: a sample
 	 * taken inside execve after its COMM still has the old image's user stack */
 	struct prec_map *old;
 	size_t nr_old;
+	struct prec_mapvec *old_vec;
 	uint64_t gen; /* the machine's change count when these maps last changed */
 };
 

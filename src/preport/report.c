@@ -224,34 +224,40 @@ static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
 		      struct prec_hist_frame *f)
 {
 	struct prec_map *map = prec_mspace__find(t->ms, addr);
+	void *priv = map ? map->priv : NULL;
 	long id;
 
 	f->addr = addr;
-	if (map && !map->priv) {
+	if (map && !priv) {
 		/* memfd code is a JIT's when the process has a perf map; otherwise it is shown
-		 * as perf 6.1 shows it, a file that cannot be read (name and file offsets) */
-		bool jit = !strncmp(map->path, "/memfd:", 7) && (id = jit_id(R, t)) != 0;
+		 * as perf 6.1 shows it, a file that cannot be read (name and file offsets).  That
+		 * depends on the process, and forked processes share maps: not kept in the map. */
+		bool memfd = !strncmp(map->path, "/memfd:", 7);
+		bool jit = memfd && (id = jit_id(R, t)) != 0;
 
 		if (jit && id < 0)
 			return (int)id;
 		if (jit || is_anon_path(map->path) || !strcmp(map->path, "[heap]") ||
 		    !strcmp(map->path, "[stack]")) {
-			map->priv = MAP_ANON_PRIV;
+			priv = MAP_ANON_PRIV;
 		} else {
-			struct prec_dso *d = prec_symtab__dso(R->st, map->path, map->build_id,
-							      map->build_id_len);
+			const struct prec_build_id *b = map->build_id;
+			struct prec_dso *d = prec_symtab__dso(R->st, map->path, b ? b->id : NULL,
+							      b ? b->len : 0);
 
 			if (!d)
 				return -ENOMEM;
 			id = prec_hist__dso_id(R->h, d);
 			if (id < 0)
 				return (int)id;
-			map->priv = (void *)(uintptr_t)((uint64_t)id << 1);
+			priv = (void *)(uintptr_t)((uint64_t)id << 1);
 			prec_symtab__prefetch(R->st, d);
 		}
+		if (!memfd)
+			map->priv = priv;
 	}
-	if (map && map->priv != MAP_ANON_PRIV) {
-		f->dso = (uint32_t)((uintptr_t)map->priv >> 1);
+	if (map && priv != MAP_ANON_PRIV) {
+		f->dso = (uint32_t)((uintptr_t)priv >> 1);
 		f->addr = addr - map->start + map->pgoff;
 		return 0;
 	}

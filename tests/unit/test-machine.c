@@ -141,6 +141,27 @@ int main(void)
 	ok(mmap2(m, 300, 0x710000, 0x1000, "/bin/c2") == 0 &&
 		   prec_machine__generation(m, c->ms) == gc,
 	   "a later map of the parent leaves the child's generation alone");
+	/* the two share one map array since the fork: each change is the changer's alone */
+	{
+		struct prec_thread *p = prec_machine__thread(m, 300, 300);
+
+		ok(p && !prec_mspace__find(c->ms, 0x710010) && prec_mspace__find(p->ms, 0x710010),
+		   "the parent's map after the fork is not the child's");
+		ok(mmap2(m, 301, 0x720000, 0x1000, "/bin/c3") == 0 &&
+			   prec_mspace__find(c->ms, 0x720010) && p &&
+			   !prec_mspace__find(p->ms, 0x720010),
+		   "nor the child's the parent's");
+		ok(mmap2(m, 301, 0x700000, 0x800, "/bin/d") == 0 && p &&
+			   !strcmp(prec_mspace__find(c->ms, 0x700010)->path, "/bin/d") &&
+			   !strcmp(prec_mspace__find(p->ms, 0x700010)->path, "/bin/c") &&
+			   !strcmp(prec_mspace__find(c->ms, 0x700810)->path, "/bin/c"),
+		   "a child's map over an inherited one cuts its own copy only");
+		ok(fork_rec(m, 302, 301) == 0 && comm(m, 301, "c-exec", true) == 0 &&
+			   !strcmp(prec_mspace__find(prec_machine__thread(m, 302, 302)->ms, 0x720010)
+					   ->path,
+				   "/bin/c3"),
+		   "an exec of the parent leaves a grandchild's shared maps alone");
+	}
 
 	prec_machine__free(m);
 	return done_testing();
