@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -107,8 +108,9 @@ struct rep {
 
 /*
  * With PREPORT_TIMES set in the environment, the end of each phase of a report is written
- * to stderr in milliseconds since it began: for measuring, not for users (see
- * doc/performance.md).
+ * to stderr in milliseconds since it began, with what the main thread has used so far (CPU
+ * time, page faults, voluntary+involuntary context switches, time runnable but not
+ * running): for measuring, not for users (see doc/performance.md).
  */
 struct phases {
 	bool on;
@@ -124,14 +126,29 @@ static void phases_start(struct phases *p)
 
 static void phase_end(const struct phases *p, const char *name)
 {
+	unsigned long long run = 0, queued = 0;
 	struct timespec t;
+	struct rusage ru;
+	FILE *f;
 
 	if (!p->on)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	fprintf(stderr, "preport: %-6s %8.2f ms\n", name,
-		(double)(t.tv_sec - p->t0.tv_sec) * 1e3 +
-		    (double)(t.tv_nsec - p->t0.tv_nsec) / 1e6);
+	getrusage(RUSAGE_THREAD, &ru);
+	f = fopen("/proc/thread-self/schedstat", "r"); /* run and runnable time, in ns */
+	if (f) {
+		if (fscanf(f, "%llu %llu", &run, &queued) != 2)
+			queued = 0;
+		fclose(f);
+	}
+	fprintf(stderr,
+		"preport: %-6s %8.2f ms  (this thread: %.2f ms cpu, %ld page faults, %ld+%ld "
+		"switches, %.2f ms runnable)\n",
+		name,
+		(double)(t.tv_sec - p->t0.tv_sec) * 1e3 + (double)(t.tv_nsec - p->t0.tv_nsec) / 1e6,
+		(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3,
+		ru.ru_minflt, ru.ru_nvcsw, ru.ru_nivcsw, (double)queued / 1e6);
 }
 
 /* ---- filters ---- */
