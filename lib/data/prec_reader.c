@@ -3,9 +3,11 @@
  * perf.data reader (file form and pipe form, with or without compression).
  *
  * Layers inside this file:
- *  - `struct src`: bytes of the input at an absolute offset, from memory or from an fd
- *    through a buffer that is refilled with read(2); the file-form header parts are read
- *    with pread(2) (a non-seekable fd in file form is read into memory first).
+ *  - `struct src`: bytes of the input at an absolute offset, from memory (a regular file
+ *    opened by path is mapped) or from an fd through a buffer that is refilled with read(2);
+ *    the file-form header parts are read with pread(2) (a non-seekable fd in file form is
+ *    read into memory first).  Records in memory are handed out in place, and stay valid:
+ *    a reporter that must hold records back to order them need not copy them.
  *  - the outer record loop: one record at a time, each length checked against what is left.
  *  - the decompressor: COMPRESSED payloads are fed to one ZSTD_DStream, which continues
  *    across records and frames; output is produced in steps of at most ZSTD_STEP bytes into
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +43,7 @@
 /* Types at or above this are garbage: perf 6.1 stops at 82, newer perf adds a few. */
 #define PREC_REC_TYPE_LIMIT 128
 #define MAX_READ_AHEAD (32U << 20) /* bytes of header records prec_reader__read_header() keeps */
+#define RELEASE_STEP (4U << 20) /* bytes of a mapped file given back at a time */
 
 struct src {
 	int fd; /* -1: memory */
@@ -47,6 +51,8 @@ struct src {
 	const unsigned char *mem;
 	size_t mem_len;
 	unsigned char *owned_mem; /* slurped non-seekable input */
+	void *map; /* the file mapped (then mem), and how much of it was given back */
+	size_t map_len, released;
 	struct prec_buf buf; /* fd mode: buf.data[bpos..len) holds bytes from `pos` on */
 	size_t bpos;
 	uint64_t pos;
@@ -696,6 +702,30 @@ static int reader_start(struct prec_reader *r)
 	return read_file_header(r);
 }
 
+/*
+ * Map a regular file for reading in place: no copy through a buffer, and records stay where
+ * they are.  Its pages are the page cache's (no memory of our own), and what has been read
+ * is given back now and then (prec_reader__release).  Left unmapped (read through the fd)
+ * when it is not a regular file, is empty, or mmap refuses.
+ */
+static void map_file(struct src *s, int fd)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX / 2)
+		return;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return;
+	(void)madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+	s->map = p;
+	s->map_len = (size_t)st.st_size;
+	s->mem = p;
+	s->mem_len = (size_t)st.st_size;
+}
+
 static int reader_new(struct prec_reader **out)
 {
 	struct prec_reader *r = calloc(1, sizeof(*r));
@@ -757,9 +787,33 @@ int prec_reader__open(const char *path, struct prec_reader **ret)
 		close(fd);
 		return err;
 	}
-	r->src.fd = fd;
-	r->src.own_fd = true;
+	map_file(&r->src, fd);
+	if (r->src.map) {
+		close(fd);
+	} else {
+		r->src.fd = fd;
+		r->src.own_fd = true;
+	}
 	return reader_finish_open(r, ret);
+}
+
+void prec_reader__release(struct prec_reader *r, const void *p)
+{
+	struct src *s = &r->src;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), upto;
+
+	if (!s->map)
+		return;
+	if (!p || (const unsigned char *)p < s->mem || (const unsigned char *)p > s->mem + s->mem_len)
+		upto = s->pos < s->mem_len ? (size_t)s->pos : s->mem_len;
+	else
+		upto = (size_t)((const unsigned char *)p - s->mem);
+	upto = upto / pg * pg;
+	/* in steps of a few megabytes: each is one call, whose pages go back at once */
+	if (upto < s->released + RELEASE_STEP)
+		return;
+	(void)madvise((unsigned char *)s->map + s->released, upto - s->released, MADV_DONTNEED);
+	s->released = upto;
 }
 
 static void drop_replay(struct prec_reader *r)
@@ -781,6 +835,8 @@ void prec_reader__free(struct prec_reader *r)
 		return;
 	if (r->src.own_fd)
 		close(r->src.fd);
+	if (r->src.map)
+		munmap(r->src.map, r->src.map_len);
 	free(r->src.owned_mem);
 	prec_buf__release(&r->src.buf);
 	for (i = 0; i < r->nr_evsels; i++) {
@@ -805,11 +861,13 @@ void prec_reader__free(struct prec_reader *r)
 static int hand_out(struct prec_reader *r, const unsigned char *p, const struct perf_event_header *h,
 		    struct prec_record *ret)
 {
+	ret->stable = r->src.fd < 0 && !ret->decompressed;
 	if ((uintptr_t)p & 7) {
 		r->recbuf.len = 0;
 		if (prec_buf__append(&r->recbuf, p, h->size))
 			return -ENOMEM;
 		p = r->recbuf.data;
+		ret->stable = false;
 	}
 	ret->type = h->type;
 	ret->misc = h->misc;
@@ -1124,6 +1182,7 @@ static int keep_for_replay(struct prec_reader *r, const struct prec_record *rec)
 	memcpy(copy, rec->data, rec->size);
 	v[r->nr_replay].rec = *rec;
 	v[r->nr_replay].rec.data = copy;
+	v[r->nr_replay].rec.stable = false; /* the copy goes once it has been handed out */
 	v[r->nr_replay].copy = copy;
 	r->nr_replay++;
 	return 0;

@@ -45,6 +45,9 @@ struct prec_record {
 	uint64_t offset; /* file offset of the record, or of the COMPRESSED record it came from */
 	uint64_t inner_offset; /* offset in the decompressed stream (decompressed records) */
 	bool decompressed;
+	/* `data` stays valid until prec_reader__release() passes it or the reader is freed
+	 * (a record of a mapped file or of memory), not only until the next call */
+	bool stable;
 };
 
 /* Open `path`; "-" means standard input. */
@@ -54,6 +57,12 @@ int prec_reader__open_fd(int fd, struct prec_reader **ret);
 /* Read from memory (not copied; it must outlive the reader). For fuzzing and tests. */
 int prec_reader__open_mem(const void *data, size_t len, struct prec_reader **ret);
 void prec_reader__free(struct prec_reader *r);
+/*
+ * The caller holds no stable record before `p` (one handed out earlier, or NULL: none at
+ * all): the reader may give the memory of a mapped file up to there back to the kernel, so
+ * that a large file does not stay mapped whole.  Cheap; call it now and then.
+ */
+void prec_reader__release(struct prec_reader *r, const void *p);
 
 /*
  * The next record: 1 and *ret filled, 0 at the end of the stream, or -errno.  Pointers in

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <malloc.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,21 @@ static const char *cache_dir(char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? buf : NULL;
 }
 
+/*
+ * The input (and each ELF file) is mapped: if another program cuts one short while it is
+ * read, touching the part that is gone raises SIGBUS.  Say so in one line and stop, as for
+ * any input that cannot be read, instead of dying by the signal.
+ */
+static void on_sigbus(int sig)
+{
+	static const char msg[] = "preport: a file being read was truncated meanwhile (SIGBUS); "
+				  "run again once it is complete\n";
+
+	(void)sig;
+	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	_exit(1);
+}
+
 static void tune_memory(void)
 {
 	mallopt(M_ARENA_MAX, 1);
@@ -636,6 +652,7 @@ int main(int argc, char **argv)
 	}
 	prec_log_set_fn(log_to_stderr, NULL);
 	tune_memory();
+	signal(SIGBUS, on_sigbus);
 	ro.cache_dir = no_cache ? NULL : cache_dir(cache_buf, sizeof(cache_buf));
 
 	rc = 1;

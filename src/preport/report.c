@@ -62,10 +62,12 @@ struct cc_slot {
 	uint64_t *ips;
 };
 
+#define IN_PLACE 2 /* qent.arena of a record the reader keeps (prec_record.stable) */
+
 struct qent {
 	uint64_t time;
 	uint64_t seq;
-	size_t off; /* in arenas[arena] */
+	size_t off; /* in arenas[arena]; IN_PLACE: the record's address */
 	uint32_t size;
 	int evsel;
 	unsigned int arena;
@@ -689,6 +691,7 @@ static int arena_add(struct prec_buf *b, const void *rec, size_t size)
 static int flush_queue(struct rep *R, uint64_t limit)
 {
 	unsigned int old = !R->cur;
+	const void *oldest;
 	size_t i, k = 0;
 	int err = 0;
 
@@ -697,16 +700,26 @@ static int flush_queue(struct rep *R, uint64_t limit)
 		return err;
 	for (i = 0; i < R->nq && R->q[i].time <= limit; i++) {
 		const struct qent *e = &R->q[i];
-		const struct perf_event_header *hd = (const void *)(R->arenas[e->arena].data + e->off);
+		const struct perf_event_header *hd =
+			e->arena == IN_PLACE ? (const void *)(uintptr_t)e->off
+					     : (const void *)(R->arenas[e->arena].data + e->off);
 
 		err = process_now(R, hd->type, hd->misc, hd, e->size, e->evsel);
 		if (err)
 			return err;
 	}
 	R->queued_bytes = 0;
+	oldest = NULL;
 	for (; i < R->nq; i++, k++) {
 		R->q[k] = R->q[i];
 		R->queued_bytes += arena_size(R->q[k].size);
+		if (R->q[k].arena == IN_PLACE) {
+			const void *p = (const void *)(uintptr_t)R->q[k].off;
+
+			if (!oldest || p < oldest)
+				oldest = p;
+			continue;
+		}
 		if (R->q[k].arena == old) {
 			size_t off = R->arenas[R->cur].len;
 
@@ -723,6 +736,8 @@ static int flush_queue(struct rep *R, uint64_t limit)
 		R->arenas[R->cur].len = 0;
 	else
 		R->cur = old;
+	/* what the queue still holds of a mapped file starts at `oldest` */
+	prec_reader__release(R->r, oldest);
 	return 0;
 }
 
@@ -735,14 +750,17 @@ static int enqueue(struct rep *R, const struct prec_record *rec, uint64_t time, 
 	if (R->nq == R->qcap &&
 	    prec_array__grow((void **)&R->q, &R->qcap, R->nq + 1, sizeof(*R->q), 4096))
 		return -ENOMEM;
-	if (arena_add(a, rec->data, rec->size))
+	/* a record the reader keeps is not copied */
+	if (rec->stable)
+		off = (size_t)(uintptr_t)rec->data;
+	else if (arena_add(a, rec->data, rec->size))
 		return -ENOMEM;
 	R->q[R->nq].time = time;
 	R->q[R->nq].seq = R->seq++;
 	R->q[R->nq].off = off;
 	R->q[R->nq].size = rec->size;
 	R->q[R->nq].evsel = evsel;
-	R->q[R->nq].arena = R->cur;
+	R->q[R->nq].arena = rec->stable ? IN_PLACE : R->cur;
 	R->nq++;
 	R->queued_bytes += arena_size(rec->size);
 	if (time > R->round_max)
