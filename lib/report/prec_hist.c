@@ -105,6 +105,8 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
  * hook copies a batch of frames (with their DSOs) out of them, under `lock`.
  */
 #define FEED_BATCH 1024 /* nodes per hook call: feed_stop() waits for at most one batch */
+/* Nodes whose pages are faulted in together, ahead of their use. */
+#define NODE_PREFAULT 8192
 
 struct feed_ent {
 	struct prec_hist_frame f;
@@ -169,6 +171,7 @@ void prec_hist__free(struct prec_hist *h)
 	free(h->nslot);
 	free(h->node_frame);
 	free(h->ev);
+	free(h->wraps);
 	free(h->frame_sf_start);
 	free(h->frame_sf_n);
 	free(h->frame_leaf);
@@ -256,6 +259,33 @@ static int index_next(struct prec_hist *h, const struct prec_hist_frame *f, bool
 	return 0;
 }
 
+/*
+ * Fault in the pages of the next nodes to be made (NODE_PREFAULT at a time, up to two such
+ * chunks ahead of the reader), so that the reader, whose thread is the one a report waits
+ * for, does not: a fresh page costs microseconds.  The arrays move when they grow, under
+ * the feed's lock, which is held meanwhile.  A chunk the hook has not reached when the
+ * reader gets there, the reader faults in itself.
+ */
+static void feed_prefault(struct prec_hist *h, uint32_t fed)
+{
+	uint32_t next = (fed / NODE_PREFAULT + 1) * NODE_PREFAULT;
+
+	if (next < h->prefaulted)
+		next = h->prefaulted;
+	if (next - fed > 2 * NODE_PREFAULT)
+		return;
+	pthread_mutex_lock(&h->feed->lock);
+	if (next + (size_t)NODE_PREFAULT <= h->cap_nodes &&
+	    next + (size_t)NODE_PREFAULT <= h->cap_node_count) {
+		prec_maparray__prefault(h->node, h->cap_nodes, sizeof(*h->node), next,
+					NODE_PREFAULT);
+		prec_maparray__prefault(h->node_count, h->cap_node_count,
+					sizeof(*h->node_count), next, NODE_PREFAULT);
+		__atomic_store_n(&h->prefaulted, next + NODE_PREFAULT, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&h->feed->lock);
+}
+
 /* The loader thread's idle hook: index and symbolize a batch of the nodes made so far. */
 static int feed_consume(void *arg)
 {
@@ -263,6 +293,8 @@ static int feed_consume(void *arg)
 	struct prec_feed *fd = h->feed;
 	uint32_t avail = __atomic_load_n(&fd->fed, __ATOMIC_ACQUIRE), n, k;
 	int err = 0;
+
+	feed_prefault(h, avail);
 
 	if (avail == h->nr_indexed)
 		return 0;
@@ -338,9 +370,6 @@ void prec_hist__feed_stop(struct prec_hist *h)
 	h->feed = NULL;
 }
 
-/* Nodes whose pages are faulted in together, ahead of their use. */
-#define NODE_PREFAULT 8192
-
 /* A new node (parent, frame pk/addr); its id, or -ENOMEM. */
 static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t addr)
 {
@@ -363,11 +392,20 @@ static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t
 			return -ENOMEM;
 		h->cap_nodes = cap;
 	}
-	if (id >= h->cap_node_count &&
-	    prec_maparray__grow((void **)&h->node_count, &h->cap_node_count, (size_t)id + 1,
-				sizeof(*h->node_count)))
-		return -ENOMEM;
-	if (!(id % NODE_PREFAULT)) {
+	if (id >= h->cap_node_count) {
+		int err;
+
+		if (h->feed)
+			pthread_mutex_lock(&h->feed->lock);
+		err = prec_maparray__grow((void **)&h->node_count, &h->cap_node_count,
+					  (size_t)id + 1, sizeof(*h->node_count));
+		if (h->feed)
+			pthread_mutex_unlock(&h->feed->lock);
+		if (err)
+			return -ENOMEM;
+	}
+	/* the feed's hook faults the pages in ahead (see feed_prefault) when it has time */
+	if (!(id % NODE_PREFAULT) && id >= __atomic_load_n(&h->prefaulted, __ATOMIC_ACQUIRE)) {
 		prec_maparray__prefault(h->node, h->cap_nodes, sizeof(*h->node), id, NODE_PREFAULT);
 		prec_maparray__prefault(h->node_count, h->cap_node_count, sizeof(*h->node_count),
 					id, NODE_PREFAULT);
@@ -587,12 +625,44 @@ long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_
 	return node;
 }
 
+/* Node `node`'s count went round: remember it (it takes 2^32 samples of one stack). */
+static __attribute__((noinline, cold)) void count_wrapped(struct prec_hist *h, uint32_t node)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_wraps; i++) {
+		if (h->wraps[i].node == node) {
+			h->wraps[i].times++;
+			return;
+		}
+	}
+	if (grow((void **)&h->wraps, &h->cap_wraps, h->nr_wraps + 1, sizeof(*h->wraps))) {
+		h->node_count[node] = UINT32_MAX; /* out of memory: stuck at the most it holds */
+		return;
+	}
+	h->wraps[h->nr_wraps].node = node;
+	h->wraps[h->nr_wraps].times = 1;
+	h->nr_wraps++;
+}
+
+uint64_t prec_hist__node_count_wrapped(const struct prec_hist *h, uint32_t node)
+{
+	uint64_t c = h->node_count[node];
+	size_t i;
+
+	for (i = 0; i < h->nr_wraps; i++)
+		if (h->wraps[i].node == node)
+			c += (uint64_t)h->wraps[i].times << 32;
+	return c;
+}
+
 void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t period)
 {
 	uint32_t ev = prec_hist__ctx(h, ctx)->evsel;
 
 	h->node[node].self_period += period;
-	h->node_count[node]++;
+	if (!++h->node_count[node])
+		count_wrapped(h, node);
 	h->ev[ev].nr_samples++;
 	h->ev[ev].period += period;
 }
@@ -930,7 +1000,7 @@ struct fin_stack {
 static int fin_count(struct prec_hist *h, struct fin *F, const struct fin_stack *s)
 {
 	uint32_t node = s->node;
-	uint64_t p = h->node[node].self_period, c = h->node_count[node];
+	uint64_t p = h->node[node].self_period, c = prec_hist__node_count(h, node);
 	const struct prec_ctx_key *ck = prec_hist__ctx(h, F->nctx[node]);
 	long n = 1, e = s->e, k; /* without children only the leaf is used, and no depth */
 
@@ -1065,7 +1135,7 @@ int prec_hist__finish(struct prec_hist *h)
 		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].pk & PREC_NODE_DSO_MAX
 						     : F.nctx[parent];
 		/* a stack; a root has no frame: nothing to show */
-		if (!h->node_count[node] || parent == ROOT_PARENT)
+		if (!prec_hist__node_count(h, node) || parent == ROOT_PARENT)
 			continue;
 		b[nb].node = node;
 		b[nb].f0 = h->node_frame[node];

@@ -135,6 +135,11 @@ struct prec_frame_leaf {
 	uint32_t unsym; /* 0: its function is a symbol; else the DSO id of its sframe + 1 */
 };
 
+/* A node whose sample count went past 2^32 - 1 `times` times. */
+struct prec_count_wrap {
+	uint32_t node, times;
+};
+
 struct prec_ctx_key {
 	const char *comm;
 	uint32_t evsel, pid, tid, cpu;
@@ -200,8 +205,13 @@ struct prec_hist {
 	struct prec_node *node; /* by node id */
 	uint32_t nr_nodes;
 	size_t cap_nodes;
-	uint64_t *node_count; /* node id -> self count: samples whose stack ends there */
+	/* node id -> self count: samples whose stack ends there, modulo 2^32 (4 bytes a node
+	 * where 8 cost a megabyte more on a system-wide recording); the nodes whose count
+	 * wrapped around are in `wraps` */
+	uint32_t *node_count;
 	size_t cap_node_count;
+	struct prec_count_wrap *wraps;
+	size_t nr_wraps, cap_wraps;
 	/* open-addressing hash of the roots and of crowded parents' children by (parent,
 	 * frame): slots hold (hash tag << 32 | node id + 1), the keys are the nodes themselves */
 	uint64_t *nslot;
@@ -210,6 +220,7 @@ struct prec_hist {
 	uint32_t nr_indexed; /* nodes below this have their frame id */
 	size_t cap_node_frame;
 	struct prec_feed *feed; /* see prec_hist__feed_start() */
+	uint32_t prefaulted; /* nodes below this have their pages in (the feed's hook's) */
 	int feed_err; /* the feed consumer's error, returned by finish */
 
 	struct prec_evsel_stats *ev;
@@ -292,8 +303,11 @@ long prec_hist__stack_seq(const struct prec_hist *h, uint32_t node, uint32_t **s
 long prec_hist__stack_seq_upto(const struct prec_hist *h, uint32_t node, size_t upto,
 			       uint32_t **seq, size_t *cap);
 /* Samples whose stack ends at `node`. */
+uint64_t prec_hist__node_count_wrapped(const struct prec_hist *h, uint32_t node);
 static inline uint64_t prec_hist__node_count(const struct prec_hist *h, uint32_t node)
 {
+	if (h->nr_wraps)
+		return prec_hist__node_count_wrapped(h, node);
 	return h->node_count[node];
 }
 
