@@ -266,7 +266,10 @@ for w in libwork forkexec deep; do
 	"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"
 	check $? "$w: preport --folded exits 0"
 done
-check_folded libwork "$workdir/libwork.data.folded" '^libwork;(.*;)?main;lib_hot$' 50
+# libwork is built for 60% in lib_hot, but its split varies from run to run on a VM
+# (perf report alone: 54-67%, and 44% once); the structure is what is checked here
+check_folded libwork "$workdir/libwork.data.folded" '^libwork;(.*;)?main;lib_hot$' 30
+check_folded libwork "$workdir/libwork.data.folded" '^libwork;(.*;)?main;local_work$' 20
 check_folded forkexec "$workdir/forkexec.data.folded" '^forkexec;(.*;)?main;parent_work$' 30
 check_folded forkexec "$workdir/forkexec.data.folded" '^demo;(.*;)?main;outer;hot_[ab]$' 30
 d40=$(awk 'BEGIN { for (i = 0; i < 40; i++) printf ";descend" }')
