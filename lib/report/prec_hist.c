@@ -139,7 +139,9 @@ int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, ui
 	prec_keyset__init(&h->ctxs, sizeof(struct prec_ctx_key));
 	prec_keyset__init(&h->frames, sizeof(struct prec_hist_frame));
 	prec_keyset__init(&h->sframes, sizeof(struct prec_sframe));
-	prec_keyset__init(&h->entry_ids, sizeof(struct prec_entry_key));
+	/* the entries are the records of their keyset: one array, grown without copies */
+	prec_keyset__init_records(&h->entry_ids, sizeof(struct prec_entry_key),
+				  sizeof(struct prec_entry));
 	h->nr_ev = nr_evsels ? nr_evsels : 1;
 	h->ev = calloc(h->nr_ev, sizeof(*h->ev));
 	h->dsos = calloc(16, sizeof(*h->dsos));
@@ -177,7 +179,6 @@ void prec_hist__free(struct prec_hist *h)
 	free(h->frame_leaf);
 	free(h->sf_seq);
 	free(h->frame_srcline);
-	free(h->entries);
 	free(h->occ);
 	free(h->unsym);
 	free(h);
@@ -876,10 +877,8 @@ static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_
 	id = prec_keyset__intern(&h->entry_ids, &k, &is_new);
 	if (id < 0 || !is_new)
 		return id;
-	if (grow((void **)&h->entries, &h->cap_entries, (size_t)id + 1, sizeof(*h->entries)))
-		return -ENOMEM;
-	memset(&h->entries[id], 0, sizeof(h->entries[id]));
-	h->entries[id].key = k;
+	/* the record is the key and zeros; the array may have moved */
+	h->entries = prec_keyset__record(&h->entry_ids, 0);
 	h->entries[id].sframe = sf;
 	h->nr_entries = (uint32_t)id + 1;
 	return id;

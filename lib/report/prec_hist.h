@@ -237,9 +237,8 @@ struct prec_hist {
 	size_t nr_sf_seq, cap_sf_seq;
 	const char **frame_srcline; /* with the srcline key */
 	struct prec_keyset entry_ids;
-	struct prec_entry *entries;
+	struct prec_entry *entries; /* entry_ids's records, by id */
 	uint32_t nr_entries;
-	size_t cap_entries;
 	struct prec_occurrence *occ;
 	size_t nr_occ;
 	struct prec_dso_unsym *unsym; /* sorted by period, descending */

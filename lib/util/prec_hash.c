@@ -38,8 +38,14 @@ uint64_t prec_hash_bytes(const void *p, size_t n)
 
 void prec_keyset__init(struct prec_keyset *ks, size_t ksize)
 {
+	prec_keyset__init_records(ks, ksize, ksize);
+}
+
+void prec_keyset__init_records(struct prec_keyset *ks, size_t ksize, size_t rsize)
+{
 	memset(ks, 0, sizeof(*ks));
 	ks->ksize = ksize;
+	ks->rsize = rsize > ksize ? rsize : ksize;
 }
 
 /* A slot holds (tag << 32 | id + 1), the tag being the hash's high half: most probes of
@@ -158,9 +164,11 @@ long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 		return SLOT_ID(ks->slots[s]);
 	}
 	if (ks->n >= ks->cap &&
-	    prec_maparray__grow((void **)&ks->keys, &ks->cap, (size_t)ks->n + 1, ks->ksize))
+	    prec_maparray__grow((void **)&ks->keys, &ks->cap, (size_t)ks->n + 1, ks->rsize))
 		return -ENOMEM;
-	key_copy(ks->keys + (size_t)ks->n * ks->ksize, key, ks->ksize);
+	key_copy(ks->keys + (size_t)ks->n * ks->rsize, key, ks->ksize);
+	if (ks->rsize > ks->ksize)
+		memset(ks->keys + (size_t)ks->n * ks->rsize + ks->ksize, 0, ks->rsize - ks->ksize);
 	ks->slots[s] = SLOT(ks->n, h);
 	if (ret_new)
 		*ret_new = true;
@@ -169,9 +177,9 @@ long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 
 void prec_keyset__release(struct prec_keyset *ks)
 {
-	prec_maparray__free(ks->keys, ks->cap, ks->ksize);
+	prec_maparray__free(ks->keys, ks->cap, ks->rsize);
 	free(ks->slots);
-	prec_keyset__init(ks, ks->ksize);
+	prec_keyset__init_records(ks, ks->ksize, ks->rsize);
 }
 
 /* ---- strings ---- */

@@ -16,7 +16,10 @@
 
 struct prec_keyset {
 	size_t ksize; /* bytes per key */
-	unsigned char *keys; /* n keys, id order: a prec_maparray (prec_buf.h) of cap keys */
+	/* bytes per record: the key, then (with prec_keyset__init_records) the caller's
+	 * data about it, zeroed when the key is added */
+	size_t rsize;
+	unsigned char *keys; /* n records, id order: a prec_maparray (prec_buf.h) of cap */
 	size_t cap;
 	uint32_t n;
 	uint64_t *slots; /* hash tag << 32 | id + 1, 0 = empty; nslots is a power of two */
@@ -24,6 +27,9 @@ struct prec_keyset {
 };
 
 void prec_keyset__init(struct prec_keyset *ks, size_t ksize);
+/* A keyset whose records are `rsize` bytes, the key their first `ksize`: the records are
+ * then the caller's array by id (prec_keyset__record), with no copy of the keys beside. */
+void prec_keyset__init_records(struct prec_keyset *ks, size_t ksize, size_t rsize);
 /* The id of `key`, added if new (*ret_new tells which; may be NULL); -ENOMEM, or -E2BIG past
  * 2^31 keys. */
 long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new);
@@ -31,7 +37,12 @@ long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 long prec_keyset__find(const struct prec_keyset *ks, const void *key);
 static inline const void *prec_keyset__key(const struct prec_keyset *ks, uint32_t id)
 {
-	return ks->keys + (size_t)id * ks->ksize;
+	return ks->keys + (size_t)id * ks->rsize;
+}
+/* Record `id`, writable; the array moves when a key is added. */
+static inline void *prec_keyset__record(struct prec_keyset *ks, uint32_t id)
+{
+	return ks->keys + (size_t)id * ks->rsize;
 }
 void prec_keyset__release(struct prec_keyset *ks); /* back to empty; init again to reuse */
 
