@@ -43,7 +43,7 @@
 /* Types at or above this are garbage: perf 6.1 stops at 82, newer perf adds a few. */
 #define PREC_REC_TYPE_LIMIT 128
 #define MAX_READ_AHEAD (32U << 20) /* bytes of header records prec_reader__read_header() keeps */
-#define RELEASE_STEP (4U << 20) /* bytes of a mapped file given back at a time */
+#define RELEASE_STEP (1U << 20) /* bytes of a mapped file given back at a time */
 
 struct src {
 	int fd; /* -1: memory */
