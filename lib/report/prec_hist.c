@@ -170,7 +170,7 @@ void prec_hist__free(struct prec_hist *h)
 	free(h->ctx_root);
 	prec_maparray__free(h->node, h->cap_nodes, sizeof(*h->node));
 	prec_maparray__free(h->node_count, h->cap_node_count, sizeof(*h->node_count));
-	free(h->nslot);
+	prec_slots__free(h->nslot, h->nr_nslots);
 	free(h->node_frame);
 	free(h->ev);
 	free(h->wraps);
@@ -465,27 +465,10 @@ static int nslot_add(struct prec_hist *h, uint32_t id)
 	uint64_t hv;
 
 	if ((uint64_t)(h->nr_hashed + 1) * 2 > h->nr_nslots) {
-		uint32_t nr = h->nr_nslots ? h->nr_nslots * 2 : 64, mask = nr - 1, i;
-		uint64_t *slots;
+		int err = prec_slots__grow(&h->nslot, &h->nr_nslots, 512);
 
-		if (!nr || nr > (1u << 31))
-			return -E2BIG;
-		slots = prec_calloc_written(nr, sizeof(*slots));
-		if (!slots)
-			return -ENOMEM;
-		for (i = 0; i < h->nr_nslots; i++) {
-			uint64_t v = h->nslot[i];
-			uint32_t s = (uint32_t)(v >> 32) & mask;
-
-			if (!v)
-				continue;
-			while (slots[s])
-				s = (s + 1) & mask;
-			slots[s] = v;
-		}
-		free(h->nslot);
-		h->nslot = slots;
-		h->nr_nslots = nr;
+		if (err)
+			return err;
 	}
 	n = &h->node[id];
 	hv = node_hash(n->parent, n->pk & PK_FRAME, n->addr);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "prec_buf.h"
 #include "prec_hash.h"
@@ -34,6 +35,88 @@ uint64_t prec_hash_bytes(const void *p, size_t n)
 	h ^= h >> 32;
 	h *= MUL;
 	return h ^ (h >> 29);
+}
+
+/* Put every slot of t (n slots) where a fresh table would have it. */
+static int slots_rehash(uint64_t *t, uint32_t n)
+{
+	uint32_t i, k = 0, mask = n - 1;
+	uint64_t *v = malloc((size_t)n / 2 * sizeof(*v) + sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (t[i] && k <= n / 2)
+			v[k++] = t[i];
+	memset(t, 0, (size_t)n * sizeof(*t));
+	for (i = 0; i < k; i++) {
+		uint32_t p = (uint32_t)(v[i] >> 32) & mask;
+
+		while (t[p])
+			p = (p + 1) & mask;
+		t[p] = v[i];
+	}
+	free(v);
+	return 0;
+}
+
+/*
+ * Doubling in place.  A slot's new home is its old one or that plus the old size.  The old
+ * half is taken in circular order from just after an empty slot, so that each run of full
+ * slots is taken from its start; each slot taken is emptied and put back from its new home.
+ * A slot put back in the old half lands at or before where it was (its run, from its home
+ * on, has been taken already), one put in the new half meets only slots put there; neither
+ * passes over a slot not yet taken, whose emptying would cut it off from its home.  The one
+ * exception, a run in the new half reaching its end and wrapping around to the old half, is
+ * mended by putting everything back afresh.
+ */
+int prec_slots__grow(uint64_t **slots, uint32_t *nr, uint32_t first)
+{
+	uint32_t old = *nr, n = old ? old * 2 : first, mask = n - 1, s0, k;
+	bool wrapped = false;
+	uint64_t *t;
+
+	if (!n || (n & mask) || n > (1u << 29))
+		return -E2BIG;
+	if (!old)
+		t = mmap(NULL, (size_t)n * sizeof(*t), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	else
+		t = mremap(*slots, (size_t)old * sizeof(*t), (size_t)n * sizeof(*t), MREMAP_MAYMOVE);
+	if (t == MAP_FAILED)
+		return -ENOMEM;
+	/* the new pages are written at once: one call, not a fault per page (nor two: see
+	 * prec_calloc_written); an old kernel without it faults them in one by one */
+	(void)madvise(t + old, (size_t)(n - old) * sizeof(*t), MADV_POPULATE_WRITE);
+	*slots = t;
+	*nr = n;
+	if (!old)
+		return 0;
+	for (s0 = 0; s0 < old && t[s0]; s0++)
+		;
+	if (s0 == old) /* no empty slot: not a table of ours; still, keep every slot */
+		return slots_rehash(t, n);
+	for (k = 1; k <= old; k++) {
+		uint32_t i = (s0 + k) & (old - 1), p;
+		uint64_t v = t[i];
+
+		if (!v)
+			continue;
+		t[i] = 0;
+		p = (uint32_t)(v >> 32) & mask;
+		while (t[p]) {
+			p = (p + 1) & mask;
+			wrapped |= !p;
+		}
+		t[p] = v;
+	}
+	return wrapped ? slots_rehash(t, n) : 0;
+}
+
+void prec_slots__free(uint64_t *slots, uint32_t nr)
+{
+	if (slots)
+		munmap(slots, (size_t)nr * sizeof(*slots));
 }
 
 void prec_keyset__init(struct prec_keyset *ks, size_t ksize)

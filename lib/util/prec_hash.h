@@ -26,6 +26,18 @@ struct prec_keyset {
 	uint32_t nslots;
 };
 
+/*
+ * Tables of tagged slots (tag << 32 | value, 0 = empty), of a power-of-two size n, the home
+ * slot of a tag being tag & (n - 1), collisions going on to the next slot (linear probing),
+ * at most half full.  prec_slots__grow() makes one (*nr == 0: of `first` slots, a power of
+ * two) or doubles it in place: the table is a mapping of its own that grows by moving its
+ * pages, and the slots are moved within it, so growing touches only the new half's pages
+ * (a table copied into a new one touches both, twice the memory in all).  0, -ENOMEM or
+ * -E2BIG.  Free with prec_slots__free().
+ */
+int prec_slots__grow(uint64_t **slots, uint32_t *nr, uint32_t first);
+void prec_slots__free(uint64_t *slots, uint32_t nr);
+
 void prec_keyset__init(struct prec_keyset *ks, size_t ksize);
 /* A keyset whose records are `rsize` bytes, the key their first `ksize`: the records are
  * then the caller's array by id (prec_keyset__record), with no copy of the keys beside. */

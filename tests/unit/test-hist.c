@@ -196,6 +196,74 @@ static void check_maparray(void)
 	free(z);
 }
 
+/* Is (tag, value) where a lookup from its home finds it? */
+static bool slot_found(const uint64_t *t, uint32_t n, uint64_t v)
+{
+	uint32_t p = (uint32_t)(v >> 32) & (n - 1);
+
+	while (t[p] && t[p] != v)
+		p = (p + 1) & (n - 1);
+	return t[p] == v;
+}
+
+static void slot_put(uint64_t *t, uint32_t n, uint64_t v)
+{
+	uint32_t p = (uint32_t)(v >> 32) & (n - 1);
+
+	while (t[p])
+		p = (p + 1) & (n - 1);
+	t[p] = v;
+}
+
+/*
+ * Hash slots doubled in place keep every slot findable from its home: random tags through
+ * eight doublings, and tags crowded at the end of the table, whose runs wrap around.
+ */
+static void check_slots(void)
+{
+	uint64_t *t = NULL, x = 42;
+	uint32_t n = 0, nr = 0, i, lost = 0, grows = 0;
+
+	for (i = 0; i < 70000; i++) {
+		uint64_t v = (rnd(&x) & 0xffffffff00000000ULL) | (i + 1);
+
+		if ((uint64_t)(nr + 1) * 2 > n) {
+			if (prec_slots__grow(&t, &n, 512))
+				abort();
+			grows++;
+			for (uint32_t k = 0; k < n; k++) /* every slot, after each doubling */
+				if (t[k] && !slot_found(t, n, t[k]))
+					lost++;
+		}
+		slot_put(t, n, v);
+		nr++;
+	}
+	ok(!lost && grows == 10 && n == 262144,
+	   "70000 random slots through %u doublings to %u: all found from their homes (%u lost)",
+	   grows - 1, n, lost);
+	prec_slots__free(t, n);
+
+	/* half a table of tags whose homes are the last slots, a run that wraps around to the
+	 * start: homes that stay in the old half, then homes at the end of the new half */
+	for (uint64_t top = 511; top <= 1023; top += 512) {
+		t = NULL;
+		n = 0;
+		if (prec_slots__grow(&t, &n, 512))
+			abort();
+		for (i = 0; i < 256; i++)
+			slot_put(t, n, (top - i % 4) << 32 | (i + 1));
+		if (prec_slots__grow(&t, &n, 512))
+			abort();
+		for (i = 0, lost = 0; i < 256; i++)
+			lost += !slot_found(t, n, (top - i % 4) << 32 | (i + 1));
+		ok(!lost && n == 1024,
+		   "a run wrapping around the end, homes %" PRIu64 "..%" PRIu64 " when doubled: all "
+		   "found (%u lost)",
+		   top - 3, top, lost);
+		prec_slots__free(t, n);
+	}
+}
+
 /* A frame whose DSO id no node can hold is refused, not truncated into another DSO's. */
 static void check_bad_frame(void)
 {
@@ -258,6 +326,7 @@ int main(void)
 	char *plain, *fed, *early;
 
 	check_maparray();
+	check_slots();
 	check_bad_frame();
 	check_count_wrap();
 
