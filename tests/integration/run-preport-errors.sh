@@ -11,7 +11,8 @@
 # section and in the feature section, and our pipe stream (zstd and plain) cut at several
 # offsets, inside COMPRESSED records too.
 # Robustness: copies of those files with bytes overwritten at seeded random places exit 0 or
-# 1 (never >= 128), with the same stderr rules and no sanitizer report.
+# 1 (never >= 128), with the same stderr rules and no sanitizer report; SIGBUS (a mapped
+# file cut short meanwhile) is one line and exit 1.
 #
 # The perf.data file comes from perf record (cpu-clock) when perf is installed and allowed
 # to record; without it those cases are skipped with a note and the rest still runs.
@@ -271,6 +272,23 @@ for f in stream.data plain.data; do
 		expect_truncated "$f cut at $n of $size (stdin)" "$workdir/$f.dump" "$n"
 	done
 done
+
+# ---- a file cut short while mapped ----
+# Reading a mapped file (the input, or a binary for its symbols) that another program cuts
+# short raises SIGBUS: one line and exit 1, not death by the signal.  Sent here while preport
+# waits on a FIFO for its standard input, the one point where the timing is certain.
+say "--- SIGBUS"
+mkfifo "$workdir/fifo"
+"$PREPORT" -i - <"$workdir/fifo" >"$workdir/bus.out" 2>"$workdir/bus.err" &
+bus_pid=$!
+exec 9>"$workdir/fifo" # a writer that sends nothing: preport blocks reading
+sleep 1
+kill -BUS "$bus_pid"
+wait "$bus_pid"
+rc=$?
+exec 9>&-
+err=$workdir/bus.err
+expect_error "SIGBUS while reading" 1 'truncated meanwhile'
 
 # ---- damaged files ----
 say "--- damaged files (bytes overwritten at seeded random offsets)"
