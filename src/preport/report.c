@@ -909,6 +909,7 @@ static int read_records(struct rep *R, const char *input)
 			err = enqueue(R, &rec, time, evsel);
 		} else {
 			err = process_now(R, rec.type, rec.misc, rec.data, rec.size, evsel);
+			prec_reader__release(R->r, NULL); /* nothing is held */
 		}
 		if (err)
 			return err;
