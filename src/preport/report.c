@@ -615,6 +615,8 @@ static int sort_queue(struct rep *R)
 	size_t n = R->nq, width_runs, i;
 	size_t *runs, nr = 0;
 
+	if (n < 2) /* sorted; and runs[] below needs two slots */
+		return 0;
 	runs = malloc((n + 1) * sizeof(*runs));
 	if (!runs)
 		return -ENOMEM;

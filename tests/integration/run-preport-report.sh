@@ -9,6 +9,7 @@
 #   deep      by precord                         kernel    by precord: dd, mostly in the kernel
 #   mangled   by perf record, file form: C++ names, shown demangled as perf shows them
 #   demo-dwarf by perf record --call-graph dwarf: user stacks unwound by preport
+#   notime    by perf record --no-timestamp: samples without times, processed as read
 # For each: the flat profile of `preport --no-children --sort sym` equals perf report's within
 # 0.5 points for every symbol (either side's), and the same with --children for both columns.
 # Then: --folded has the workloads' call paths; a stripped binary is symbolized from its debug
@@ -175,6 +176,15 @@ if [ "$(grep -c '%  ' "$f.sy")" -eq 1 ] && grep -q 'hot_b$' "$f.sy"; then
 else
 	bad "demo: --symbols hot_b: $(grep '%' "$f.sy" | join_lines)"
 fi
+
+# without sample times (perf record --no-timestamp) records are processed as they are read,
+# none queued for ordering
+say "--- demo by perf record -g --no-timestamp (no sample times)"
+f=$workdir/notime.data
+"$PERF" record -q -e $ev -F 999 -g --no-timestamp -o "$f" -- "$WL/demo" 500 >/dev/null 2>"$f.err" ||
+	fail "perf record --no-timestamp fails: $(lines "$f.err")"
+compare_flat notime "$f" --no-children
+same_as_perf notime "$f"
 
 if [ "${PREC_DEMANGLE:-yes}" = no ]; then
 	say "--- mangled: not checked, preport was configured with --disable-demangle"
