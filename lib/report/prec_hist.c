@@ -538,7 +538,8 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t pk, uint6
 	}
 	p->child = (uint32_t)id;
 	if (kids < PREC_NODE_KIDS_MAX) /* past LIST_MAX only "more" matters */
-		p->pk += 1u << PREC_NODE_KIDS_SHIFT;
+		/* atomically: the feed's hook may be reading the frame's bits of this word */
+		__atomic_store_n(&p->pk, p->pk + (1u << PREC_NODE_KIDS_SHIFT), __ATOMIC_RELAXED);
 	return id;
 }
 

@@ -173,13 +173,16 @@ struct prec_node {
 #define PREC_NODE_KIDS_SHIFT 28
 #define PREC_NODE_KIDS_MAX 15u
 
-/* The frame of a node (of a root: the context id as dso). */
+/* The frame of a node (of a root: the context id as dso).  Its pk is read once, atomically:
+ * while the reader adds children to the node, the feed's hook reads the frame on the other
+ * thread (the frame's bits never change, the children count beside them does). */
 static inline struct prec_hist_frame prec_node__frame(const struct prec_node *n)
 {
+	uint32_t pk = __atomic_load_n(&n->pk, __ATOMIC_RELAXED);
 	struct prec_hist_frame f;
 
-	f.dso = n->pk & PREC_NODE_DSO_MAX;
-	f.flags = n->pk >> PREC_NODE_FLAGS_SHIFT & 7;
+	f.dso = pk & PREC_NODE_DSO_MAX;
+	f.flags = pk >> PREC_NODE_FLAGS_SHIFT & 7;
 	f.addr = n->addr;
 	return f;
 }
