@@ -13,7 +13,8 @@
 #   C. one compiler run (gcc -O2 -c lib/report/prec_view.c), `--call-graph dwarf -F $FC`
 #      (default 2000): a thousand or two samples with 8 KiB user stack copies, which both
 #      tools unwind (perf report takes about 20 s here, so C has its own run count, $NC).
-# For each: wall time and peak RSS (median of $N runs, the two tools alternating) of
+# For each: wall time and peak RSS (median of $N runs, the two tools alternating, and the
+# range of the runs' pairwise time ratios) of
 # `perf report --stdio` and `preport --stdio` with the same view, with children (the default
 # with call chains) and with --no-children; output to /dev/null.  Needs root (or a low
 # perf_event_paranoid).
@@ -79,6 +80,11 @@ compare() { # compare NAME FILE [RUNS]; $VIEWS (default both), $EXTRA: more prep
 		awk -v n="$1" -v v="$view" -v pw="$pw" -v pm="$pm" -v qw="$qw" -v qm="$qm" 'BEGIN {
 			printf "%-3s --%-12s perf report %7.3f s %7.1f MiB   preport %6.3f s %6.1f MiB   time %5.3fx  memory %5.3fx\n",
 				n, v, pw, pm / 1024, qw, qm / 1024, qw / pw, qm / pm }'
+		# the spread of the runs, pair by pair: how far one run's ratio can be from the
+		# median's on this machine
+		paste "$T/perf.$1.$view.all" "$T/prep.$1.$view.all" | awk '$1 > 0 {
+			r = $3 / $1; if (!n++ || r < lo) lo = r; if (n == 1 || r > hi) hi = r }
+			END { if (n > 1) printf "      (its %d pairs: time ratio %.3fx to %.3fx)\n", n, lo, hi }'
 	done
 }
 
