@@ -178,13 +178,15 @@ else
 fi
 
 # without sample times (perf record --no-timestamp) records are processed as they are read,
-# none queued for ordering
+# none queued for ordering.  Then which samples precede the exec's COMM and MMAP records
+# depends on how the CPUs' buffers were written out, the same for both tools; when many do,
+# perf 6.1 was seen to print the earlier name cut to the column's width ("perf-ex" for
+# "perf-exec"), so such a file is compared by symbol only.
 say "--- demo by perf record -g --no-timestamp (no sample times)"
 f=$workdir/notime.data
 "$PERF" record -q -e $ev -F 999 -g --no-timestamp -o "$f" -- "$WL/demo" 500 >/dev/null 2>"$f.err" ||
 	fail "perf record --no-timestamp fails: $(lines "$f.err")"
 compare_flat notime "$f" --no-children
-same_as_perf notime "$f"
 
 if [ "${PREC_DEMANGLE:-yes}" = no ]; then
 	say "--- mangled: not checked, preport was configured with --disable-demangle"
