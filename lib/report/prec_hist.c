@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "prec_buf.h"
 #include "prec_hist.h"
@@ -107,6 +108,9 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 #define FEED_BATCH 1024 /* nodes per hook call: feed_stop() waits for at most one batch */
 /* Nodes whose pages are faulted in together, ahead of their use. */
 #define NODE_PREFAULT 8192
+/* The node hash's reserve of address space (see nslot_grow), in bytes: 2^27 slots. */
+#define NSLOT_RESERVE ((size_t)1 << 30)
+#define NSLOT_FIRST 512
 
 struct feed_ent {
 	struct prec_hist_frame f;
@@ -170,7 +174,10 @@ void prec_hist__free(struct prec_hist *h)
 	free(h->ctx_root);
 	prec_maparray__free(h->node, h->cap_nodes, sizeof(*h->node));
 	prec_maparray__free(h->node_count, h->cap_node_count, sizeof(*h->node_count));
-	prec_slots__free(h->nslot, h->nr_nslots);
+	if (h->nslot_reserved)
+		munmap(h->nslot, NSLOT_RESERVE);
+	else
+		prec_slots__free(h->nslot, h->nr_nslots);
 	free(h->node_frame);
 	free(h->ev);
 	free(h->wraps);
@@ -287,6 +294,23 @@ static void feed_prefault(struct prec_hist *h, uint32_t fed)
 	pthread_mutex_unlock(&h->feed->lock);
 }
 
+/* The node hash's next doubling: once its table is 3/8 full (it doubles at 1/2), fault in
+ * the pages of the half it will grow by (see nslot_grow). */
+static void feed_ahead(struct prec_hist *h)
+{
+	uint32_t ns, nh;
+
+	if (!__atomic_load_n(&h->nslot_reserved, __ATOMIC_ACQUIRE))
+		return;
+	ns = __atomic_load_n(&h->nr_nslots, __ATOMIC_RELAXED);
+	nh = __atomic_load_n(&h->nr_hashed, __ATOMIC_RELAXED);
+	if (h->nslot_ahead >= (uint64_t)ns * 2 || (uint64_t)nh * 8 < (uint64_t)ns * 3 ||
+	    (size_t)ns * 2 * sizeof(*h->nslot) > NSLOT_RESERVE)
+		return;
+	(void)madvise(h->nslot + ns, (size_t)ns * sizeof(*h->nslot), MADV_POPULATE_WRITE);
+	h->nslot_ahead = (uint64_t)ns * 2;
+}
+
 /* The loader thread's idle hook: index and symbolize a batch of the nodes made so far. */
 static int feed_consume(void *arg)
 {
@@ -296,6 +320,7 @@ static int feed_consume(void *arg)
 	int err = 0;
 
 	feed_prefault(h, avail);
+	feed_ahead(h);
 
 	if (avail == h->nr_indexed)
 		return 0;
@@ -457,6 +482,43 @@ static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent, uint32_t
 	return s;
 }
 
+/*
+ * The node hash's table lives in a reserve of address space (untouched, it costs nothing),
+ * so that it doubles where it is and the feed's hook can fault in the pages of the next
+ * doubling ahead of the reader (feed_ahead).  Without the reserve (an address-space limit),
+ * a table that moves when it grows.
+ */
+
+static int nslot_grow(struct prec_hist *h)
+{
+	uint32_t old = h->nr_nslots, n = old ? old * 2 : NSLOT_FIRST;
+	int err;
+
+	if (!old) {
+		void *p = mmap(NULL, NSLOT_RESERVE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (p == MAP_FAILED)
+			return prec_slots__grow(&h->nslot, &h->nr_nslots, NSLOT_FIRST);
+		(void)madvise(p, (size_t)n * sizeof(*h->nslot), MADV_POPULATE_WRITE);
+		h->nslot = p;
+		__atomic_store_n(&h->nr_nslots, n, __ATOMIC_RELAXED);
+		__atomic_store_n(&h->nslot_reserved, true, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (!h->nslot_reserved)
+		return prec_slots__grow(&h->nslot, &h->nr_nslots, NSLOT_FIRST);
+	if ((size_t)n * sizeof(*h->nslot) > NSLOT_RESERVE)
+		return -E2BIG;
+	/* what the hook has not faulted in yet, in one call */
+	(void)madvise(h->nslot + old, (size_t)old * sizeof(*h->nslot), MADV_POPULATE_WRITE);
+	err = prec_slots__double_in(h->nslot, old);
+	if (err)
+		return err;
+	__atomic_store_n(&h->nr_nslots, n, __ATOMIC_RELAXED);
+	return 0;
+}
+
 /* Put node `id` (not there yet) in h->nslot, growing it first if it would be over half
  * full. */
 static int nslot_add(struct prec_hist *h, uint32_t id)
@@ -465,7 +527,7 @@ static int nslot_add(struct prec_hist *h, uint32_t id)
 	uint64_t hv;
 
 	if ((uint64_t)(h->nr_hashed + 1) * 2 > h->nr_nslots) {
-		int err = prec_slots__grow(&h->nslot, &h->nr_nslots, 512);
+		int err = nslot_grow(h);
 
 		if (err)
 			return err;
@@ -474,7 +536,7 @@ static int nslot_add(struct prec_hist *h, uint32_t id)
 	hv = node_hash(n->parent, n->pk & PK_FRAME, n->addr);
 	h->nslot[nslot_probe(h, n->parent, n->pk & PK_FRAME, n->addr, hv)] =
 		(hv >> 32) << 32 | ((uint64_t)id + 1);
-	h->nr_hashed++;
+	__atomic_store_n(&h->nr_hashed, h->nr_hashed + 1, __ATOMIC_RELAXED); /* see feed_ahead */
 	return 0;
 }
 

@@ -218,7 +218,9 @@ struct prec_hist {
 	/* open-addressing hash of the roots and of crowded parents' children by (parent,
 	 * frame): slots hold (hash tag << 32 | node id + 1), the keys are the nodes themselves */
 	uint64_t *nslot;
-	uint32_t nr_nslots, nr_hashed;
+	uint32_t nr_nslots, nr_hashed; /* written atomically: the feed's hook reads them */
+	bool nslot_reserved; /* nslot is a reserve of address space (see nslot_grow) */
+	uint64_t nslot_ahead; /* the feed's hook's: slots whose pages it faulted in */
 	uint32_t *node_frame; /* node id -> frame id (roots: context id), from index_frames */
 	uint32_t nr_indexed; /* nodes below this have their frame id */
 	size_t cap_node_frame;

@@ -72,8 +72,7 @@ static int slots_rehash(uint64_t *t, uint32_t n)
  */
 int prec_slots__grow(uint64_t **slots, uint32_t *nr, uint32_t first)
 {
-	uint32_t old = *nr, n = old ? old * 2 : first, mask = n - 1, s0, k;
-	bool wrapped = false;
+	uint32_t old = *nr, n = old ? old * 2 : first, mask = n - 1;
 	uint64_t *t;
 
 	if (!n || (n & mask) || n > (1u << 29))
@@ -92,6 +91,14 @@ int prec_slots__grow(uint64_t **slots, uint32_t *nr, uint32_t first)
 	*nr = n;
 	if (!old)
 		return 0;
+	return prec_slots__double_in(t, old);
+}
+
+int prec_slots__double_in(uint64_t *t, uint32_t old)
+{
+	uint32_t n = old * 2, mask = n - 1, s0, k;
+	bool wrapped = false;
+
 	for (s0 = 0; s0 < old && t[s0]; s0++)
 		;
 	if (s0 == old) /* no empty slot: not a table of ours; still, keep every slot */

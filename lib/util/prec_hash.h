@@ -36,6 +36,9 @@ struct prec_keyset {
  * -E2BIG.  Free with prec_slots__free().
  */
 int prec_slots__grow(uint64_t **slots, uint32_t *nr, uint32_t first);
+/* The same doubling, of a table t of `old` slots in memory that already holds 2 * old, the
+ * second half zeroed (a table in a reserved mapping that does not move).  0 or -ENOMEM. */
+int prec_slots__double_in(uint64_t *t, uint32_t old);
 void prec_slots__free(uint64_t *slots, uint32_t nr);
 
 void prec_keyset__init(struct prec_keyset *ks, size_t ksize);
