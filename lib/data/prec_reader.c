@@ -800,7 +800,7 @@ int prec_reader__open(const char *path, struct prec_reader **ret)
 void prec_reader__release(struct prec_reader *r, const void *p)
 {
 	struct src *s = &r->src;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), upto;
+	size_t upto, pg;
 
 	if (!s->map)
 		return;
@@ -808,10 +808,13 @@ void prec_reader__release(struct prec_reader *r, const void *p)
 		upto = s->pos < s->mem_len ? (size_t)s->pos : s->mem_len;
 	else
 		upto = (size_t)((const unsigned char *)p - s->mem);
-	upto = upto / pg * pg;
-	/* in steps of a few megabytes: each is one call, whose pages go back at once */
+	/* a megabyte at a time: each step is one call, whose pages go back at once.  (Pages
+	 * given back too early would only be read again from the page cache: the mapping is
+	 * private and never written.) */
 	if (upto < s->released + RELEASE_STEP)
 		return;
+	pg = (size_t)sysconf(_SC_PAGESIZE);
+	upto = upto / pg * pg;
 	(void)madvise((unsigned char *)s->map + s->released, upto - s->released, MADV_DONTNEED);
 	s->released = upto;
 }
