@@ -267,6 +267,30 @@ static int index_next(struct prec_hist *h, const struct prec_hist_frame *f, bool
 	return 0;
 }
 
+/* Fault in, in both node arrays, the pages of nodes [from, from + NODE_PREFAULT). */
+static void prefault_nodes(struct prec_hist *h, uint32_t from)
+{
+	prec_maparray__prefault(h->node, h->cap_nodes, sizeof(*h->node), from, NODE_PREFAULT);
+	prec_maparray__prefault(h->node_count, h->cap_node_count, sizeof(*h->node_count), from,
+				NODE_PREFAULT);
+}
+
+/* Grow a node array to `need` items.  The feed's hook reads it, and it moves when it grows:
+ * under the feed's lock, capacity included.  0 or -ENOMEM. */
+static int grow_fed(struct prec_hist *h, void **arr, size_t *cap, size_t need, size_t elem)
+{
+	int err;
+
+	if (need <= *cap)
+		return 0;
+	if (h->feed)
+		pthread_mutex_lock(&h->feed->lock);
+	err = prec_maparray__grow(arr, cap, need, elem);
+	if (h->feed)
+		pthread_mutex_unlock(&h->feed->lock);
+	return err ? -ENOMEM : 0;
+}
+
 /*
  * Fault in the pages of the next nodes to be made (NODE_PREFAULT at a time, up to two such
  * chunks ahead of the reader), so that the reader, whose thread is the one a report waits
@@ -285,10 +309,7 @@ static void feed_prefault(struct prec_hist *h, uint32_t fed)
 	pthread_mutex_lock(&h->feed->lock);
 	if (next + (size_t)NODE_PREFAULT <= h->cap_nodes &&
 	    next + (size_t)NODE_PREFAULT <= h->cap_node_count) {
-		prec_maparray__prefault(h->node, h->cap_nodes, sizeof(*h->node), next,
-					NODE_PREFAULT);
-		prec_maparray__prefault(h->node_count, h->cap_node_count,
-					sizeof(*h->node_count), next, NODE_PREFAULT);
+		prefault_nodes(h, next);
 		__atomic_store_n(&h->prefaulted, next + NODE_PREFAULT, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&h->feed->lock);
@@ -404,38 +425,13 @@ static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t
 
 	if (id == UINT32_MAX - 1)
 		return -E2BIG;
-	if (id >= h->cap_nodes) {
-		size_t cap = h->cap_nodes;
-		int err;
-
-		if (h->feed)
-			pthread_mutex_lock(&h->feed->lock);
-		err = prec_maparray__grow((void **)&h->node, &cap, (size_t)id + 1,
-					  sizeof(*h->node));
-		if (h->feed)
-			pthread_mutex_unlock(&h->feed->lock);
-		if (err)
-			return -ENOMEM;
-		h->cap_nodes = cap;
-	}
-	if (id >= h->cap_node_count) {
-		int err;
-
-		if (h->feed)
-			pthread_mutex_lock(&h->feed->lock);
-		err = prec_maparray__grow((void **)&h->node_count, &h->cap_node_count,
-					  (size_t)id + 1, sizeof(*h->node_count));
-		if (h->feed)
-			pthread_mutex_unlock(&h->feed->lock);
-		if (err)
-			return -ENOMEM;
-	}
+	if (grow_fed(h, (void **)&h->node, &h->cap_nodes, (size_t)id + 1, sizeof(*h->node)) ||
+	    grow_fed(h, (void **)&h->node_count, &h->cap_node_count, (size_t)id + 1,
+		     sizeof(*h->node_count)))
+		return -ENOMEM;
 	/* the feed's hook faults the pages in ahead (see feed_prefault) when it has time */
-	if (!(id % NODE_PREFAULT) && id >= __atomic_load_n(&h->prefaulted, __ATOMIC_ACQUIRE)) {
-		prec_maparray__prefault(h->node, h->cap_nodes, sizeof(*h->node), id, NODE_PREFAULT);
-		prec_maparray__prefault(h->node_count, h->cap_node_count, sizeof(*h->node_count),
-					id, NODE_PREFAULT);
-	}
+	if (!(id % NODE_PREFAULT) && id >= __atomic_load_n(&h->prefaulted, __ATOMIC_ACQUIRE))
+		prefault_nodes(h, id);
 	n = &h->node[id];
 	n->parent = parent;
 	n->child = NO_NODE;
@@ -488,7 +484,6 @@ static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent, uint32_t
  * doubling ahead of the reader (feed_ahead).  Without the reserve (an address-space limit),
  * a table that moves when it grows.
  */
-
 static int nslot_grow(struct prec_hist *h)
 {
 	uint32_t old = h->nr_nslots, n = old ? old * 2 : NSLOT_FIRST;

@@ -128,7 +128,7 @@ static void phases_start(struct phases *p)
 
 static void phase_end(const struct phases *p, const char *name)
 {
-	unsigned long long run = 0, queued = 0;
+	unsigned long long queued = 0;
 	struct timespec t;
 	struct rusage ru;
 	FILE *f;
@@ -137,9 +137,9 @@ static void phase_end(const struct phases *p, const char *name)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	getrusage(RUSAGE_THREAD, &ru);
-	f = fopen("/proc/thread-self/schedstat", "r"); /* run and runnable time, in ns */
+	f = fopen("/proc/thread-self/schedstat", "r"); /* run, then runnable time, in ns */
 	if (f) {
-		if (fscanf(f, "%llu %llu", &run, &queued) != 2)
+		if (fscanf(f, "%*u %llu", &queued) != 1)
 			queued = 0;
 		fclose(f);
 	}
