@@ -37,10 +37,21 @@ uint64_t prec_hash_bytes(const void *p, size_t n)
 	return h ^ (h >> 29);
 }
 
+/* Put slot v (not there yet) into t, whose size is mask + 1: from its home on, the first
+ * empty slot. */
+static void slot_put(uint64_t *t, uint32_t mask, uint64_t v)
+{
+	uint32_t p = (uint32_t)(v >> 32) & mask;
+
+	while (t[p])
+		p = (p + 1) & mask;
+	t[p] = v;
+}
+
 /* Put every slot of t (n slots) where a fresh table would have it. */
 static int slots_rehash(uint64_t *t, uint32_t n)
 {
-	uint32_t i, k = 0, mask = n - 1;
+	uint32_t i, k = 0;
 	uint64_t *v = malloc((size_t)n / 2 * sizeof(*v) + sizeof(*v));
 
 	if (!v)
@@ -49,13 +60,8 @@ static int slots_rehash(uint64_t *t, uint32_t n)
 		if (t[i] && k <= n / 2)
 			v[k++] = t[i];
 	memset(t, 0, (size_t)n * sizeof(*t));
-	for (i = 0; i < k; i++) {
-		uint32_t p = (uint32_t)(v[i] >> 32) & mask;
-
-		while (t[p])
-			p = (p + 1) & mask;
-		t[p] = v[i];
-	}
+	for (i = 0; i < k; i++)
+		slot_put(t, n - 1, v[i]);
 	free(v);
 	return 0;
 }
@@ -196,16 +202,9 @@ static int keyset_grow_slots(struct prec_keyset *ks)
 	slots = prec_calloc_written(nslots, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
-	for (i = 0; i < ks->nslots; i++) {
-		uint64_t v = ks->slots[i];
-		uint32_t s = SLOT_TAG(v) & mask;
-
-		if (!v)
-			continue;
-		while (slots[s])
-			s = (s + 1) & mask;
-		slots[s] = v;
-	}
+	for (i = 0; i < ks->nslots; i++)
+		if (ks->slots[i])
+			slot_put(slots, mask, ks->slots[i]);
 	free(ks->slots);
 	ks->slots = slots;
 	ks->nslots = nslots;
