@@ -125,15 +125,24 @@ share() {
 		sub(/%$/, "", $1); t += $1 } END { printf "%.2f\n", t }' "$1"
 }
 
+# share_verdict LABEL WHAT GOT COND WANT: ok if the awk condition COND holds for g=GOT.
+share_verdict() {
+	if awk -v g="$3" "BEGIN { exit !($4) }"; then
+		ok "$1: $2 $3% (want $5)"
+	else
+		bad "$1: $2 $3%, want $5"
+	fi
+}
+
 # check_share LABEL REPORT SYM WANT [KEY]: SYM's share is WANT% +-5 points.
 check_share() {
-	_got=$(share "$2" "$3" "${5:-}")
-	_what="$3${5:+ in $5}"
-	if awk -v g="$_got" -v w="$4" 'BEGIN { d = g - w; exit !(d <= 5 && d >= -5) }'; then
-		ok "$1: $_what $_got% (want $4% +-5)"
-	else
-		bad "$1: $_what $_got%, want $4% +-5"
-	fi
+	share_verdict "$1" "$3${5:+ in $5}" "$(share "$2" "$3" "${5:-}")" \
+		"g - $4 <= 5 && g - $4 >= -5" "$4% +-5"
+}
+
+# check_share_min LABEL REPORT SYM MIN [KEY]: SYM's share is at least MIN%.
+check_share_min() {
+	share_verdict "$1" "$3${5:+ in $5}" "$(share "$2" "$3" "${5:-}")" "g >= $4" ">= $4%"
 }
 
 # perf_chains LABEL FILE OUT: perf script's samples of FILE, one a line in OUT:
