@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -106,6 +107,11 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
  * hook copies a batch of frames (with their DSOs) out of them, under `lock`.
  */
 #define FEED_BATCH 1024 /* nodes per hook call: feed_stop() waits for at most one batch */
+/* Frames whose slots in h->frames are fetched ahead while indexing: the frames of a batch
+ * are all over a table of megabytes, each lookup a cache miss; fetched some frames ahead,
+ * the misses overlap. */
+#define FEED_AHEAD 12
+#define TAIL_PUBLISH 64 /* new frames the reader hands over to the tail's hook at once */
 /* Nodes whose pages are faulted in together, ahead of their use. */
 #define NODE_PREFAULT 8192
 /* The node hash's reserve of address space (see nslot_grow), in bytes: 2^27 slots. */
@@ -115,11 +121,23 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 struct feed_ent {
 	struct prec_hist_frame f;
 	struct prec_dso *d;
+	uint64_t hv;
 	bool root;
+};
+
+/* A frame the reader indexed at the end of the read, for the hook to symbolize (feed_end). */
+struct tail_ent {
+	struct prec_hist_frame f;
+	struct prec_dso *d;
 };
 
 struct prec_feed {
 	pthread_mutex_t lock;
+	/* at the end of the read (prec_hist__feed_end): frames ids tail_base + i, tail[i] */
+	struct tail_ent *tail;
+	uint32_t tail_base;
+	uint32_t tail_pub; /* entries the reader has filled in (release) */
+	bool tail_done; /* and there will be no more (release, after the last tail_pub) */
 	uint32_t fed; /* nodes made; written by the reader only */
 	uint32_t indexed; /* h->nr_indexed after the hook's last batch, for progress */
 	struct feed_ent batch[FEED_BATCH]; /* the hook's */
@@ -250,14 +268,15 @@ static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist
 			 struct prec_dso *d);
 
 /*
- * Give the next node to index (h->nr_indexed; its frame f, a root if `root`) its frame id:
- * ids in the order the frames first appeared, which is the order of their first nodes.
- * *is_new tells whether the frame is new (then its id is h->frames.n - 1).  0 or -ENOMEM.
+ * Give the next node to index (h->nr_indexed; its frame f, a root if `root`, whose hash in
+ * h->frames is hv) its frame id: ids in the order the frames first appeared, which is the
+ * order of their first nodes.  *is_new tells whether the frame is new (then its id is
+ * h->frames.n - 1).  0 or -ENOMEM.
  */
 static int index_next(struct prec_hist *h, const struct prec_hist_frame *f, bool root,
-		      bool *is_new)
+		      uint64_t hv, bool *is_new)
 {
-	long fid = root ? (long)f->dso : prec_keyset__intern(&h->frames, f, is_new);
+	long fid = root ? (long)f->dso : prec_keyset__intern_hashed(&h->frames, f, hv, is_new);
 
 	if (fid < 0)
 		return (int)fid;
@@ -361,13 +380,18 @@ static int feed_consume(void *arg)
 		fd->batch[k].f = prec_node__frame(nd);
 		fd->batch[k].root = nd->parent == ROOT_PARENT;
 		fd->batch[k].d = fd->batch[k].root ? NULL : prec_hist__dso(h, fd->batch[k].f.dso);
+		fd->batch[k].hv = fd->batch[k].root ? 0 : prec_keyset__hash(&h->frames, &fd->batch[k].f);
 	}
 	pthread_mutex_unlock(&fd->lock);
+	for (k = 0; k < n && k < FEED_AHEAD; k++)
+		prec_keyset__prefetch(&h->frames, fd->batch[k].hv);
 	for (k = 0; k < n; k++) {
 		const struct feed_ent *e = &fd->batch[k];
 		bool is_new;
 
-		err = index_next(h, &e->f, e->root, &is_new);
+		if (k + FEED_AHEAD < n)
+			prec_keyset__prefetch(&h->frames, fd->batch[k + FEED_AHEAD].hv);
+		err = index_next(h, &e->f, e->root, e->hv, &is_new);
 		if (!err && is_new) {
 			err = symbolize_one(h, h->frames.n - 1, &e->f, e->d);
 			if (!err)
@@ -954,22 +978,128 @@ static int cmp_unsym(const void *a, const void *b)
 	return x->period < y->period ? 1 : x->period > y->period ? -1 : 0;
 }
 
-int prec_hist__index_frames(struct prec_hist *h)
+/* The hash of node's frame in h->frames (0 for a root, whose frame is not hashed). */
+static uint64_t node_frame_hash(const struct prec_hist *h, uint32_t node)
 {
-	uint32_t node;
+	struct prec_hist_frame f;
 
-	if (grow((void **)&h->node_frame, &h->cap_node_frame, h->nr_nodes,
-		 sizeof(*h->node_frame)))
+	if (h->node[node].parent == ROOT_PARENT)
+		return 0;
+	f = prec_node__frame(&h->node[node]);
+	return prec_keyset__hash(&h->frames, &f);
+}
+
+/*
+ * Index the nodes from h->nr_indexed on, the frame table's slots fetched a few nodes ahead
+ * (most frames are looked up once or twice, all over the table).  With a feed, each new
+ * frame goes to the tail for the loader (see prec_hist__feed_end).
+ */
+static int index_nodes(struct prec_hist *h, struct prec_feed *fd)
+{
+	uint32_t n = h->nr_nodes, node, k;
+	uint64_t hv[FEED_AHEAD];
+
+	if (grow((void **)&h->node_frame, &h->cap_node_frame, n, sizeof(*h->node_frame)))
 		return -ENOMEM;
-	for (node = h->nr_indexed; node < h->nr_nodes; node++) {
-		struct prec_hist_frame f = prec_node__frame(&h->node[node]);
+	for (node = h->nr_indexed, k = 0; node < n && k < FEED_AHEAD; node++, k++) {
+		hv[node % FEED_AHEAD] = node_frame_hash(h, node);
+		prec_keyset__prefetch(&h->frames, hv[node % FEED_AHEAD]);
+	}
+	for (node = h->nr_indexed; node < n; node++) {
+		const struct prec_node *nd = &h->node[node];
+		struct prec_hist_frame f = prec_node__frame(nd);
 		bool is_new;
-		int err = index_next(h, &f, h->node[node].parent == ROOT_PARENT, &is_new);
+		int err = index_next(h, &f, nd->parent == ROOT_PARENT, hv[node % FEED_AHEAD],
+				       &is_new);
 
 		if (err)
 			return err;
+		if (node + FEED_AHEAD < n) {
+			hv[node % FEED_AHEAD] = node_frame_hash(h, node + FEED_AHEAD);
+			prec_keyset__prefetch(&h->frames, hv[node % FEED_AHEAD]);
+		}
+		if (is_new && fd) {
+			uint32_t i = h->frames.n - 1 - fd->tail_base;
+
+			fd->tail[i].f = f;
+			fd->tail[i].d = prec_hist__dso(h, f.dso);
+			if (!(++i % TAIL_PUBLISH))
+				__atomic_store_n(&fd->tail_pub, i, __ATOMIC_RELEASE);
+		}
 	}
 	return 0;
+}
+
+int prec_hist__index_frames(struct prec_hist *h)
+{
+	return index_nodes(h, NULL);
+}
+
+/* The loader's hook at the end of the read: symbolize the tail's frames as the reader hands
+ * them over, until it has handed over the last. */
+static int tail_consume(void *arg)
+{
+	struct prec_hist *h = arg;
+	struct prec_feed *fd = h->feed;
+	uint32_t done = h->nr_symbolized - fd->tail_base;
+
+	if (!prec_symtab__loader_settled(h->symtab))
+		return 1; /* the DSOs first */
+	for (;;) {
+		bool last = __atomic_load_n(&fd->tail_done, __ATOMIC_ACQUIRE);
+		uint32_t pub = __atomic_load_n(&fd->tail_pub, __ATOMIC_ACQUIRE);
+
+		if (done == pub) {
+			if (last)
+				return -1; /* all done: no more calls */
+			sched_yield();
+			continue;
+		}
+		for (; done < pub; done++) {
+			const struct tail_ent *e = &fd->tail[done];
+			int err = symbolize_one(h, fd->tail_base + done, &e->f, e->d);
+
+			if (err) {
+				h->feed_err = err;
+				return -1;
+			}
+			h->nr_symbolized = fd->tail_base + done + 1;
+		}
+	}
+}
+
+int prec_hist__feed_end(struct prec_hist *h)
+{
+	struct prec_feed *fd = h->feed;
+	uint32_t n, i;
+	int err;
+
+	if (!fd)
+		return prec_hist__index_frames(h);
+	prec_symtab__loader_idle(h->symtab, NULL, NULL); /* the hook's batch ends first */
+	n = h->frames.n - h->nr_symbolized + (h->nr_nodes - h->nr_indexed);
+	if (h->feed_err || h->nr_indexed == h->nr_nodes ||
+	    !(fd->tail = malloc((size_t)n * sizeof(*fd->tail)))) {
+		prec_hist__feed_stop(h);
+		return prec_hist__index_frames(h);
+	}
+	fd->tail_base = h->nr_symbolized;
+	for (i = 0; fd->tail_base + i < h->frames.n; i++) {
+		fd->tail[i].f = *(const struct prec_hist_frame *)prec_keyset__key(
+			&h->frames, fd->tail_base + i);
+		fd->tail[i].d = prec_hist__dso(h, fd->tail[i].f.dso);
+	}
+	fd->tail_pub = i;
+	fd->tail_done = false;
+	prec_symtab__loader_idle(h->symtab, tail_consume, h);
+	err = index_nodes(h, fd);
+	__atomic_store_n(&fd->tail_pub, h->frames.n - fd->tail_base, __ATOMIC_RELEASE);
+	__atomic_store_n(&fd->tail_done, true, __ATOMIC_RELEASE);
+	prec_symtab__loader_idle(h->symtab, NULL, NULL); /* waits for the hook to finish */
+	free(fd->tail);
+	fd->tail = NULL;
+	prec_hist__feed_stop(h);
+	return err;
 }
 
 /*

@@ -289,6 +289,14 @@ int prec_hist__index_frames(struct prec_hist *h);
  */
 int prec_hist__feed_start(struct prec_hist *h);
 void prec_hist__feed_stop(struct prec_hist *h);
+/*
+ * What feed_stop() then index_frames() do, with the work split at the end of the read
+ * (where the hook is often behind the reader by tens of thousands of nodes): the caller
+ * indexes the nodes the hook has not reached while the hook, now on the caller's heels,
+ * symbolizes each new frame.  Returns when the hook has symbolized all, or stopped to load
+ * DSOs (finish does the rest).  Without a feed, index_frames().  0 or -ENOMEM.
+ */
+int prec_hist__feed_end(struct prec_hist *h);
 /* Nodes indexed so far, by the feed's hook while there is a feed (callable meanwhile). */
 uint32_t prec_hist__feed_progress(const struct prec_hist *h);
 /* Symbolize and build the entries.  0 or -ENOMEM. */

@@ -237,9 +237,25 @@ long prec_keyset__find(const struct prec_keyset *ks, const void *key)
 	return ks->slots[s] ? (long)SLOT_ID(ks->slots[s]) : -ENOENT;
 }
 
+uint64_t prec_keyset__hash(const struct prec_keyset *ks, const void *key)
+{
+	return prec_hash_bytes(key, ks->ksize);
+}
+
+void prec_keyset__prefetch(const struct prec_keyset *ks, uint64_t h)
+{
+	if (ks->nslots)
+		__builtin_prefetch(&ks->slots[(uint32_t)(h >> 32) & (ks->nslots - 1)]);
+}
+
 long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 {
-	uint64_t h;
+	return prec_keyset__intern_hashed(ks, key, prec_hash_bytes(key, ks->ksize), ret_new);
+}
+
+long prec_keyset__intern_hashed(struct prec_keyset *ks, const void *key, uint64_t h,
+				bool *ret_new)
+{
 	uint32_t s;
 	int err;
 
@@ -248,7 +264,6 @@ long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 		if (err)
 			return err;
 	}
-	h = prec_hash_bytes(key, ks->ksize);
 	s = probe(ks, key, h);
 	if (ks->slots[s]) {
 		if (ret_new)

@@ -48,6 +48,12 @@ void prec_keyset__init_records(struct prec_keyset *ks, size_t ksize, size_t rsiz
 /* The id of `key`, added if new (*ret_new tells which; may be NULL); -ENOMEM, or -E2BIG past
  * 2^31 keys. */
 long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new);
+/* Hash of `key` for the two below.  prec_keyset__prefetch() brings the key's home slot
+ * into the cache ahead of an intern (a hint: harmless if the table grows meanwhile). */
+uint64_t prec_keyset__hash(const struct prec_keyset *ks, const void *key);
+void prec_keyset__prefetch(const struct prec_keyset *ks, uint64_t h);
+long prec_keyset__intern_hashed(struct prec_keyset *ks, const void *key, uint64_t h,
+				bool *ret_new);
 /* The id of `key`, or -ENOENT. */
 long prec_keyset__find(const struct prec_keyset *ks, const void *key);
 static inline const void *prec_keyset__key(const struct prec_keyset *ks, uint32_t id)

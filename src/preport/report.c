@@ -1081,13 +1081,15 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	err = read_records(&R, input);
 	phase_end(&ph, "read");
 	free_reading(&R);
-	prec_hist__feed_stop(R.h);
 	if (!err || err == -EBADMSG) {
-		/* needs no symbols: done while the other thread may still load them */
-		int e2 = prec_hist__index_frames(R.h);
+		/* indexing needs no symbols: done while the other thread may still load them,
+		 * then symbolizes behind */
+		int e2 = prec_hist__feed_end(R.h);
 
 		if (e2)
 			err = e2;
+	} else {
+		prec_hist__feed_stop(R.h);
 	}
 	prec_symtab__loader_stop(R.st);
 	phase_end(&ph, "loaded");

@@ -51,6 +51,7 @@ enum feed_mode {
 	NO_FEED, /* everything done by finish */
 	FEED_CAUGHT_UP, /* the hook indexed the first half before the second is added */
 	FEED_STOPPED_EARLY, /* the feed stopped right after the last sample */
+	FEED_ENDED, /* feed_end: the rest indexed here, symbolized by the hook behind */
 };
 
 /* Waits until the hook has indexed every node made so far; false after 10 s. */
@@ -144,9 +145,14 @@ static char *report(enum feed_mode mode, bool *caught_up)
 			abort();
 		prec_hist__count(h, (uint32_t)ctx, (uint32_t)node, s.period);
 	}
-	prec_hist__feed_stop(h);
-	if (prec_hist__index_frames(h))
-		abort();
+	if (mode == FEED_ENDED) {
+		if (prec_hist__feed_end(h))
+			abort();
+	} else {
+		prec_hist__feed_stop(h);
+		if (prec_hist__index_frames(h))
+			abort();
+	}
 	prec_symtab__loader_stop(st);
 	if (prec_hist__finish(h))
 		abort();
@@ -323,7 +329,7 @@ static void check_count_wrap(void)
 int main(void)
 {
 	bool caught_up;
-	char *plain, *fed, *early;
+	char *plain, *fed, *early, *ended;
 
 	check_maparray();
 	check_slots();
@@ -341,6 +347,9 @@ int main(void)
 	ok(!strcmp(fed, plain), "with the feed: the same report");
 	early = report(FEED_STOPPED_EARLY, &caught_up);
 	ok(!strcmp(early, plain), "with the feed stopped wherever it was: the same report");
+	ended = report(FEED_ENDED, &caught_up);
+	ok(!strcmp(ended, plain), "with the feed ended (the rest symbolized behind): the same report");
+	free(ended);
 	free(plain);
 	free(fed);
 	free(early);
