@@ -883,6 +883,8 @@ static int print_entry(const struct view *v, struct graph *g, const struct prec_
 	return 0;
 }
 
+#define ROW_AHEAD 4
+
 /* Entries rows[0, nr), each with its graph. */
 static int print_entries(const struct view *v, struct graph *g, const uint32_t *rows, size_t nr,
 			 struct line *row)
@@ -890,8 +892,15 @@ static int print_entries(const struct view *v, struct graph *g, const uint32_t *
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < nr && !err; i++)
+	for (i = 0; i < nr && !err; i++) {
+		/* the rows ahead: their entries, then (fetched by now) their sframes */
+		if (i + 2 * ROW_AHEAD < nr)
+			__builtin_prefetch(&v->h->entries[rows[i + 2 * ROW_AHEAD]]);
+		if (i + ROW_AHEAD < nr)
+			__builtin_prefetch(
+				prec_hist__sframe(v->h, v->h->entries[rows[i + ROW_AHEAD]].sframe));
 		err = print_entry(v, g, &v->h->entries[rows[i]], row, true);
+	}
 	return err;
 }
 
