@@ -94,7 +94,16 @@ struct rep {
 	unsigned int cur;
 	size_t queued_bytes; /* of the records in the queue, padded */
 	uint64_t seq, round_max, prev_round_max;
-	struct prec_hist_frame frames[MAX_FRAMES];
+	/* the frames of the sample being resolved (one of frbuf), and in the other those of
+	 * the stack that waits to go into the trie (see defer_stack) */
+	struct prec_hist_frame *frames;
+	struct prec_hist_frame frbuf[2][MAX_FRAMES];
+	struct {
+		bool on;
+		uint32_t ctx;
+		size_t nf;
+		uint64_t period;
+	} pend;
 	struct cc_slot *cc;
 	uint32_t cc_seen, cc_hits; /* in this window */
 	uint32_t cc_rest; /* samples that skip the cache before the next window */
@@ -395,10 +404,49 @@ static uint64_t chain_hash(const uint64_t *ips, size_t n)
 	return h ^ (h >> 29);
 }
 
-/* The stack of a raw chain, resolved frame by frame; its node, or a negative errno. */
-static long resolve_stack(struct rep *R, struct prec_thread *t, const struct prec_sample *s,
-			  const uint64_t *ips, size_t n, uint16_t misc, bool chain, bool unwound,
-			  uint32_t ctx)
+/*
+ * The stack that waits (R->pend) goes into the trie and is counted.  A stack waits there
+ * for one sample (defer_stack) so that the hash slot of its first lookup is fetched into
+ * the cache meanwhile: on A that lookup misses the cache for nearly every stack (the
+ * outermost frames of cc1's stacks, cut short without frame pointers, are all over the
+ * place).  Stacks still go in in sample order, so nodes are made in the same order, and
+ * counts do not depend on when they are added.
+ */
+static int settle_stack(struct rep *R)
+{
+	long node;
+
+	if (!R->pend.on)
+		return 0;
+	R->pend.on = false;
+	node = prec_hist__stack(R->h, R->pend.ctx, R->frbuf[R->frames == R->frbuf[0]],
+				R->pend.nf);
+	if (node < 0)
+		return (int)node;
+	prec_hist__count(R->h, R->pend.ctx, (uint32_t)node, R->pend.period);
+	return 0;
+}
+
+/* Count the stack of R->frames[0, nf) one sample from now (see settle_stack). */
+static int defer_stack(struct rep *R, uint32_t ctx, size_t nf, uint64_t period)
+{
+	int err;
+
+	prec_hist__prefetch(R->h, ctx, R->frames, nf);
+	err = settle_stack(R);
+	if (err)
+		return err;
+	R->pend.on = true;
+	R->pend.ctx = ctx;
+	R->pend.nf = nf;
+	R->pend.period = period;
+	R->frames = R->frbuf[R->frames == R->frbuf[0]];
+	return 0;
+}
+
+/* The frames of a raw chain, resolved into R->frames: how many, or a negative errno. */
+static long resolve_frames(struct rep *R, struct prec_thread *t, const struct prec_sample *s,
+			   const uint64_t *ips, size_t n, uint16_t misc, bool chain, bool unwound)
 {
 	size_t nf = 0;
 	int err = resolve_chain(R, t, ips, n, misc, chain, unwound, &nf);
@@ -411,9 +459,7 @@ static long resolve_stack(struct rep *R, struct prec_thread *t, const struct pre
 		if (!err && dropped && nf)
 			R->frames[0].flags |= PREC_FRAME_NOCHAIN;
 	}
-	if (err)
-		return err;
-	return prec_hist__stack(R->h, ctx, R->frames, nf);
+	return err ? err : (long)nf;
 }
 
 /* Whether this sample uses the chain cache (see CC_WINDOW). */
@@ -498,7 +544,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	uint64_t hash, gen;
 	uint32_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool chain, unwound = false;
-	long ctx, node;
+	long ctx, node, nf;
 
 	if (prec_sample__parse(&ev->layout, rec, size, &s)) {
 		R->bad_samples++;
@@ -561,12 +607,18 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 			return 0;
 		}
 	}
-	node = resolve_stack(R, t, &s, ips, n, misc, chain, unwound, (uint32_t)ctx);
+	nf = resolve_frames(R, t, &s, ips, n, misc, chain, unwound);
+	if (nf < 0)
+		return (int)nf;
+	if (!slot)
+		return defer_stack(R, (uint32_t)ctx, (size_t)nf, hs.period);
+	/* the waiting stack first: nodes are made in sample order */
+	node = settle_stack(R);
+	if (!node)
+		node = prec_hist__stack(R->h, (uint32_t)ctx, R->frames, (size_t)nf);
 	if (node < 0)
 		return (int)node;
 	prec_hist__count(R->h, (uint32_t)ctx, (uint32_t)node, hs.period);
-	if (!slot)
-		return 0;
 	if (n > slot->cap) {
 		uint64_t *p = realloc(slot->ips, n * 8);
 
@@ -921,7 +973,7 @@ static int read_records(struct rep *R, const char *input)
 	if (err < 0 && err != -EBADMSG)
 		return err;
 	/* corrupt: what came before it is still reported */
-	return flush_queue(R, UINT64_MAX) ?: err;
+	return flush_queue(R, UINT64_MAX) ?: settle_stack(R) ?: err;
 }
 
 /*
@@ -978,6 +1030,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	phases_start(&ph);
 	memset(&R, 0, sizeof(R));
 	R.r = r;
+	R.frames = R.frbuf[0];
 	R.o = o;
 	prec_keyset__init(&R.jit_ids, sizeof(uint64_t));
 	err = prec_reader__read_header(r);
