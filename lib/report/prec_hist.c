@@ -112,6 +112,7 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
  * the misses overlap. */
 #define FEED_AHEAD 12
 #define TAIL_PUBLISH 64 /* new frames the reader hands over to the tail's hook at once */
+#define SYM_AHEAD 32 /* frames looked up before their sframes are interned */
 /* Nodes whose pages are faulted in together, ahead of their use. */
 #define NODE_PREFAULT 8192
 /* The node hash's reserve of address space (see nslot_grow), in bytes: 2^27 slots. */
@@ -125,8 +126,8 @@ struct feed_ent {
 	bool root;
 };
 
-/* A frame the reader indexed at the end of the read, for the hook to symbolize (feed_end). */
-struct tail_ent {
+/* A frame to symbolize, with its DSO. */
+struct new_frame {
 	struct prec_hist_frame f;
 	struct prec_dso *d;
 };
@@ -134,13 +135,14 @@ struct tail_ent {
 struct prec_feed {
 	pthread_mutex_t lock;
 	/* at the end of the read (prec_hist__feed_end): frames ids tail_base + i, tail[i] */
-	struct tail_ent *tail;
+	struct new_frame *tail;
 	uint32_t tail_base;
 	uint32_t tail_pub; /* entries the reader has filled in (release) */
 	bool tail_done; /* and there will be no more (release, after the last tail_pub) */
 	uint32_t fed; /* nodes made; written by the reader only */
 	uint32_t indexed; /* h->nr_indexed after the hook's last batch, for progress */
 	struct feed_ent batch[FEED_BATCH]; /* the hook's */
+	struct new_frame fresh[FEED_BATCH]; /* the batch's new frames, the hook's */
 };
 
 int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, uint32_t nr_evsels,
@@ -264,8 +266,8 @@ static uint32_t node_kids(const struct prec_node *n)
 	return n->pk >> PREC_NODE_KIDS_SHIFT;
 }
 
-static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist_frame *f,
-			 struct prec_dso *d);
+static int symbolize_run(struct prec_hist *h, uint32_t first, const struct new_frame *nf,
+			 uint32_t n);
 
 /*
  * Give the next node to index (h->nr_indexed; its frame f, a root if `root`, whose hash in
@@ -356,7 +358,7 @@ static int feed_consume(void *arg)
 {
 	struct prec_hist *h = arg;
 	struct prec_feed *fd = h->feed;
-	uint32_t avail = __atomic_load_n(&fd->fed, __ATOMIC_ACQUIRE), n, k;
+	uint32_t avail = __atomic_load_n(&fd->fed, __ATOMIC_ACQUIRE), n, k, first, nfresh;
 	int err = 0;
 
 	feed_prefault(h, avail);
@@ -385,21 +387,24 @@ static int feed_consume(void *arg)
 	pthread_mutex_unlock(&fd->lock);
 	for (k = 0; k < n && k < FEED_AHEAD; k++)
 		prec_keyset__prefetch(&h->frames, fd->batch[k].hv);
-	for (k = 0; k < n; k++) {
+	first = h->frames.n;
+	for (k = 0, nfresh = 0; k < n; k++) {
 		const struct feed_ent *e = &fd->batch[k];
 		bool is_new;
 
 		if (k + FEED_AHEAD < n)
 			prec_keyset__prefetch(&h->frames, fd->batch[k + FEED_AHEAD].hv);
 		err = index_next(h, &e->f, e->root, e->hv, &is_new);
-		if (!err && is_new) {
-			err = symbolize_one(h, h->frames.n - 1, &e->f, e->d);
-			if (!err)
-				h->nr_symbolized = h->frames.n;
-		}
 		if (err)
 			goto fail;
+		if (is_new) {
+			fd->fresh[nfresh].f = e->f;
+			fd->fresh[nfresh++].d = e->d;
+		}
 	}
+	err = symbolize_run(h, first, fd->fresh, nfresh);
+	if (err)
+		goto fail;
 	__atomic_store_n(&fd->indexed, h->nr_indexed, __ATOMIC_RELEASE);
 	return 1;
 fail:
@@ -747,17 +752,23 @@ void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t
 	h->ev[ev].period += period;
 }
 
+static void sframe_key(struct prec_sframe *sf, uint32_t dso, enum prec_sframe_kind kind,
+		       uint64_t addr, const char *name, bool kernel)
+{
+	memset(sf, 0, sizeof(*sf));
+	sf->dso = dso;
+	sf->kind = kind;
+	sf->addr = addr;
+	sf->name = name;
+	sf->kernel = kernel;
+}
+
 static long sframe_intern(struct prec_hist *h, uint32_t dso, enum prec_sframe_kind kind,
 			  uint64_t addr, const char *name, bool kernel)
 {
 	struct prec_sframe sf;
 
-	memset(&sf, 0, sizeof(sf));
-	sf.dso = dso;
-	sf.kind = kind;
-	sf.addr = addr;
-	sf.name = name;
-	sf.kernel = kernel;
+	sframe_key(&sf, dso, kind, addr, name, kernel);
 	return prec_keyset__intern(&h->sframes, &sf, NULL);
 }
 
@@ -789,14 +800,46 @@ static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame 
 }
 
 /* Symbolize frame `i` (the next one: frame ids are symbolized in order), of DSO d. */
-static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist_frame *f,
-			 struct prec_dso *d)
+/* A frame's own function (not an inlined one) and its sframe, looked up ahead of the
+ * sframe's interning (see symbolize_run). */
+struct sym_ahead {
+	struct prec_sframe key;
+	uint64_t hv;
+	struct prec_sym sym;
+	int rc; /* 0: sym is the frame's function */
+};
+
+/* Look frame f (in DSO d) up into *a, and fetch its sframe's slot. */
+static void look_up(struct prec_hist *h, const struct prec_hist_frame *f, struct prec_dso *d,
+		    struct sym_ahead *a)
 {
 	bool kernel = f->flags & PREC_FRAME_KERNEL;
 	uint64_t addr = f->addr - ((f->flags & PREC_FRAME_RET) && f->addr ? 1 : 0);
-	struct prec_sym sym;
+
+	a->rc = -ENOENT;
+	if (!d) {
+		sframe_key(&a->key, 0, PREC_SF_NOMAP, f->addr, NULL, kernel);
+	} else {
+		a->rc = prec_dso__lookup(d, addr, &a->sym, NULL);
+		if (!a->rc)
+			sframe_key(&a->key, f->dso, PREC_SF_SYM, a->sym.start, a->sym.name, kernel);
+		else if (prec_dso__status(d) != PREC_DSO_OK)
+			sframe_key(&a->key, f->dso, PREC_SF_UNKNOWN, 0, NULL, kernel);
+		else
+			sframe_key(&a->key, f->dso, PREC_SF_ADDR, f->addr, NULL, kernel);
+	}
+	a->hv = prec_keyset__hash(&h->sframes, &a->key);
+	prec_keyset__prefetch(&h->sframes, a->hv);
+}
+
+/* Symbolize frame i (f, in DSO d), looked up into *a. */
+static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist_frame *f,
+			 struct prec_dso *d, const struct sym_ahead *a)
+{
+	bool kernel = f->flags & PREC_FRAME_KERNEL;
+	uint64_t addr = f->addr - ((f->flags & PREC_FRAME_RET) && f->addr ? 1 : 0);
 	long sf;
-	int nr = 0, k, rc = -ENOENT;
+	int nr = 0, k;
 
 	if (i >= h->cap_frame_sf) {
 		size_t c1 = h->cap_frame_sf, c2 = h->cap_frame_sf, c3 = h->cap_frame_sf;
@@ -811,41 +854,57 @@ static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist
 		h->cap_frame_sf = c1; /* all grow alike */
 	}
 	h->frame_sf_start[i] = (uint32_t)h->nr_sf_seq;
-	if (!d) {
-		sf = sframe_intern(h, 0, PREC_SF_NOMAP, f->addr, NULL, kernel);
-	} else {
-		rc = prec_dso__lookup(d, addr, &sym, NULL);
-		if (!rc) {
-			if (h->opts.inline_frames) {
-				struct prec_inline_frame inl[MAX_INLINE];
+	if (d && !a->rc && h->opts.inline_frames) {
+		struct prec_inline_frame inl[MAX_INLINE];
 
-				nr = prec_dso__inlines(d, addr, inl, MAX_INLINE);
-				for (k = 0; k < nr; k++) {
-					sf = sframe_intern(h, f->dso, PREC_SF_INLINE, 0, inl[k].name,
-							   kernel);
-					if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
-						return -ENOMEM;
-				}
-				if (nr < 0)
-					return nr;
-			}
-			sf = sframe_intern(h, f->dso, PREC_SF_SYM, sym.start, sym.name, kernel);
-		} else if (prec_dso__status(d) != PREC_DSO_OK) {
-			sf = sframe_intern(h, f->dso, PREC_SF_UNKNOWN, 0, NULL, kernel);
-		} else {
-			sf = sframe_intern(h, f->dso, PREC_SF_ADDR, f->addr, NULL, kernel);
+		nr = prec_dso__inlines(d, addr, inl, MAX_INLINE);
+		for (k = 0; k < nr; k++) {
+			sf = sframe_intern(h, f->dso, PREC_SF_INLINE, 0, inl[k].name, kernel);
+			if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
+				return -ENOMEM;
 		}
+		if (nr < 0)
+			return nr;
 	}
+	sf = prec_keyset__intern_hashed(&h->sframes, &a->key, a->hv, NULL);
 	if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
 		return -ENOMEM;
 	h->frame_sf_n[i] = (uint8_t)(nr > 0 ? nr + 1 : 1);
 	h->frame_leaf[i].sf = h->sf_seq[h->frame_sf_start[i]];
 	/* the last sframe, sf, is the frame's own function: a symbol when the lookup found one */
-	h->frame_leaf[i].unsym = rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
+	h->frame_leaf[i].unsym = a->rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
 	if (h->frame_srcline) {
-		h->frame_srcline[i] = srcline_of(h, f, d, addr, &sym, !rc);
+		h->frame_srcline[i] = srcline_of(h, f, d, addr, &a->sym, !a->rc);
 		if (!h->frame_srcline[i])
 			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Symbolize frames first, first + 1, ... (nf[0, n)), in that order: looked up SYM_AHEAD at
+ * a time, with their sframes' slots fetched, then their sframes interned in order (each
+ * interning is otherwise a cache miss: A has 104k frames, 80k of them addresses of their
+ * own).  h->nr_symbolized follows.  0 or -ENOMEM.
+ */
+static int symbolize_run(struct prec_hist *h, uint32_t first, const struct new_frame *nf,
+			 uint32_t n)
+{
+	struct sym_ahead a[SYM_AHEAD];
+	uint32_t base, m, k;
+	int err;
+
+	for (base = 0; base < n; base += m) {
+		m = n - base < SYM_AHEAD ? n - base : SYM_AHEAD;
+		for (k = 0; k < m; k++)
+			look_up(h, &nf[base + k].f, nf[base + k].d, &a[k]);
+		for (k = 0; k < m; k++) {
+			err = symbolize_one(h, first + base + k, &nf[base + k].f, nf[base + k].d,
+					    &a[k]);
+			if (err)
+				return err;
+			h->nr_symbolized = first + base + k + 1;
+		}
 	}
 	return 0;
 }
@@ -853,16 +912,18 @@ static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist
 /* Symbolize every distinct frame not symbolized yet, once. */
 static int symbolize_frames(struct prec_hist *h)
 {
-	uint32_t n = h->frames.n, i;
+	struct new_frame nf[SYM_AHEAD];
+	uint32_t n = h->frames.n, i, k;
 	int err;
 
-	for (i = h->nr_symbolized; i < n; i++) {
-		const struct prec_hist_frame *f = prec_keyset__key(&h->frames, i);
-
-		err = symbolize_one(h, i, f, prec_hist__dso(h, f->dso));
+	for (i = h->nr_symbolized; i < n; i += k) {
+		for (k = 0; k < SYM_AHEAD && i + k < n; k++) {
+			nf[k].f = *(const struct prec_hist_frame *)prec_keyset__key(&h->frames, i + k);
+			nf[k].d = prec_hist__dso(h, nf[k].f.dso);
+		}
+		err = symbolize_run(h, i, nf, k);
 		if (err)
 			return err;
-		h->nr_symbolized = i + 1;
 	}
 	return 0;
 }
@@ -1056,6 +1117,7 @@ static int tail_consume(void *arg)
 	struct prec_hist *h = arg;
 	struct prec_feed *fd = h->feed;
 	uint32_t done = h->nr_symbolized - fd->tail_base;
+	int err;
 
 	if (!prec_symtab__loader_settled(h->symtab))
 		return 1; /* the DSOs first */
@@ -1069,16 +1131,12 @@ static int tail_consume(void *arg)
 			sched_yield();
 			continue;
 		}
-		for (; done < pub; done++) {
-			const struct tail_ent *e = &fd->tail[done];
-			int err = symbolize_one(h, fd->tail_base + done, &e->f, e->d);
-
-			if (err) {
-				h->feed_err = err;
-				return -1;
-			}
-			h->nr_symbolized = fd->tail_base + done + 1;
+		err = symbolize_run(h, fd->tail_base + done, fd->tail + done, pub - done);
+		if (err) {
+			h->feed_err = err;
+			return -1;
 		}
+		done = pub;
 	}
 }
 
