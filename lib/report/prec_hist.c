@@ -973,48 +973,53 @@ long prec_hist__stack_seq_upto(const struct prec_hist *h, uint32_t node, size_t 
 	return stack_seq2(h, node, upto, seq, NULL, cap);
 }
 
-static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
-		     const char *srcline)
+/* The key of the entry of sframe sf (with srcline) in context ck. */
+static void entry_key(const struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
+		      const char *srcline, struct prec_entry_key *k)
 {
-	const struct prec_sframe *s = prec_hist__sframe(h, sf);
-	struct prec_entry_key k;
-	bool is_new;
-	long id;
 	size_t i;
 
-	memset(&k, 0, sizeof(k));
-	k.evsel = ck->evsel;
+	memset(k, 0, sizeof(*k));
+	k->evsel = ck->evsel;
 	for (i = 0; i < h->opts.nr_keys; i++) {
 		switch (h->opts.keys[i]) {
 		case PREC_SORT_COMM:
-			k.comm = ck->comm;
+			k->comm = ck->comm;
 			break;
 		case PREC_SORT_PID:
-			k.comm = ck->comm;
-			k.pid = ck->pid;
+			k->comm = ck->comm;
+			k->pid = ck->pid;
 			break;
 		case PREC_SORT_TID:
-			k.comm = ck->comm;
-			k.pid = ck->pid;
-			k.tid = ck->tid;
+			k->comm = ck->comm;
+			k->pid = ck->pid;
+			k->tid = ck->tid;
 			break;
 		case PREC_SORT_CPU:
-			k.cpu = ck->cpu;
+			k->cpu = ck->cpu;
 			break;
 		case PREC_SORT_DSO:
-			k.dso = s->dso;
+			k->dso = prec_hist__sframe(h, sf)->dso;
 			break;
 		case PREC_SORT_SYM:
-			k.sframe = sf + 1;
+			k->sframe = sf + 1;
 			break;
 		case PREC_SORT_SRCLINE:
-			k.srcline = srcline;
+			k->srcline = srcline;
 			break;
 		default:
 			break;
 		}
 	}
-	id = prec_keyset__intern(&h->entry_ids, &k, &is_new);
+}
+
+/* The entry of key k (of sframe sf) whose hash in h->entry_ids is hv, made if new. */
+static long entry_of_key(struct prec_hist *h, const struct prec_entry_key *k, uint32_t sf,
+			 uint64_t hv)
+{
+	bool is_new;
+	long id = prec_keyset__intern_hashed(&h->entry_ids, k, hv, &is_new);
+
 	if (id < 0 || !is_new)
 		return id;
 	/* the record is the key and zeros; the array may have moved */
@@ -1022,6 +1027,15 @@ static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_
 	h->entries[id].sframe = sf;
 	h->nr_entries = (uint32_t)id + 1;
 	return id;
+}
+
+static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
+		     const char *srcline)
+{
+	struct prec_entry_key k;
+
+	entry_key(h, ck, sf, srcline, &k);
+	return entry_of_key(h, &k, sf, prec_keyset__hash(&h->entry_ids, &k));
 }
 
 struct occ3 {
@@ -1236,6 +1250,8 @@ struct fin_stack {
 	uint32_t node, f0;
 	const struct prec_frame_leaf *leaf;
 	long e; /* the leaf's entry, when known */
+	struct prec_entry_key key; /* without children, when the memo does not know e */
+	uint64_t hv;
 };
 
 /* Count stack s (its leaf entry already in s->e without children): 0 or -ENOMEM. */
@@ -1266,8 +1282,20 @@ static int fin_count(struct prec_hist *h, struct fin *F, const struct fin_stack 
 		return -ENOMEM;
 	h->entries[e].self_period += p;
 	h->entries[e].self_count += c;
-	if (!h->opts.children && !h->opts.keep_occurrences)
+	if (!h->opts.children) {
+		/* only the leaf's entry, once: its occurrence */
+		if (!h->opts.keep_occurrences)
+			return 0;
+		if (h->entries[e].max_depth < 1)
+			h->entries[e].max_depth = 1;
+		if (grow((void **)&F->o3, &F->o3_cap, F->nr_o3 + 1, sizeof(*F->o3)))
+			return -ENOMEM;
+		F->o3[F->nr_o3].entry = (uint32_t)e;
+		F->o3[F->nr_o3].node = node;
+		F->o3[F->nr_o3].pos = 0;
+		F->nr_o3++;
 		return 0;
+	}
 	if (++F->gen == 0) { /* wrapped: clear the stamps */
 		memset(F->stamp, 0, F->stamp_cap * sizeof(*F->stamp));
 		F->gen = 1;
@@ -1326,15 +1354,40 @@ static int fin_batch(struct prec_hist *h, struct fin *F, struct fin_stack *b, si
 	for (k = 0; k < nb; k++) {
 		b[k].leaf = &h->frame_leaf[b[k].f0];
 		__builtin_prefetch(memo_slot(F->memo, F->nctx[b[k].node], b[k].leaf->sf));
+		if (!h->opts.children)
+			__builtin_prefetch(prec_hist__sframe(h, b[k].leaf->sf));
 	}
 	if (!h->opts.children) {
+		/* the memo's entries; for the others their keys, and their slots fetched */
 		for (k = 0; k < nb; k++) {
-			uint32_t ctx = F->nctx[b[k].node];
+			uint32_t ctx = F->nctx[b[k].node], sf = b[k].leaf->sf;
+			const char *srcline = h->frame_srcline ? h->frame_srcline[b[k].f0] : NULL;
+			const struct leaf_memo *m = memo_slot(F->memo, ctx, sf);
 
-			b[k].e = leaf_entry(h, F->memo, ctx, prec_hist__ctx(h, ctx), b[k].leaf->sf,
-					    h->frame_srcline ? h->frame_srcline[b[k].f0] : NULL);
+			if (m->entry && m->ctx == ctx && m->sf == sf && m->srcline == srcline) {
+				b[k].e = m->entry - 1;
+				__builtin_prefetch(&h->entries[b[k].e]);
+				continue;
+			}
+			b[k].e = -1;
+			entry_key(h, prec_hist__ctx(h, ctx), sf, srcline, &b[k].key);
+			b[k].hv = prec_keyset__hash(&h->entry_ids, &b[k].key);
+			prec_keyset__prefetch(&h->entry_ids, b[k].hv);
+		}
+		for (k = 0; k < nb; k++) {
+			uint32_t ctx = F->nctx[b[k].node], sf = b[k].leaf->sf;
+			struct leaf_memo *m;
+
+			if (b[k].e >= 0)
+				continue;
+			b[k].e = entry_of_key(h, &b[k].key, sf, b[k].hv);
 			if (b[k].e < 0)
 				return -ENOMEM;
+			m = memo_slot(F->memo, ctx, sf);
+			m->ctx = ctx;
+			m->sf = sf;
+			m->srcline = h->frame_srcline ? h->frame_srcline[b[k].f0] : NULL;
+			m->entry = (uint32_t)b[k].e + 1;
 			__builtin_prefetch(&h->entries[b[k].e]);
 		}
 	}
