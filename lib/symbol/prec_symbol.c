@@ -84,43 +84,9 @@ static int syment_cmp(const void *a, const void *b)
 	return x->up < y->up ? -1 : x->up > y->up;
 }
 
-struct sortkey {
-	uint64_t start;
-	uint64_t idx;
-};
-
-/* LSD radix sort of (start, index) pairs, a byte per pass; passes where every key has the
- * same byte (most of the high ones) are skipped.  Stable, so equal starts keep their order. */
-static struct sortkey *radix_sort(struct sortkey *a, struct sortkey *b, uint32_t n)
-{
-	unsigned shift;
-	uint32_t i;
-
-	for (shift = 0; shift < 64; shift += 8) {
-		uint32_t cnt[256] = { 0 }, sum = 0, c;
-		struct sortkey *t;
-
-		for (i = 0; i < n; i++)
-			cnt[(a[i].start >> shift) & 0xff]++;
-		if (cnt[(a[0].start >> shift) & 0xff] == n)
-			continue;
-		for (i = 0; i < 256; i++) {
-			c = cnt[i];
-			cnt[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			b[cnt[(a[i].start >> shift) & 0xff]++] = a[i];
-		t = a;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 void prec_symvec__sort(struct prec_symvec *sv)
 {
-	struct sortkey *keys, *sorted;
+	struct prec_radix *keys, *sorted;
 	struct prec_syment *out;
 	uint32_t i;
 	bool is_sorted = true;
@@ -144,12 +110,12 @@ void prec_symvec__sort(struct prec_symvec *sv)
 		return;
 	}
 	for (i = 0; i < sv->n; i++) {
-		keys[i].start = sv->v[i].start;
-		keys[i].idx = i;
+		keys[i].key = sv->v[i].start;
+		keys[i].val = i;
 	}
-	sorted = radix_sort(keys, keys + sv->n, sv->n);
+	sorted = prec_radix__sort(keys, keys + sv->n, sv->n);
 	for (i = 0; i < sv->n; i++)
-		out[i] = sv->v[sorted[i].idx];
+		out[i] = sv->v[sorted[i].val];
 	free(keys);
 	free(sv->v);
 	sv->v = out;

@@ -183,3 +183,36 @@ void prec_maparray__prefault(void *arr, size_t cap, size_t elem, size_t from, si
 	if (end > start) /* an old kernel without MADV_POPULATE_WRITE says EINVAL: faults it is */
 		(void)madvise((unsigned char *)arr + start, end - start, MADV_POPULATE_WRITE);
 }
+
+struct prec_radix *prec_radix__sort(struct prec_radix *a, struct prec_radix *b, size_t n)
+{
+	size_t cnt[8][256], i, sum, c;
+	unsigned int d, k, nb = 0, bytes[8];
+	uint64_t diff = 0;
+
+	/* the bytes in which some keys differ: only those are counted and sorted by */
+	for (i = 1; i < n; i++)
+		diff |= a[i].key ^ a[0].key;
+	for (d = 0; d < 8; d++)
+		if ((diff >> (8 * d)) & 0xff)
+			bytes[nb++] = d;
+	memset(cnt, 0, nb * sizeof(cnt[0]));
+	for (i = 0; i < n; i++)
+		for (k = 0; k < nb; k++)
+			cnt[k][(a[i].key >> (8 * bytes[k])) & 0xff]++;
+	for (k = 0; k < nb; k++) {
+		struct prec_radix *t;
+
+		for (i = 0, sum = 0; i < 256; i++) {
+			c = cnt[k][i];
+			cnt[k][i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[cnt[k][(a[i].key >> (8 * bytes[k])) & 0xff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	return a;
+}

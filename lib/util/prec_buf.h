@@ -8,6 +8,7 @@
 #define PREC_BUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct prec_buf {
 	unsigned char *data;
@@ -44,6 +45,19 @@ int prec_array__grow(void **arr, size_t *cap, size_t need, size_t elem, size_t f
  * with two running threads also interrupts the other CPU to flush its TLB.
  */
 void *prec_calloc_written(size_t n, size_t size);
+
+/* A key, and what sorts with it (an index, say), for prec_radix__sort(). */
+struct prec_radix {
+	uint64_t key;
+	uint64_t val;
+};
+
+/*
+ * Sort a[0, n) by key, ascending and stable: an LSD radix sort, a byte per pass, skipping
+ * the passes where every key has the same byte (most of the high ones).  b[0, n) is its
+ * scratch; the result is in whichever of the two it returns.
+ */
+struct prec_radix *prec_radix__sort(struct prec_radix *a, struct prec_radix *b, size_t n);
 
 /*
  * prec_array__grow() for an array that may grow large: malloc'ed while under

@@ -221,6 +221,45 @@ static void slot_put(uint64_t *t, uint32_t n, uint64_t v)
 	t[p] = v;
 }
 
+static int cmp_radix(const void *a, const void *b)
+{
+	const struct prec_radix *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->val < y->val ? -1 : x->val > y->val;
+}
+
+/*
+ * prec_radix__sort against qsort by (key, original position): keys that differ in a few
+ * bytes only (the sort skips the others), with many equal ones (it must be stable), and
+ * keys all equal.
+ */
+static void check_radix(void)
+{
+	enum { N = 20000 };
+	static struct prec_radix a[2 * N], want[N];
+	static const uint64_t masks[] = { 0xff00000000ff00ffULL, 0x3, ~0ULL, 0 };
+	uint64_t x = 7;
+	size_t m, i, bad;
+
+	for (m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
+		const struct prec_radix *r;
+
+		for (i = 0; i < N; i++) {
+			a[i].key = (rnd(&x) & masks[m]) | 0x1000;
+			a[i].val = i;
+			want[i] = a[i];
+		}
+		qsort(want, N, sizeof(*want), cmp_radix);
+		r = prec_radix__sort(a, a + N, N);
+		for (i = 0, bad = 0; i < N; i++)
+			bad += r[i].key != want[i].key || r[i].val != want[i].val;
+		ok(!bad, "radix sort of %d keys under mask %#" PRIx64 ": as qsort, stable (%zu off)",
+		   N, masks[m], bad);
+	}
+}
+
 /*
  * Hash slots doubled in place keep every slot findable from its home: random tags through
  * eight doublings, and tags crowded at the end of the table, whose runs wrap around.
@@ -333,6 +372,7 @@ int main(void)
 
 	check_maparray();
 	check_slots();
+	check_radix();
 	check_bad_frame();
 	check_count_wrap();
 
