@@ -388,43 +388,145 @@ static int cmp_entries(const void *a, const void *b, void *arg)
 
 /*
  * Without children the comparison is a strict total order (the sort keys in turn, then the
- * entry), so any correct sort gives the one order: the halves of pos are sorted on two
- * threads and merged (a qsort of 26k rows took 12 ms, mostly cache misses on the keys).
- * `tmp` has room for nr indices.  False, and pos untouched, when no thread can start.
+ * entry), so any correct sort gives the one order, and it is made of stable radix sorts
+ * instead: by the last key first, the number (descending) last, starting from entry order.
+ * A string key sorts by its rank in text order.  On A (26k rows, most of them one sample of
+ * one period, so that the names decide) a qsort took 3 ms on two threads, mostly cache
+ * misses on the keys.  False, and pos untouched, without memory.
  */
-#define SORT_HALVES_MIN 4096
 
-struct half {
-	const struct rowsort *rs;
-	uint32_t *pos;
-	size_t nr;
-};
-
-static void *sort_half(void *arg)
+/* pos[0, nr) stably by val[pos[i]], ascending; a is scratch for 2 * nr. */
+static void radix_pass(uint32_t *pos, size_t nr, const uint64_t *val, struct prec_radix *a)
 {
-	struct half *hf = arg;
+	struct prec_radix *r;
+	size_t i;
 
-	qsort_r(hf->pos, hf->nr, sizeof(*hf->pos), cmp_rows, (void *)hf->rs);
-	return NULL;
+	for (i = 0; i < nr; i++) {
+		a[i].key = val[pos[i]];
+		a[i].val = pos[i];
+	}
+	r = prec_radix__sort(a, a + nr, nr);
+	for (i = 0; i < nr; i++)
+		pos[i] = (uint32_t)r[i].val;
 }
 
-static bool sort_halves(const struct rowsort *rs, uint32_t *pos, size_t nr, uint32_t *tmp)
-{
-	struct half lo = { rs, pos, nr / 2 }, hi = { rs, pos + nr / 2, nr - nr / 2 };
-	size_t a = 0, b = nr / 2, o = 0;
-	pthread_t t;
+struct text_group {
+	const char *s;
+	uint32_t at, n; /* its rows: r[at, at + n) of text_ranks() */
+};
 
-	if (pthread_create(&t, NULL, sort_half, &hi))
+_Static_assert(sizeof(struct text_group) <= sizeof(struct prec_radix),
+	       "text_ranks() keeps the groups in the radix sort's other half");
+
+static int cmp_group_text(const void *a, const void *b)
+{
+	return cmp_text(((const struct text_group *)a)->s, ((const struct text_group *)b)->s);
+}
+
+/*
+ * The ranks in text order (cmp_text) of str[0, nr) into rank[]: equal texts, equal ranks.
+ * Names are interned, so the rows share few pointers: grouped by pointer with a radix sort,
+ * one string of each group is compared.  a is scratch for 2 * nr.
+ */
+static void text_ranks(const char *const *str, uint32_t nr, uint64_t *rank,
+		       struct prec_radix *a)
+{
+	struct prec_radix *r;
+	struct text_group *g;
+	uint32_t i, j, ng = 0;
+	uint64_t rk = 0;
+
+	for (i = 0; i < nr; i++) {
+		a[i].key = (uintptr_t)str[i];
+		a[i].val = i;
+	}
+	r = prec_radix__sort(a, a + nr, nr);
+	g = (struct text_group *)(r == a ? a + nr : a); /* the other half: as many bytes */
+	for (i = 0; i < nr; i = j) {
+		for (j = i + 1; j < nr && r[j].key == r[i].key; j++)
+			;
+		g[ng].s = str[r[i].val];
+		g[ng].at = i;
+		g[ng++].n = j - i;
+	}
+	qsort(g, ng, sizeof(*g), cmp_group_text);
+	for (i = 0; i < ng; i++) {
+		if (i && cmp_text(g[i - 1].s, g[i].s))
+			rk++;
+		for (j = g[i].at; j < g[i].at + g[i].n; j++)
+			rank[r[j].val] = rk;
+	}
+}
+
+static bool sort_by_radix(const struct rowsort *rs, uint32_t *pos, size_t nr)
+{
+	const struct prec_hist *h = rs->v->h;
+	const struct rowkey *k = rs->k;
+	/* one block: a radix sort's two halves, then the values and the names */
+	struct prec_radix *a = nr <= UINT32_MAX ? malloc(nr * (2 * sizeof(*a) + 16)) : NULL;
+	uint64_t *val = a ? (uint64_t *)(a + 2 * nr) : NULL;
+	const char **str = a ? (const char **)(val + nr) : NULL;
+	size_t i, n = h->opts.nr_keys;
+
+	if (!a)
 		return false;
-	sort_half(&lo);
-	pthread_join(t, NULL);
-	while (a < nr / 2 && b < nr)
-		tmp[o++] = cmp_rows(&pos[a], &pos[b], (void *)rs) <= 0 ? pos[a++] : pos[b++];
-	while (a < nr / 2)
-		tmp[o++] = pos[a++];
-	while (b < nr)
-		tmp[o++] = pos[b++];
-	memcpy(pos, tmp, nr * sizeof(*pos));
+
+	/* pos is in entry order: the last tie-break holds from the start */
+	while (n-- > 0) {
+		enum prec_sort_key key = h->opts.keys[n];
+		bool text = key == PREC_SORT_COMM || key == PREC_SORT_SRCLINE ||
+			    key == PREC_SORT_DSO;
+		size_t m;
+
+		for (i = 0; i < nr && text; i++)
+			str[i] = key == PREC_SORT_COMM	  ? k[i].comm
+				 : key == PREC_SORT_SRCLINE ? h->entries[k[i].entry].key.srcline
+							    : k[i].dso;
+		if (text)
+			text_ranks(str, (uint32_t)nr, val, a);
+		switch (key) {
+		case PREC_SORT_PID:
+		case PREC_SORT_TID:
+		case PREC_SORT_CPU:
+			for (i = 0; i < nr; i++) {
+				const struct prec_entry_key *ek = &h->entries[k[i].entry].key;
+
+				val[i] = key == PREC_SORT_PID ? ek->pid
+					 : key == PREC_SORT_TID ? ek->tid
+								: ek->cpu;
+			}
+			radix_pass(pos, nr, val, a);
+			break;
+		case PREC_SORT_COMM:
+		case PREC_SORT_SRCLINE:
+			radix_pass(pos, nr, val, a);
+			break;
+		case PREC_SORT_DSO: /* by name, those without one first */
+			radix_pass(pos, nr, val, a);
+			for (i = 0; i < nr; i++)
+				val[i] = k[i].dso != NULL;
+			radix_pass(pos, nr, val, a);
+			break;
+		case PREC_SORT_SYM: /* named ones by name, then the others by address */
+			for (i = 0, m = 0; i < nr; i++)
+				if (k[i].sym)
+					str[m++] = k[i].sym;
+			text_ranks(str, (uint32_t)m, val, a); /* the named rows' ranks, in val[0, m) */
+			for (i = nr; i-- > 0;) /* spread out: val[i] = rank or address */
+				val[i] = k[i].sym ? val[--m] : k[i].addr;
+			radix_pass(pos, nr, val, a);
+			for (i = 0; i < nr; i++)
+				val[i] = k[i].sym == NULL;
+			radix_pass(pos, nr, val, a);
+			break;
+		default:
+			break;
+		}
+	}
+	for (i = 0; i < nr; i++)
+		val[i] = ~k[i].primary;
+	radix_pass(pos, nr, val, a);
+	free(a);
 	return true;
 }
 
@@ -448,13 +550,29 @@ static void sort_rows(const struct view *v, uint32_t *rows, size_t nr)
 		rowkey_of(v, rows[i], &k[i]);
 		pos[i] = (uint32_t)i;
 	}
-	/* rows serves as sort_halves()'s scratch: its entries are in the keys now */
-	if (v->h->opts.children || nr < SORT_HALVES_MIN || !sort_halves(&rs, pos, nr, rows))
+	if (v->h->opts.children || !sort_by_radix(&rs, pos, nr))
 		qsort_r(pos, nr, sizeof(*pos), cmp_rows, &rs);
 	for (i = 0; i < nr; i++)
 		rows[i] = k[pos[i]].entry;
 	free(k);
 	free(pos);
+}
+
+/* Rows sorted on a thread of their own (see stdio_event): from this many. */
+#define SORT_THREAD_MIN 4096
+
+struct sort_job {
+	const struct view *v;
+	uint32_t *rows;
+	size_t nr;
+};
+
+static void *sort_job_main(void *arg)
+{
+	struct sort_job *j = arg;
+
+	sort_rows(j->v, j->rows, j->nr);
+	return NULL;
 }
 
 /* ---- call graphs ---- */
@@ -1161,6 +1279,8 @@ static int stdio_event(struct view *v, struct graph *g)
 	uint32_t *rows = NULL, i;
 	size_t nr = 0, c;
 	struct line row = { 0 };
+	struct sort_job sj = { 0 };
+	pthread_t sorter;
 	int err = 0;
 
 	rows = malloc(((size_t)h->nr_entries + 1) * sizeof(*rows));
@@ -1176,13 +1296,29 @@ static int stdio_event(struct view *v, struct graph *g)
 			continue;
 		rows[nr++] = i;
 	}
+	/* a big report's rows are sorted on another thread, a copy of them, while the columns'
+	 * widths are measured here */
+	if (nr >= SORT_THREAD_MIN && (sj.rows = malloc(nr * sizeof(*rows)))) {
+		memcpy(sj.rows, rows, nr * sizeof(*rows));
+		sj.v = v;
+		sj.nr = nr;
+		if (pthread_create(&sorter, NULL, sort_job_main, &sj)) {
+			free(sj.rows);
+			sj.rows = NULL;
+		}
+	}
 	/* the columns fit every entry, also those --percent-limit hides, as in perf; measured
 	 * before the sort, with the rows in the order of the entries in memory (in sorted order
 	 * each row's entry, frame and name were a cache miss: 8-12 ms of 26k rows) */
 	for (c = 0; c < v->nr_cols && !sep; c++)
 		col_width(v, &v->cols[c], rows, nr);
-	if (nr)
+	if (sj.rows) {
+		pthread_join(sorter, NULL);
+		free(rows);
+		rows = sj.rows;
+	} else if (nr) {
 		sort_rows(v, rows, nr);
+	}
 	/* the hidden ones are the smallest, so the last rows */
 	while (nr && pct(primary(v, &h->entries[rows[nr - 1]]), v->total) < o->percent_limit)
 		nr--;
