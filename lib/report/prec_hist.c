@@ -113,6 +113,7 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 #define FEED_AHEAD 12
 #define TAIL_PUBLISH 64 /* new frames the reader hands over to the tail's hook at once */
 #define SYM_AHEAD 32 /* frames looked up before their sframes are interned */
+#define FIN_SPLIT_MIN 65536 /* nodes from which finish uses a second thread (fin_half) */
 /* Nodes whose pages are faulted in together, ahead of their use. */
 #define NODE_PREFAULT 8192
 /* The node hash's reserve of address space (see nslot_grow), in bytes: 2^27 slots. */
@@ -166,6 +167,7 @@ int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, ui
 	/* the entries are the records of their keyset: one array, grown without copies */
 	prec_keyset__init_records(&h->entry_ids, sizeof(struct prec_entry_key),
 				  sizeof(struct prec_entry));
+	h->fin_split_min = FIN_SPLIT_MIN;
 	h->nr_ev = nr_evsels ? nr_evsels : 1;
 	h->ev = calloc(h->nr_ev, sizeof(*h->ev));
 	h->dsos = calloc(16, sizeof(*h->dsos));
@@ -1399,12 +1401,147 @@ static int fin_batch(struct prec_hist *h, struct fin *F, struct fin_stack *b, si
 	return 0;
 }
 
+/* Count the stacks of nodes [from, to) (F->nctx filled in). */
+static int fin_nodes(struct prec_hist *h, struct fin *F, uint32_t from, uint32_t to)
+{
+	struct fin_stack b[FIN_BATCH];
+	uint32_t node;
+	size_t nb = 0;
+
+	for (node = from; node < to; node++) {
+		/* a stack; a root has no frame: nothing to show */
+		if (!prec_hist__node_count(h, node) || h->node[node].parent == ROOT_PARENT)
+			continue;
+		b[nb].node = node;
+		b[nb].f0 = h->node_frame[node];
+		if (++nb == FIN_BATCH) {
+			if (fin_batch(h, F, b, nb))
+				return -ENOMEM;
+			nb = 0;
+		}
+	}
+	return nb ? fin_batch(h, F, b, nb) : 0;
+}
+
+static void fin_free(struct fin *F)
+{
+	free(F->seq);
+	free(F->fr);
+	free(F->stamp);
+	free(F->memo);
+	free(F->o3);
+}
+
+/*
+ * The second half of the nodes, counted on a thread of its own into a shadow of the hist:
+ * the hist's fields but an entry table, per-event unsymbolized totals and DSO list of its
+ * own (all the rest it only reads).  fin_merge() then adds what it counted to the hist's,
+ * its entries that are new there made in the order they first appeared in the second half,
+ * which is the order one pass over all nodes would have made them in.
+ */
+struct fin_half {
+	struct prec_hist sh;
+	struct fin F;
+	uint32_t from, to;
+	int err;
+	pthread_t thread;
+};
+
+static void *fin_half_main(void *arg)
+{
+	struct fin_half *fh = arg;
+
+	fh->err = fin_nodes(&fh->sh, &fh->F, fh->from, fh->to);
+	return NULL;
+}
+
+static bool fin_half_start(struct prec_hist *h, struct fin_half *fh, const uint32_t *nctx,
+			   uint32_t from, uint32_t to)
+{
+	memset(fh, 0, sizeof(*fh));
+	fh->sh = *h;
+	prec_keyset__init_records(&fh->sh.entry_ids, sizeof(struct prec_entry_key),
+				  sizeof(struct prec_entry));
+	fh->sh.entries = NULL;
+	fh->sh.nr_entries = 0;
+	fh->sh.unsym = NULL;
+	fh->sh.nr_unsym = 0;
+	fh->sh.ev = calloc(h->nr_ev, sizeof(*h->ev));
+	fh->F.nctx = (uint32_t *)nctx; /* read only */
+	fh->F.memo = calloc(LEAF_MEMO, sizeof(*fh->F.memo));
+	fh->from = from;
+	fh->to = to;
+	if (fh->sh.ev && fh->F.memo && !pthread_create(&fh->thread, NULL, fin_half_main, fh))
+		return true;
+	free(fh->sh.ev);
+	free(fh->F.memo);
+	return false;
+}
+
+/* Add what the second half counted (fin_half) to the hist and to F's occurrences. */
+static int fin_merge(struct prec_hist *h, struct fin *F, struct fin_half *fh)
+{
+	struct prec_hist *s = &fh->sh;
+	uint32_t *map = malloc(((size_t)s->nr_entries + 1) * sizeof(*map));
+	uint64_t *hv = malloc(((size_t)s->nr_entries + 1) * sizeof(*hv));
+	uint32_t j;
+	size_t i;
+	int err = -ENOMEM;
+
+	if (!map || !hv)
+		goto out;
+	for (j = 0; j < s->nr_entries; j++) {
+		hv[j] = prec_keyset__hash(&h->entry_ids, &s->entries[j].key);
+		if (j < FEED_AHEAD)
+			prec_keyset__prefetch(&h->entry_ids, hv[j]);
+	}
+	for (j = 0; j < s->nr_entries; j++) {
+		const struct prec_entry *se = &s->entries[j];
+		struct prec_entry *e;
+		long id;
+
+		if (j + FEED_AHEAD < s->nr_entries)
+			prec_keyset__prefetch(&h->entry_ids, hv[j + FEED_AHEAD]);
+		id = entry_of_key(h, &se->key, se->sframe, hv[j]);
+		if (id < 0)
+			goto out;
+		map[j] = (uint32_t)id;
+		e = &h->entries[id];
+		e->self_period += se->self_period;
+		e->self_count += se->self_count;
+		e->acc_period += se->acc_period;
+		e->acc_count += se->acc_count;
+		if (se->max_depth > e->max_depth)
+			e->max_depth = se->max_depth;
+	}
+	for (j = 0; j < h->nr_ev; j++) {
+		h->ev[j].unsym_period += s->ev[j].unsym_period;
+		h->ev[j].unsym_count += s->ev[j].unsym_count;
+	}
+	for (i = 0; i < s->nr_unsym; i++)
+		if (unsym_add(h, s->unsym[i].dso, s->unsym[i].period, &F->unsym_cap))
+			goto out;
+	if (fh->F.nr_o3 &&
+	    grow((void **)&F->o3, &F->o3_cap, F->nr_o3 + fh->F.nr_o3, sizeof(*F->o3)))
+		goto out;
+	for (i = 0; i < fh->F.nr_o3; i++) {
+		F->o3[F->nr_o3] = fh->F.o3[i];
+		F->o3[F->nr_o3++].entry = map[fh->F.o3[i].entry];
+	}
+	err = 0;
+out:
+	free(map);
+	free(hv);
+	return err;
+}
+
 int prec_hist__finish(struct prec_hist *h)
 {
 	struct fin F;
-	struct fin_stack b[FIN_BATCH];
+	struct fin_half half;
 	uint32_t node, nnodes = h->nr_nodes;
-	size_t nb = 0, i;
+	bool split;
+	size_t i;
 	int err;
 
 	if (h->finished)
@@ -1429,18 +1566,20 @@ int prec_hist__finish(struct prec_hist *h)
 
 		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].pk & PREC_NODE_DSO_MAX
 						     : F.nctx[parent];
-		/* a stack; a root has no frame: nothing to show */
-		if (!prec_hist__node_count(h, node) || parent == ROOT_PARENT)
-			continue;
-		b[nb].node = node;
-		b[nb].f0 = h->node_frame[node];
-		if (++nb == FIN_BATCH) {
-			if (fin_batch(h, &F, b, nb))
-				goto nomem;
-			nb = 0;
-		}
 	}
-	if (nb && fin_batch(h, &F, b, nb))
+	/* a big trie's second half on a thread of its own */
+	split = nnodes >= h->fin_split_min && fin_half_start(h, &half, F.nctx, nnodes / 2, nnodes);
+	err = fin_nodes(h, &F, 0, split ? nnodes / 2 : nnodes);
+	if (split) {
+		pthread_join(half.thread, NULL);
+		if (!err)
+			err = half.err ? half.err : fin_merge(h, &F, &half);
+		fin_free(&half.F);
+		prec_keyset__release(&half.sh.entry_ids);
+		free(half.sh.ev);
+		free(half.sh.unsym);
+	}
+	if (err)
 		goto nomem;
 	if (h->opts.keep_occurrences) {
 		uint32_t *cnt = calloc((size_t)h->nr_entries + 1, sizeof(uint32_t));
@@ -1476,12 +1615,8 @@ int prec_hist__finish(struct prec_hist *h)
 nomem:
 	err = -ENOMEM;
 out:
-	free(F.seq);
-	free(F.fr);
-	free(F.stamp);
+	fin_free(&F);
 	free(F.nctx);
-	free(F.memo);
-	free(F.o3);
 	return err;
 }
 

@@ -5,7 +5,9 @@
  * that thread did, the report must be the one the hist gives without a feed.  The samples
  * are made up: random stacks over the functions of a kernel symbol file written here, and
  * over DSOs whose files do not exist ([unknown]), so that the hist's node and DSO arrays
- * grow while the loader thread reads them.
+ * grow while the loader thread reads them.  The same report again from a finish that counts
+ * every stack on one thread (it splits a big trie over two), with graphs down to 0.01% so
+ * that the stacks' occurrences show.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -52,7 +54,10 @@ enum feed_mode {
 	FEED_CAUGHT_UP, /* the hook indexed the first half before the second is added */
 	FEED_STOPPED_EARLY, /* the feed stopped right after the last sample */
 	FEED_ENDED, /* feed_end: the rest indexed here, symbolized by the hook behind */
+	NO_FEED_ONE_THREAD, /* no feed, and finish counts all stacks on one thread */
 };
+
+static uint32_t nodes_seen; /* by the last report() */
 
 /* Waits until the hook has indexed every node made so far; false after 10 s. */
 static bool wait_caught_up(struct prec_hist *h)
@@ -98,7 +103,10 @@ static char *report(enum feed_mode mode, bool *caught_up)
 	ho.need_comm = true;
 	if (prec_symtab__new(&so, &st) || prec_hist__new(&ho, st, 1, &h))
 		abort();
-	if (mode != NO_FEED && (prec_symtab__loader_start(st) || prec_hist__feed_start(h)))
+	if (mode == NO_FEED_ONE_THREAD)
+		h->fin_split_min = UINT32_MAX;
+	if (mode != NO_FEED && mode != NO_FEED_ONE_THREAD &&
+	    (prec_symtab__loader_start(st) || prec_hist__feed_start(h)))
 		abort();
 	kid = (uint32_t)prec_hist__dso_id(h, prec_symtab__kernel(st));
 	prec_symtab__prefetch(st, prec_symtab__kernel(st));
@@ -160,11 +168,12 @@ static char *report(enum feed_mode mode, bool *caught_up)
 	if (!out)
 		abort();
 	vo.graph = PREC_GRAPH_GRAPH;
-	vo.graph_threshold = 0.5;
+	vo.graph_threshold = 0.01; /* low enough that graphs show: they hold occurrences */
 	vo.evsels = &ev;
 	if (prec_view__stdio(h, &vo, out) || prec_view__folded(h, out))
 		abort();
 	fclose(out);
+	nodes_seen = h->nr_nodes;
 	prec_hist__free(h);
 	prec_symtab__free(st);
 	return text;
@@ -368,7 +377,7 @@ static void check_count_wrap(void)
 int main(void)
 {
 	bool caught_up;
-	char *plain, *fed, *early, *ended;
+	char *plain, *fed, *early, *ended, *one;
 
 	check_maparray();
 	check_slots();
@@ -381,6 +390,10 @@ int main(void)
 	ok(strstr(plain, "kfn_0") && strstr(plain, "[unknown]"),
 	   "without a feed: kernel functions and unknown DSOs in the report (%zu bytes)",
 	   strlen(plain));
+	one = report(NO_FEED_ONE_THREAD, &caught_up);
+	ok(!strcmp(one, plain), "finish on one thread: the same report as on two (%u nodes)",
+	   nodes_seen);
+	free(one);
 	fed = report(FEED_CAUGHT_UP, &caught_up);
 	ok(caught_up, "the loader thread indexed the first %d samples' nodes meanwhile",
 	   NR_SAMPLES / 2);
