@@ -114,6 +114,7 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 #define TAIL_PUBLISH 64 /* new frames the reader hands over to the tail's hook at once */
 #define SYM_AHEAD 32 /* frames looked up before their sframes are interned */
 #define FIN_SPLIT_MIN 65536 /* nodes from which finish uses a second thread (fin_half) */
+#define MERGE_AHEAD 16 /* entries whose slots fin_merge() fetches ahead */
 /* Nodes whose pages are faulted in together, ahead of their use. */
 #define NODE_PREFAULT 8192
 /* The node hash's reserve of address space (see nslot_grow), in bytes: 2^27 slots. */
@@ -1478,7 +1479,7 @@ static bool fin_half_start(struct prec_hist *h, struct fin_half *fh, const uint3
 	return false;
 }
 
-/* Add what the second half counted (fin_half) to the hist and to F's occurrences. */
+/* Add what the second half counted (fin_half) to the hist (F: the first half's). */
 static int fin_merge(struct prec_hist *h, struct fin *F, struct fin_half *fh)
 {
 	struct prec_hist *s = &fh->sh;
@@ -1488,11 +1489,14 @@ static int fin_merge(struct prec_hist *h, struct fin *F, struct fin_half *fh)
 	size_t i;
 	int err = -ENOMEM;
 
-	if (!map || !hv)
+	if (!map || !hv ||
+	    prec_keyset__reserve(&h->entry_ids, h->nr_entries + s->nr_entries))
 		goto out;
+	h->entries = prec_keyset__record(&h->entry_ids, 0); /* may have moved */
+	/* each entry's slot fetched MERGE_AHEAD entries ahead, then the key it points to */
 	for (j = 0; j < s->nr_entries; j++) {
 		hv[j] = prec_keyset__hash(&h->entry_ids, &s->entries[j].key);
-		if (j < FEED_AHEAD)
+		if (j < MERGE_AHEAD)
 			prec_keyset__prefetch(&h->entry_ids, hv[j]);
 	}
 	for (j = 0; j < s->nr_entries; j++) {
@@ -1500,8 +1504,10 @@ static int fin_merge(struct prec_hist *h, struct fin *F, struct fin_half *fh)
 		struct prec_entry *e;
 		long id;
 
-		if (j + FEED_AHEAD < s->nr_entries)
-			prec_keyset__prefetch(&h->entry_ids, hv[j + FEED_AHEAD]);
+		if (j + MERGE_AHEAD < s->nr_entries)
+			prec_keyset__prefetch(&h->entry_ids, hv[j + MERGE_AHEAD]);
+		if (j + MERGE_AHEAD / 2 < s->nr_entries)
+			prec_keyset__prefetch_key(&h->entry_ids, hv[j + MERGE_AHEAD / 2]);
 		id = entry_of_key(h, &se->key, se->sframe, hv[j]);
 		if (id < 0)
 			goto out;
@@ -1521,18 +1527,52 @@ static int fin_merge(struct prec_hist *h, struct fin *F, struct fin_half *fh)
 	for (i = 0; i < s->nr_unsym; i++)
 		if (unsym_add(h, s->unsym[i].dso, s->unsym[i].period, &F->unsym_cap))
 			goto out;
-	if (fh->F.nr_o3 &&
-	    grow((void **)&F->o3, &F->o3_cap, F->nr_o3 + fh->F.nr_o3, sizeof(*F->o3)))
-		goto out;
-	for (i = 0; i < fh->F.nr_o3; i++) {
-		F->o3[F->nr_o3] = fh->F.o3[i];
-		F->o3[F->nr_o3++].entry = map[fh->F.o3[i].entry];
-	}
+	/* its occurrences stay in its list (occurrences() reads both), renumbered */
+	for (i = 0; i < fh->F.nr_o3; i++)
+		fh->F.o3[i].entry = map[fh->F.o3[i].entry];
 	err = 0;
 out:
 	free(map);
 	free(hv);
 	return err;
+}
+
+/* h->occ: the occurrences of lists o3[0, n) (each in node order, one after the other), by
+ * entry.  0 or -ENOMEM. */
+static int occurrences(struct prec_hist *h, const struct fin *const *lists, size_t n)
+{
+	uint32_t *cnt = calloc((size_t)h->nr_entries + 1, sizeof(uint32_t));
+	size_t i, k, total = 0;
+
+	for (k = 0; k < n; k++)
+		total += lists[k]->nr_o3;
+	h->occ = malloc((total ? total : 1) * sizeof(*h->occ));
+	if (!cnt || !h->occ) {
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (k = 0; k < n; k++)
+		for (i = 0; i < lists[k]->nr_o3; i++)
+			cnt[lists[k]->o3[i].entry + 1]++;
+	for (i = 0; i < h->nr_entries; i++) {
+		h->entries[i].occ_start = cnt[i];
+		h->entries[i].occ_n = cnt[i + 1];
+		cnt[i + 1] += cnt[i];
+	}
+	for (i = 0; i < h->nr_entries; i++)
+		cnt[i] = h->entries[i].occ_start;
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < lists[k]->nr_o3; i++) {
+			const struct occ3 *o = &lists[k]->o3[i];
+
+			h->occ[cnt[o->entry]].node = o->node;
+			h->occ[cnt[o->entry]].pos = o->pos;
+			cnt[o->entry]++;
+		}
+	}
+	h->nr_occ = total;
+	free(cnt);
+	return 0;
 }
 
 int prec_hist__finish(struct prec_hist *h)
@@ -1541,7 +1581,6 @@ int prec_hist__finish(struct prec_hist *h)
 	struct fin_half half;
 	uint32_t node, nnodes = h->nr_nodes;
 	bool split;
-	size_t i;
 	int err;
 
 	if (h->finished)
@@ -1571,43 +1610,24 @@ int prec_hist__finish(struct prec_hist *h)
 	split = nnodes >= h->fin_split_min && fin_half_start(h, &half, F.nctx, nnodes / 2, nnodes);
 	err = fin_nodes(h, &F, 0, split ? nnodes / 2 : nnodes);
 	if (split) {
+		const struct fin *lists[2] = { &F, &half.F };
+
 		pthread_join(half.thread, NULL);
 		if (!err)
 			err = half.err ? half.err : fin_merge(h, &F, &half);
+		if (!err && h->opts.keep_occurrences)
+			err = occurrences(h, lists, 2);
 		fin_free(&half.F);
 		prec_keyset__release(&half.sh.entry_ids);
 		free(half.sh.ev);
 		free(half.sh.unsym);
+	} else if (!err && h->opts.keep_occurrences) {
+		const struct fin *lists[1] = { &F };
+
+		err = occurrences(h, lists, 1);
 	}
 	if (err)
 		goto nomem;
-	if (h->opts.keep_occurrences) {
-		uint32_t *cnt = calloc((size_t)h->nr_entries + 1, sizeof(uint32_t));
-
-		h->occ = malloc((F.nr_o3 ? F.nr_o3 : 1) * sizeof(*h->occ));
-		if (!cnt || !h->occ) {
-			free(cnt);
-			goto nomem;
-		}
-		for (i = 0; i < F.nr_o3; i++)
-			cnt[F.o3[i].entry + 1]++;
-		for (i = 0; i < h->nr_entries; i++) {
-			h->entries[i].occ_start = cnt[i];
-			h->entries[i].occ_n = cnt[i + 1];
-			cnt[i + 1] += cnt[i];
-		}
-		for (i = 0; i < h->nr_entries; i++)
-			cnt[i] = h->entries[i].occ_start;
-		for (i = 0; i < F.nr_o3; i++) {
-			uint32_t en = F.o3[i].entry;
-
-			h->occ[cnt[en]].node = F.o3[i].node;
-			h->occ[cnt[en]].pos = F.o3[i].pos;
-			cnt[en]++;
-		}
-		h->nr_occ = F.nr_o3;
-		free(cnt);
-	}
 	if (h->nr_unsym)
 		qsort(h->unsym, h->nr_unsym, sizeof(*h->unsym), cmp_unsym);
 	err = 0;

@@ -248,6 +248,31 @@ void prec_keyset__prefetch(const struct prec_keyset *ks, uint64_t h)
 		__builtin_prefetch(&ks->slots[(uint32_t)(h >> 32) & (ks->nslots - 1)]);
 }
 
+void prec_keyset__prefetch_key(const struct prec_keyset *ks, uint64_t h)
+{
+	uint64_t v;
+
+	if (!ks->nslots)
+		return;
+	v = ks->slots[(uint32_t)(h >> 32) & (ks->nslots - 1)];
+	if (v && SLOT_TAG(v) == (uint32_t)(h >> 32))
+		__builtin_prefetch(prec_keyset__key(ks, SLOT_ID(v)));
+}
+
+int prec_keyset__reserve(struct prec_keyset *ks, uint32_t n)
+{
+	int err;
+
+	while ((uint64_t)n * 2 > ks->nslots) {
+		err = keyset_grow_slots(ks);
+		if (err)
+			return err;
+	}
+	if (n > ks->cap && prec_maparray__grow((void **)&ks->keys, &ks->cap, n, ks->rsize))
+		return -ENOMEM;
+	return 0;
+}
+
 long prec_keyset__intern(struct prec_keyset *ks, const void *key, bool *ret_new)
 {
 	return prec_keyset__intern_hashed(ks, key, prec_hash_bytes(key, ks->ksize), ret_new);

@@ -54,6 +54,12 @@ uint64_t prec_keyset__hash(const struct prec_keyset *ks, const void *key);
 void prec_keyset__prefetch(const struct prec_keyset *ks, uint64_t h);
 long prec_keyset__intern_hashed(struct prec_keyset *ks, const void *key, uint64_t h,
 				bool *ret_new);
+/* The next step ahead, once the slot is in: fetch the key the home slot points to, if its
+ * tag is the key's (reads the slot). */
+void prec_keyset__prefetch_key(const struct prec_keyset *ks, uint64_t h);
+/* Room for n keys in all, so that interning up to there neither rehashes nor moves the
+ * records.  0 or -ENOMEM/-E2BIG. */
+int prec_keyset__reserve(struct prec_keyset *ks, uint32_t n);
 /* The id of `key`, or -ENOENT. */
 long prec_keyset__find(const struct prec_keyset *ks, const void *key);
 static inline const void *prec_keyset__key(const struct prec_keyset *ks, uint32_t id)
