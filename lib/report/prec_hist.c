@@ -385,7 +385,8 @@ static int feed_consume(void *arg)
 		fd->batch[k].f = prec_node__frame(nd);
 		fd->batch[k].root = nd->parent == ROOT_PARENT;
 		fd->batch[k].d = fd->batch[k].root ? NULL : prec_hist__dso(h, fd->batch[k].f.dso);
-		fd->batch[k].hv = fd->batch[k].root ? 0 : prec_keyset__hash(&h->frames, &fd->batch[k].f);
+		fd->batch[k].hv =
+			fd->batch[k].root ? 0 : prec_keyset__hash(&h->frames, &fd->batch[k].f);
 	}
 	pthread_mutex_unlock(&fd->lock);
 	for (k = 0; k < n && k < FEED_AHEAD; k++)
@@ -802,7 +803,6 @@ static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame 
 	return prec_strset__intern(&h->strs, buf);
 }
 
-/* Symbolize frame `i` (the next one: frame ids are symbolized in order), of DSO d. */
 /* A frame's own function (not an inlined one) and its sframe, looked up ahead of the
  * sframe's interning (see symbolize_run). */
 struct sym_ahead {
@@ -835,7 +835,8 @@ static void look_up(struct prec_hist *h, const struct prec_hist_frame *f, struct
 	prec_keyset__prefetch(&h->sframes, a->hv);
 }
 
-/* Symbolize frame i (f, in DSO d), looked up into *a. */
+/* Symbolize frame `i` (the next one: frame ids are symbolized in order), f of DSO d, looked
+ * up into *a. */
 static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist_frame *f,
 			 struct prec_dso *d, const struct sym_ahead *a)
 {
@@ -921,7 +922,8 @@ static int symbolize_frames(struct prec_hist *h)
 
 	for (i = h->nr_symbolized; i < n; i += k) {
 		for (k = 0; k < SYM_AHEAD && i + k < n; k++) {
-			nf[k].f = *(const struct prec_hist_frame *)prec_keyset__key(&h->frames, i + k);
+			nf[k].f = *(const struct prec_hist_frame *)prec_keyset__key(&h->frames,
+									  i + k);
 			nf[k].d = prec_hist__dso(h, nf[k].f.dso);
 		}
 		err = symbolize_run(h, i, nf, k);

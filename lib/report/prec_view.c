@@ -511,7 +511,8 @@ static bool sort_by_radix(const struct rowsort *rs, uint32_t *pos, size_t nr)
 			for (i = 0, m = 0; i < nr; i++)
 				if (k[i].sym)
 					str[m++] = k[i].sym;
-			text_ranks(str, (uint32_t)m, val, a); /* the named rows' ranks, in val[0, m) */
+			/* the named rows' ranks, in val[0, m) */
+			text_ranks(str, (uint32_t)m, val, a);
 			for (i = nr; i-- > 0;) /* spread out: val[i] = rank or address */
 				val[i] = k[i].sym ? val[--m] : k[i].addr;
 			radix_pass(pos, nr, val, a);

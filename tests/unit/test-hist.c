@@ -401,7 +401,8 @@ int main(void)
 	early = report(FEED_STOPPED_EARLY, &caught_up);
 	ok(!strcmp(early, plain), "with the feed stopped wherever it was: the same report");
 	ended = report(FEED_ENDED, &caught_up);
-	ok(!strcmp(ended, plain), "with the feed ended (the rest symbolized behind): the same report");
+	ok(!strcmp(ended, plain),
+	   "with the feed ended (the rest symbolized behind): the same report");
 	free(ended);
 	free(plain);
 	free(fed);
