@@ -134,6 +134,19 @@ struct new_frame {
 	struct prec_dso *d;
 };
 
+static void new_frame_of(const struct prec_hist *h, struct prec_hist_frame f,
+			 struct new_frame *nf)
+{
+	nf->f = f;
+	nf->d = prec_hist__dso(h, f.dso);
+}
+
+/* Frame fid, as indexed. */
+static struct prec_hist_frame frame_at(const struct prec_hist *h, uint32_t fid)
+{
+	return *(const struct prec_hist_frame *)prec_keyset__key(&h->frames, fid);
+}
+
 struct prec_feed {
 	pthread_mutex_t lock;
 	/* at the end of the read (prec_hist__feed_end): frames ids tail_base + i, tail[i] */
@@ -146,6 +159,16 @@ struct prec_feed {
 	struct feed_ent batch[FEED_BATCH]; /* the hook's */
 	struct new_frame fresh[FEED_BATCH]; /* the batch's new frames, the hook's */
 };
+
+/* An empty entry table.  The entries are the records of their keyset: one array, grown
+ * without copies. */
+static void entries_init(struct prec_hist *h)
+{
+	prec_keyset__init_records(&h->entry_ids, sizeof(struct prec_entry_key),
+				  sizeof(struct prec_entry));
+	h->entries = NULL;
+	h->nr_entries = 0;
+}
 
 int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, uint32_t nr_evsels,
 		   struct prec_hist **ret)
@@ -165,9 +188,7 @@ int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, ui
 	prec_keyset__init(&h->ctxs, sizeof(struct prec_ctx_key));
 	prec_keyset__init(&h->frames, sizeof(struct prec_hist_frame));
 	prec_keyset__init(&h->sframes, sizeof(struct prec_sframe));
-	/* the entries are the records of their keyset: one array, grown without copies */
-	prec_keyset__init_records(&h->entry_ids, sizeof(struct prec_entry_key),
-				  sizeof(struct prec_entry));
+	entries_init(h);
 	h->fin_split_min = FIN_SPLIT_MIN;
 	h->nr_ev = nr_evsels ? nr_evsels : 1;
 	h->ev = calloc(h->nr_ev, sizeof(*h->ev));
@@ -803,11 +824,19 @@ static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame 
 	return prec_strset__intern(&h->strs, buf);
 }
 
+/* Frame fid's source line, with the srcline key (else NULL). */
+static const char *srcline_at(const struct prec_hist *h, uint32_t fid)
+{
+	return h->frame_srcline ? h->frame_srcline[fid] : NULL;
+}
+
 /* A frame's own function (not an inlined one) and its sframe, looked up ahead of the
  * sframe's interning (see symbolize_run). */
 struct sym_ahead {
 	struct prec_sframe key;
 	uint64_t hv;
+	uint64_t addr; /* where it was looked up: a return address's call, at addr - 1 */
+	bool kernel;
 	struct prec_sym sym;
 	int rc; /* 0: sym is the frame's function */
 };
@@ -819,6 +848,8 @@ static void look_up(struct prec_hist *h, const struct prec_hist_frame *f, struct
 	bool kernel = f->flags & PREC_FRAME_KERNEL;
 	uint64_t addr = f->addr - ((f->flags & PREC_FRAME_RET) && f->addr ? 1 : 0);
 
+	a->addr = addr;
+	a->kernel = kernel;
 	a->rc = -ENOENT;
 	if (!d) {
 		sframe_key(&a->key, 0, PREC_SF_NOMAP, f->addr, NULL, kernel);
@@ -840,8 +871,6 @@ static void look_up(struct prec_hist *h, const struct prec_hist_frame *f, struct
 static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist_frame *f,
 			 struct prec_dso *d, const struct sym_ahead *a)
 {
-	bool kernel = f->flags & PREC_FRAME_KERNEL;
-	uint64_t addr = f->addr - ((f->flags & PREC_FRAME_RET) && f->addr ? 1 : 0);
 	long sf;
 	int nr = 0, k;
 
@@ -861,9 +890,9 @@ static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist
 	if (d && !a->rc && h->opts.inline_frames) {
 		struct prec_inline_frame inl[MAX_INLINE];
 
-		nr = prec_dso__inlines(d, addr, inl, MAX_INLINE);
+		nr = prec_dso__inlines(d, a->addr, inl, MAX_INLINE);
 		for (k = 0; k < nr; k++) {
-			sf = sframe_intern(h, f->dso, PREC_SF_INLINE, 0, inl[k].name, kernel);
+			sf = sframe_intern(h, f->dso, PREC_SF_INLINE, 0, inl[k].name, a->kernel);
 			if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
 				return -ENOMEM;
 		}
@@ -878,7 +907,7 @@ static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist
 	/* the last sframe, sf, is the frame's own function: a symbol when the lookup found one */
 	h->frame_leaf[i].unsym = a->rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
 	if (h->frame_srcline) {
-		h->frame_srcline[i] = srcline_of(h, f, d, addr, &a->sym, !a->rc);
+		h->frame_srcline[i] = srcline_of(h, f, d, a->addr, &a->sym, !a->rc);
 		if (!h->frame_srcline[i])
 			return -ENOMEM;
 	}
@@ -921,11 +950,8 @@ static int symbolize_frames(struct prec_hist *h)
 	int err;
 
 	for (i = h->nr_symbolized; i < n; i += k) {
-		for (k = 0; k < SYM_AHEAD && i + k < n; k++) {
-			nf[k].f = *(const struct prec_hist_frame *)prec_keyset__key(&h->frames,
-									  i + k);
-			nf[k].d = prec_hist__dso(h, nf[k].f.dso);
-		}
+		for (k = 0; k < SYM_AHEAD && i + k < n; k++)
+			new_frame_of(h, frame_at(h, i + k), &nf[k]);
 		err = symbolize_run(h, i, nf, k);
 		if (err)
 			return err;
@@ -1115,8 +1141,7 @@ static int index_nodes(struct prec_hist *h, struct prec_feed *fd)
 		if (is_new && fd) {
 			uint32_t i = h->frames.n - 1 - fd->tail_base;
 
-			fd->tail[i].f = f;
-			fd->tail[i].d = prec_hist__dso(h, f.dso);
+			new_frame_of(h, f, &fd->tail[i]);
 			if (!(++i % TAIL_PUBLISH))
 				__atomic_store_n(&fd->tail_pub, i, __ATOMIC_RELEASE);
 		}
@@ -1175,11 +1200,8 @@ int prec_hist__feed_end(struct prec_hist *h)
 		return prec_hist__index_frames(h);
 	}
 	fd->tail_base = h->nr_symbolized;
-	for (i = 0; fd->tail_base + i < h->frames.n; i++) {
-		fd->tail[i].f = *(const struct prec_hist_frame *)prec_keyset__key(
-			&h->frames, fd->tail_base + i);
-		fd->tail[i].d = prec_hist__dso(h, fd->tail[i].f.dso);
-	}
+	for (i = 0; fd->tail_base + i < h->frames.n; i++)
+		new_frame_of(h, frame_at(h, fd->tail_base + i), &fd->tail[i]);
 	fd->tail_pub = i;
 	fd->tail_done = false;
 	prec_symtab__loader_idle(h->symtab, tail_consume, h);
@@ -1211,21 +1233,34 @@ static struct leaf_memo *memo_slot(struct leaf_memo *memo, uint32_t ctx, uint32_
 	return &memo[(((uint64_t)ctx << 32 | sf) * 0x9e3779b97f4a7c15ULL) >> 51 & (LEAF_MEMO - 1)];
 }
 
+/* The entry memo slot m remembers for (ctx, sf, srcline), or -1. */
+static long memo_get(const struct leaf_memo *m, uint32_t ctx, uint32_t sf, const char *srcline)
+{
+	if (m->entry && m->ctx == ctx && m->sf == sf && m->srcline == srcline)
+		return (long)m->entry - 1;
+	return -1;
+}
+
+static void memo_put(struct leaf_memo *m, uint32_t ctx, uint32_t sf, const char *srcline,
+		     long e)
+{
+	m->ctx = ctx;
+	m->sf = sf;
+	m->srcline = srcline;
+	m->entry = (uint32_t)e + 1;
+}
+
 static long leaf_entry(struct prec_hist *h, struct leaf_memo *memo, uint32_t ctx,
 		       const struct prec_ctx_key *ck, uint32_t sf, const char *srcline)
 {
 	struct leaf_memo *m = memo_slot(memo, ctx, sf);
-	long e;
+	long e = memo_get(m, ctx, sf, srcline);
 
-	if (m->entry && m->ctx == ctx && m->sf == sf && m->srcline == srcline)
-		return m->entry - 1;
+	if (e >= 0)
+		return e;
 	e = entry_of(h, ck, sf, srcline);
-	if (e >= 0) {
-		m->ctx = ctx;
-		m->sf = sf;
-		m->srcline = srcline;
-		m->entry = (uint32_t)e + 1;
-	}
+	if (e >= 0)
+		memo_put(m, ctx, sf, srcline, e);
 	return e;
 }
 
@@ -1259,19 +1294,26 @@ struct fin_stack {
 	uint64_t hv;
 };
 
+/* Remember that entry e occurs at position pos of node's stack.  0 or -ENOMEM. */
+static int o3_push(struct fin *F, long e, uint32_t node, long pos)
+{
+	if (grow((void **)&F->o3, &F->o3_cap, F->nr_o3 + 1, sizeof(*F->o3)))
+		return -ENOMEM;
+	F->o3[F->nr_o3].entry = (uint32_t)e;
+	F->o3[F->nr_o3].node = node;
+	F->o3[F->nr_o3].pos = (uint32_t)pos;
+	F->nr_o3++;
+	return 0;
+}
+
 /* Count stack s (its leaf entry already in s->e without children): 0 or -ENOMEM. */
 static int fin_count(struct prec_hist *h, struct fin *F, const struct fin_stack *s)
 {
 	uint32_t node = s->node;
 	uint64_t p = h->node[node].self_period, c = prec_hist__node_count(h, node);
 	const struct prec_ctx_key *ck = prec_hist__ctx(h, F->nctx[node]);
-	long n = 1, e = s->e, k; /* without children only the leaf is used, and no depth */
+	long n, e = s->e, k;
 
-	if (h->opts.children) {
-		n = stack_seq2(h, node, SIZE_MAX, &F->seq, &F->fr, &F->cap);
-		if (n < 0)
-			return -ENOMEM;
-	}
 	/* symbolized or not is a property of the leaf's real (not inlined) frame */
 	if (s->leaf->unsym) {
 		h->ev[ck->evsel].unsym_period += p;
@@ -1281,40 +1323,35 @@ static int fin_count(struct prec_hist *h, struct fin *F, const struct fin_stack 
 	}
 	/* self: the leaf */
 	if (h->opts.children)
-		e = leaf_entry(h, F->memo, F->nctx[node], ck, s->leaf->sf,
-			       h->frame_srcline ? h->frame_srcline[s->f0] : NULL);
+		e = leaf_entry(h, F->memo, F->nctx[node], ck, s->leaf->sf, srcline_at(h, s->f0));
 	if (e < 0)
 		return -ENOMEM;
 	h->entries[e].self_period += p;
 	h->entries[e].self_count += c;
 	if (!h->opts.children) {
-		/* only the leaf's entry, once: its occurrence */
+		/* only the leaf's entry, once, on a stack of depth 1 as far as max_depth goes:
+		 * its occurrence */
 		if (!h->opts.keep_occurrences)
 			return 0;
 		if (h->entries[e].max_depth < 1)
 			h->entries[e].max_depth = 1;
-		if (grow((void **)&F->o3, &F->o3_cap, F->nr_o3 + 1, sizeof(*F->o3)))
-			return -ENOMEM;
-		F->o3[F->nr_o3].entry = (uint32_t)e;
-		F->o3[F->nr_o3].node = node;
-		F->o3[F->nr_o3].pos = 0;
-		F->nr_o3++;
-		return 0;
+		return o3_push(F, e, node, 0);
 	}
+	n = stack_seq2(h, node, SIZE_MAX, &F->seq, &F->fr, &F->cap);
+	if (n < 0)
+		return -ENOMEM;
 	if (++F->gen == 0) { /* wrapped: clear the stamps */
 		memset(F->stamp, 0, F->stamp_cap * sizeof(*F->stamp));
 		F->gen = 1;
 	}
-	/* without children only the leaf's entry gets anything: its occurrence */
-	for (k = 0; k < (h->opts.children ? n : 1); k++) {
+	for (k = 0; k < n; k++) {
 		/* position order decides which occurrence of a recursive function carries the
 		 * graph: the leaf first, then the outermost (caller order) or the innermost
 		 * (callee order) */
 		long pos = k == 0 ? 0 : h->opts.callee_order ? k : n - k;
 
 		if (pos) {
-			e = entry_of(h, ck, F->seq[pos],
-				     h->frame_srcline ? h->frame_srcline[F->fr[pos]] : NULL);
+			e = entry_of(h, ck, F->seq[pos], srcline_at(h, F->fr[pos]));
 			if (e < 0)
 				return -ENOMEM;
 		}
@@ -1332,18 +1369,10 @@ static int fin_count(struct prec_hist *h, struct fin *F, const struct fin_stack 
 		if (F->stamp[e] == F->gen)
 			continue;
 		F->stamp[e] = F->gen;
-		if (h->opts.children) {
-			h->entries[e].acc_period += p;
-			h->entries[e].acc_count += c;
-		}
-		if (h->opts.keep_occurrences && (pos == 0 || h->opts.children)) {
-			if (grow((void **)&F->o3, &F->o3_cap, F->nr_o3 + 1, sizeof(*F->o3)))
-				return -ENOMEM;
-			F->o3[F->nr_o3].entry = (uint32_t)e;
-			F->o3[F->nr_o3].node = node;
-			F->o3[F->nr_o3].pos = (uint32_t)pos;
-			F->nr_o3++;
-		}
+		h->entries[e].acc_period += p;
+		h->entries[e].acc_count += c;
+		if (h->opts.keep_occurrences && o3_push(F, e, node, pos))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -1366,33 +1395,27 @@ static int fin_batch(struct prec_hist *h, struct fin *F, struct fin_stack *b, si
 		/* the memo's entries; for the others their keys, and their slots fetched */
 		for (k = 0; k < nb; k++) {
 			uint32_t ctx = F->nctx[b[k].node], sf = b[k].leaf->sf;
-			const char *srcline = h->frame_srcline ? h->frame_srcline[b[k].f0] : NULL;
-			const struct leaf_memo *m = memo_slot(F->memo, ctx, sf);
+			const char *srcline = srcline_at(h, b[k].f0);
 
-			if (m->entry && m->ctx == ctx && m->sf == sf && m->srcline == srcline) {
-				b[k].e = m->entry - 1;
+			b[k].e = memo_get(memo_slot(F->memo, ctx, sf), ctx, sf, srcline);
+			if (b[k].e >= 0) {
 				__builtin_prefetch(&h->entries[b[k].e]);
 				continue;
 			}
-			b[k].e = -1;
 			entry_key(h, prec_hist__ctx(h, ctx), sf, srcline, &b[k].key);
 			b[k].hv = prec_keyset__hash(&h->entry_ids, &b[k].key);
 			prec_keyset__prefetch(&h->entry_ids, b[k].hv);
 		}
 		for (k = 0; k < nb; k++) {
 			uint32_t ctx = F->nctx[b[k].node], sf = b[k].leaf->sf;
-			struct leaf_memo *m;
 
 			if (b[k].e >= 0)
 				continue;
 			b[k].e = entry_of_key(h, &b[k].key, sf, b[k].hv);
 			if (b[k].e < 0)
 				return -ENOMEM;
-			m = memo_slot(F->memo, ctx, sf);
-			m->ctx = ctx;
-			m->sf = sf;
-			m->srcline = h->frame_srcline ? h->frame_srcline[b[k].f0] : NULL;
-			m->entry = (uint32_t)b[k].e + 1;
+			memo_put(memo_slot(F->memo, ctx, sf), ctx, sf, srcline_at(h, b[k].f0),
+				 b[k].e);
 			__builtin_prefetch(&h->entries[b[k].e]);
 		}
 	}
@@ -1463,10 +1486,7 @@ static bool fin_half_start(struct prec_hist *h, struct fin_half *fh, const uint3
 {
 	memset(fh, 0, sizeof(*fh));
 	fh->sh = *h;
-	prec_keyset__init_records(&fh->sh.entry_ids, sizeof(struct prec_entry_key),
-				  sizeof(struct prec_entry));
-	fh->sh.entries = NULL;
-	fh->sh.nr_entries = 0;
+	entries_init(&fh->sh);
 	fh->sh.unsym = NULL;
 	fh->sh.nr_unsym = 0;
 	fh->sh.ev = calloc(h->nr_ev, sizeof(*h->ev));
