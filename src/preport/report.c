@@ -404,6 +404,12 @@ static uint64_t chain_hash(const uint64_t *ips, size_t n)
 	return h ^ (h >> 29);
 }
 
+/* The frame buffer that is not R->frames: the waiting stack's. */
+static struct prec_hist_frame *other_frames(struct rep *R)
+{
+	return R->frbuf[R->frames == R->frbuf[0]];
+}
+
 /*
  * The stack that waits (R->pend) goes into the trie and is counted.  A stack waits there
  * for one sample (defer_stack) so that the hash slot of its first lookup is fetched into
@@ -419,8 +425,7 @@ static int settle_stack(struct rep *R)
 	if (!R->pend.on)
 		return 0;
 	R->pend.on = false;
-	node = prec_hist__stack(R->h, R->pend.ctx, R->frbuf[R->frames == R->frbuf[0]],
-				R->pend.nf);
+	node = prec_hist__stack(R->h, R->pend.ctx, other_frames(R), R->pend.nf);
 	if (node < 0)
 		return (int)node;
 	prec_hist__count(R->h, R->pend.ctx, (uint32_t)node, R->pend.period);
@@ -440,7 +445,7 @@ static int defer_stack(struct rep *R, uint32_t ctx, size_t nf, uint64_t period)
 	R->pend.ctx = ctx;
 	R->pend.nf = nf;
 	R->pend.period = period;
-	R->frames = R->frbuf[R->frames == R->frbuf[0]];
+	R->frames = other_frames(R);
 	return 0;
 }
 
@@ -545,6 +550,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	uint32_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool chain, unwound = false;
 	long ctx, node, nf;
+	int err;
 
 	if (prec_sample__parse(&ev->layout, rec, size, &s)) {
 		R->bad_samples++;
@@ -613,9 +619,10 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	if (!slot)
 		return defer_stack(R, (uint32_t)ctx, (size_t)nf, hs.period);
 	/* the waiting stack first: nodes are made in sample order */
-	node = settle_stack(R);
-	if (!node)
-		node = prec_hist__stack(R->h, (uint32_t)ctx, R->frames, (size_t)nf);
+	err = settle_stack(R);
+	if (err)
+		return err;
+	node = prec_hist__stack(R->h, (uint32_t)ctx, R->frames, (size_t)nf);
 	if (node < 0)
 		return (int)node;
 	prec_hist__count(R->h, (uint32_t)ctx, (uint32_t)node, hs.period);
