@@ -213,9 +213,15 @@ static int keyset_grow_slots(struct prec_keyset *ks)
 
 /* The slot that holds `key` (hash `h`), or the empty slot where it would go.  There is
  * always an empty slot: the table is kept at most half full. */
+/* The home slot of hash h: where its probe starts. */
+static uint32_t home(const struct prec_keyset *ks, uint64_t h)
+{
+	return (uint32_t)(h >> 32) & (ks->nslots - 1);
+}
+
 static uint32_t probe(const struct prec_keyset *ks, const void *key, uint64_t h)
 {
-	uint32_t tag = (uint32_t)(h >> 32), mask = ks->nslots - 1, s = tag & mask;
+	uint32_t tag = (uint32_t)(h >> 32), mask = ks->nslots - 1, s = home(ks, h);
 
 	while (ks->slots[s]) {
 		uint64_t v = ks->slots[s];
@@ -245,7 +251,7 @@ uint64_t prec_keyset__hash(const struct prec_keyset *ks, const void *key)
 void prec_keyset__prefetch(const struct prec_keyset *ks, uint64_t h)
 {
 	if (ks->nslots)
-		__builtin_prefetch(&ks->slots[(uint32_t)(h >> 32) & (ks->nslots - 1)]);
+		__builtin_prefetch(&ks->slots[home(ks, h)]);
 }
 
 void prec_keyset__prefetch_key(const struct prec_keyset *ks, uint64_t h)
@@ -254,7 +260,7 @@ void prec_keyset__prefetch_key(const struct prec_keyset *ks, uint64_t h)
 
 	if (!ks->nslots)
 		return;
-	v = ks->slots[(uint32_t)(h >> 32) & (ks->nslots - 1)];
+	v = ks->slots[home(ks, h)];
 	if (v && SLOT_TAG(v) == (uint32_t)(h >> 32))
 		__builtin_prefetch(prec_keyset__key(ks, SLOT_ID(v)));
 }
