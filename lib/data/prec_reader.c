@@ -800,14 +800,15 @@ int prec_reader__open(const char *path, struct prec_reader **ret)
 void prec_reader__release(struct prec_reader *r, const void *p)
 {
 	struct src *s = &r->src;
+	const unsigned char *c = p;
 	size_t upto, pg;
 
 	if (!s->map)
 		return;
-	if (!p || (const unsigned char *)p < s->mem || (const unsigned char *)p > s->mem + s->mem_len)
+	if (!c || c < s->mem || c > s->mem + s->mem_len)
 		upto = s->pos < s->mem_len ? (size_t)s->pos : s->mem_len;
 	else
-		upto = (size_t)((const unsigned char *)p - s->mem);
+		upto = (size_t)(c - s->mem);
 	/* a megabyte at a time: each step is one call, whose pages go back at once.  (Pages
 	 * given back too early would only be read again from the page cache: the mapping is
 	 * private and never written.) */

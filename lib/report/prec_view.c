@@ -662,7 +662,8 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 
 		if (n < 0)
 			return (int)n;
-		if ((long)oc->pos >= n || (prec_node__frame(&h->node[oc->node]).flags & PREC_FRAME_NOCHAIN))
+		if ((long)oc->pos >= n ||
+		    (prec_node__frame(&h->node[oc->node]).flags & PREC_FRAME_NOCHAIN))
 			continue;
 		if (caller) { /* outermost first; from the entry down, or whole for the leaf */
 			from = oc->pos == 0 ? n - 1 : (long)oc->pos;
