@@ -61,12 +61,17 @@ struct session {
 	int out_fd;
 	bool write_failed;
 	struct prec_ring_stats st;
+	/* what is in the file for sure: samples and raw bytes as of the last good flush */
+	uint64_t kept_samples, kept_raw;
 	pid_t child;
 	int go_fd, err_fd;
 };
 
 static volatile sig_atomic_t got_stop, got_child;
 static int sig_pipe[2] = { -1, -1 };
+
+/* SIGHUP was ignored when precord started (nohup): the workload keeps ignoring it. */
+static bool hup_ignored;
 
 static void on_signal(int sig)
 {
@@ -81,6 +86,31 @@ static void on_signal(int sig)
 		/* the pipe is full: a wakeup is pending anyway */
 	}
 	errno = saved;
+}
+
+/*
+ * Whether the events follow the workload (enabled at its exec); otherwise the command, if
+ * any, only says how long to record (`-a -- sleep 5`, `-p PID -- sleep 5`).
+ */
+static bool workload_is_target(const struct rec_opts *o)
+{
+	return o->cmd && !o->all_cpus && !o->nr_pids;
+}
+
+/*
+ * Whether the permission to trace `pid` is no obstacle: the kernel lets a process be
+ * profiled only by those who may ptrace it, which for an unprivileged user means its own
+ * processes.  System-wide events (pid -1) need no such right.
+ */
+static bool pid_may_be_traced(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	if (pid <= 0 || geteuid() == 0)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return stat(path, &st) || st.st_uid == geteuid();
 }
 
 static long perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
@@ -220,7 +250,7 @@ static int setup_events(struct session *s)
 			a->sample_period = o->period;
 		} else {
 			a->freq = 1;
-			a->sample_freq = o->freq ? o->freq : 4000;
+			a->sample_freq = o->freq;
 		}
 		a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				 PERF_SAMPLE_PERIOD;
@@ -239,7 +269,7 @@ static int setup_events(struct session *s)
 		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 		a->disabled = 1;
 		a->inherit = o->all_cpus ? 0 : 1;
-		a->enable_on_exec = s->o->cmd && !o->all_cpus && !o->nr_pids ? 1 : 0;
+		a->enable_on_exec = workload_is_target(o);
 		a->sample_id_all = 1;
 		if (i == 0) {
 			a->mmap = 1;
@@ -279,7 +309,12 @@ static int open_one(struct session *s, struct event *e, pid_t pid, int cpu, int 
 			a->read_format &= ~(uint64_t)PERF_FORMAT_LOST; /* kernel < 6.0 */
 			continue;
 		}
-		if ((errno == EACCES || errno == EPERM) && !a->exclude_kernel) {
+		/*
+		 * Kernel samples refused: fall back to user space only, unless user space was
+		 * excluded (`-e cpu-clock:k`), which would record nothing at all.
+		 */
+		if ((errno == EACCES || errno == EPERM) && !a->exclude_kernel && !a->exclude_user &&
+		    pid_may_be_traced(pid)) {
 			a->exclude_kernel = 1;
 			a->exclude_hv = 1;
 			if (!s->o->quiet)
@@ -288,9 +323,9 @@ static int open_one(struct session *s, struct event *e, pid_t pid, int cpu, int 
 						"only\n", paranoid());
 			continue;
 		}
+		/* cycles, asked for or by default, on a machine without a PMU (most VMs) */
 		if ((errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV) &&
-		    a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_CPU_CYCLES &&
-		    !s->o->events) {
+		    a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_CPU_CYCLES) {
 			a->type = PERF_TYPE_SOFTWARE;
 			a->config = PERF_COUNT_SW_CPU_CLOCK;
 			a->precise_ip = 0;
@@ -306,7 +341,18 @@ static int open_one(struct session *s, struct event *e, pid_t pid, int cpu, int 
 
 static void report_open_error(struct session *s, struct event *e, pid_t pid, int cpu, int err)
 {
-	if (err == -EACCES || err == -EPERM)
+	const char *what = s->o->threads_only ? "thread" : "process";
+
+	if ((err == -EACCES || err == -EPERM) && !pid_may_be_traced(pid))
+		fprintf(stderr, "precord: cannot profile %s %d: permission denied; it belongs to "
+				"another user and profiling it needs the right to trace it (ptrace): "
+				"run precord as its user or as root\n", what, (int)pid);
+	else if ((err == -EACCES || err == -EPERM) && e->attr.exclude_user)
+		fprintf(stderr, "precord: cannot record %s: kernel samples are not allowed "
+				"(kernel.perf_event_paranoid=%d) and it excludes user space; run as "
+				"root, lower it with 'sysctl kernel.perf_event_paranoid=1', or drop "
+				"the :k\n", e->name, paranoid());
+	else if (err == -EACCES || err == -EPERM)
 		fprintf(stderr, "precord: cannot open %s on CPU %d: permission denied "
 				"(kernel.perf_event_paranoid=%d); run as root or lower it with "
 				"'sysctl kernel.perf_event_paranoid=1'\n", e->name, cpu, paranoid());
@@ -314,8 +360,8 @@ static void report_open_error(struct session *s, struct event *e, pid_t pid, int
 		fprintf(stderr, "precord: too many open files opening %s on CPU %d; raise the "
 				"limit with 'ulimit -n' or record fewer CPUs (-C)\n", e->name, cpu);
 	else if (err == -ESRCH)
-		fprintf(stderr, "precord: process %d does not exist (any more); check the PID\n",
-			(int)pid);
+		fprintf(stderr, "precord: %s %d does not exist (any more); check the %s\n", what,
+			(int)pid, s->o->threads_only ? "TID" : "PID");
 	else if (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV)
 		fprintf(stderr, "precord: event %s is not supported on this machine; try "
 				"-e cpu-clock\n", e->name);
@@ -416,11 +462,21 @@ static int start_workload(struct session *s)
 		char c;
 		int e;
 
+		sigset_t none;
+		int sig;
+
 		close(go[1]);
 		close(errp[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
+		/*
+		 * The workload runs as it would without precord: default dispositions (not our
+		 * ignored SIGPIPE, which makes `yes | head -1` print "Broken pipe", nor the
+		 * SIGINT a non-interactive shell ignores for background jobs), an empty mask.
+		 */
+		for (sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP && !(sig == SIGHUP && hup_ignored))
+				signal(sig, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		/* with -o -, standard output carries the stream: keep the workload off it */
@@ -497,6 +553,16 @@ static void drain_all(struct session *s)
 	}
 }
 
+/* Note what the last successful flush put in the file for good. */
+static void kept(struct session *s)
+{
+	struct prec_writer_stats ws;
+
+	prec_writer__get_stats(s->w, &ws);
+	s->kept_samples = s->st.samples;
+	s->kept_raw = ws.raw_bytes;
+}
+
 static void flush(struct session *s)
 {
 	int err;
@@ -506,34 +572,63 @@ static void flush(struct session *s)
 	err = prec_writer__flush(s->w);
 	if (err)
 		report_write_error(s, err);
+	else
+		kept(s);
 }
 
+/*
+ * The output is a new regular file, 0600 (it holds stack copies and command lines), created
+ * where the path names without following a symlink: a link planted in a shared directory
+ * must not make root write where it points.  An existing non-empty regular file is kept as
+ * FILE.old, as perf does; anything else that is not a regular file (a FIFO would block
+ * open() beyond the reach of SIGINT) is refused.
+ */
 static int open_output(struct session *s)
 {
 	const char *path = s->o->output;
 	char old[4096];
 	struct stat st;
-	int fd;
+	int fd, err;
 
 	if (!strcmp(path, "-")) {
 		s->out_fd = STDOUT_FILENO;
 		return 0;
 	}
-	/* like perf: keep the previous recording as FILE.old (regular files only) */
-	if (!stat(path, &st) && S_ISREG(st.st_mode) && st.st_size) {
-		snprintf(old, sizeof(old), "%s.old", path);
-		if (rename(path, old)) {
+	if (!lstat(path, &st)) {
+		if (S_ISLNK(st.st_mode)) {
+			fprintf(stderr, "precord: '%s' is a symbolic link; precord does not write "
+					"through links: remove it or choose another file with -o\n",
+				path);
+			return -ELOOP;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			fprintf(stderr, "precord: '%s' is not a regular file; give a file name with "
+					"-o, or -o - to write to standard output\n", path);
+			return -EINVAL;
+		}
+		if (st.st_size && snprintf(old, sizeof(old), "%s.old", path) < (int)sizeof(old) &&
+		    rename(path, old)) {
+			err = -errno;
 			fprintf(stderr, "precord: cannot rename '%s' to '%s': %s\n", path, old,
-				strerror(errno));
-			return -errno;
+				strerror(-err));
+			return err;
+		}
+		if (!st.st_size && unlink(path) && errno != ENOENT) {
+			err = -errno;
+			fprintf(stderr, "precord: cannot replace '%s': %s; choose another file with "
+					"-o\n", path, strerror(-err));
+			return err;
 		}
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		int err = -errno;
-
-		fprintf(stderr, "precord: cannot create '%s': %s; choose another file with -o\n",
-			path, strerror(-err));
+		err = -errno;
+		if (err == -EEXIST)
+			fprintf(stderr, "precord: '%s' was created by someone else while precord "
+					"started; choose another file with -o\n", path);
+		else
+			fprintf(stderr, "precord: cannot create '%s': %s; choose another file with "
+					"-o\n", path, strerror(-err));
 		return err;
 	}
 	s->out_fd = fd;
@@ -564,7 +659,7 @@ static int write_header(struct session *s)
 		err = synth_all_processes(s->w, s->o->dwarf);
 	for (i = 0; !err && i < s->o->nr_pids && !s->o->all_cpus; i++)
 		err = synth_process(s->w, s->o->pids[i], s->o->dwarf);
-	if (!err && s->child > 0)
+	if (!err && s->child > 0 && workload_is_target(s->o))
 		err = prec_writer__add_comm(s->w, (uint32_t)s->child, (uint32_t)s->child,
 					    "precord", false, NULL);
 	if (!err)
@@ -581,19 +676,12 @@ static int collect_tids(struct session *s)
 	const struct rec_opts *o = s->o;
 	size_t i;
 
-	if (o->all_cpus || (!o->cmd && !o->nr_pids)) {
+	if (!o->nr_pids) {
+		/* system-wide, or the workload and its children */
 		s->tids = malloc(sizeof(pid_t));
 		if (!s->tids)
 			return -ENOMEM;
-		s->tids[0] = -1;
-		s->nr_tids = 1;
-		return 0;
-	}
-	if (o->cmd) {
-		s->tids = malloc(sizeof(pid_t));
-		if (!s->tids)
-			return -ENOMEM;
-		s->tids[0] = s->child;
+		s->tids[0] = o->all_cpus || !o->cmd ? -1 : s->child;
 		s->nr_tids = 1;
 		return 0;
 	}
@@ -609,8 +697,9 @@ static int collect_tids(struct session *s)
 
 			snprintf(p2, sizeof(p2), "/proc/%d", (int)o->pids[i]);
 			if (access(p2, F_OK)) {
-				fprintf(stderr, "precord: process %d does not exist; check the PID\n",
-					(int)o->pids[i]);
+				fprintf(stderr, "precord: %s %d does not exist; check the %s\n",
+					o->threads_only ? "thread" : "process", (int)o->pids[i],
+					o->threads_only ? "TID" : "PID");
 				return -ESRCH;
 			}
 			s->tids = realloc(s->tids, (s->nr_tids + 1) * sizeof(pid_t));
@@ -676,25 +765,38 @@ static const char *fmt_bytes(uint64_t n, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * One line of totals.  After a write error only what the last good flush kept counts as
+ * written; the samples drained after it are counted apart, as not written.
+ */
 static void summary(struct session *s, double secs)
 {
 	struct prec_writer_stats ws;
+	uint64_t samples = s->st.samples, raw;
 	char b1[32], b2[32];
 	double ratio, pct;
 
 	if (s->o->quiet || !s->w)
 		return;
 	prec_writer__get_stats(s->w, &ws);
-	ratio = ws.written_bytes ? (double)ws.raw_bytes / (double)ws.written_bytes : 0;
+	raw = ws.raw_bytes;
+	if (s->write_failed) {
+		samples = s->kept_samples;
+		raw = s->kept_raw;
+	}
+	ratio = ws.written_bytes ? (double)raw / (double)ws.written_bytes : 0;
 	pct = s->st.samples + s->st.lost ?
 		100.0 * (double)s->st.lost / (double)(s->st.samples + s->st.lost) : 0;
 	fprintf(stderr,
 		"precord: %" PRIu64 " samples in %.2f s, %" PRIu64 " lost records (%" PRIu64
 		" samples, %.2f%%), %" PRIu64 " throttle events; wrote %s (%s raw, "
 		"%.1fx) to %s\n",
-		s->st.samples, secs, s->st.lost_records, s->st.lost, pct, s->st.throttles,
-		fmt_bytes(ws.written_bytes, b1, sizeof(b1)), fmt_bytes(ws.raw_bytes, b2, sizeof(b2)),
+		samples, secs, s->st.lost_records, s->st.lost, pct, s->st.throttles,
+		fmt_bytes(ws.written_bytes, b1, sizeof(b1)), fmt_bytes(raw, b2, sizeof(b2)),
 		ratio, strcmp(s->o->output, "-") ? s->o->output : "standard output");
+	if (s->write_failed)
+		fprintf(stderr, "precord: warning: %" PRIu64 " samples recorded after the last "
+				"good flush were not written\n", s->st.samples - samples);
 	if (s->st.lost)
 		fprintf(stderr, "precord: warning: %.2f%% of samples were lost; use a larger "
 				"buffer (-m) or a lower frequency (-F)\n", pct);
@@ -747,12 +849,16 @@ int record_run(const struct rec_opts *o)
 		fprintf(stderr, "precord: cannot create a pipe: %s\n", strerror(errno));
 		return 1;
 	}
+	hup_ignored = signal(SIGHUP, SIG_IGN) == SIG_IGN;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
+	/* a closed terminal stops the recording cleanly; under nohup it is ignored, as asked */
+	if (!hup_ignored)
+		sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	if (o->cpu_list) {
@@ -787,7 +893,7 @@ int record_run(const struct rec_opts *o)
 	start = now_ms();
 	if (o->duration > 0)
 		deadline = start + (uint64_t)(o->duration * 1000);
-	if (!(o->cmd && !o->all_cpus && !o->nr_pids))
+	if (!workload_is_target(o))
 		enable_events(&s, true);
 	if (o->cmd) {
 		err = release_workload(&s);
