@@ -122,11 +122,12 @@ static void cap_frequency(struct rec_opts *o)
 	}
 }
 
+/* The library's messages: warnings unless -q, information and debugging with -v. */
 static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)
 {
-	bool verbose = *(bool *)ctx;
+	const struct rec_opts *o = ctx;
 
-	if (level >= PREC_LOG_INFO && !verbose)
+	if ((level >= PREC_LOG_INFO && !o->verbose) || (level == PREC_LOG_WARN && o->quiet))
 		return;
 	fprintf(stderr, "precord: %s\n", msg);
 }
@@ -325,7 +326,7 @@ int main(int argc, char **argv)
 	cap_frequency(&o);
 	o.argc_all = argc;
 	o.argv_all = argv;
-	prec_log_set_fn(log_to_stderr, &o.verbose);
+	prec_log_set_fn(log_to_stderr, &o);
 	rc = record_run(&o);
 	free(o.pids);
 	free(events);

@@ -30,21 +30,23 @@ else
 fi
 record sigs -q -e cpu-clock -o "$workdir/sigs.data" -- sh -c 'grep -E "^Sig(Blk|Ign)" /proc/self/status'
 check_status "signal state" "$rec_rc" 0
-# Only a SIGHUP ignored by precord's caller (nohup) stays ignored; the rest is default.
+# Only a SIGHUP ignored by precord's caller (nohup) stays ignored; the rest of signals 1-31
+# is default.  (32 and up are the C library's own, which it does not let a program reset.)
+std_ign() { echo $((0x$(awk '$1 == "SigIgn:" { print $2 }' "$1") & 0x7fffffff)); }
 blk=$(awk '$1 == "SigBlk:" { print $2 }' "$workdir/sigs.out")
-ign=$(awk '$1 == "SigIgn:" { print $2 }' "$workdir/sigs.out")
-want=$(awk '$1 == "SigIgn:" { print (substr($2, 16, 1) ~ /[13579bdf]/) ? "0000000000000001" : "0000000000000000" }' /proc/$$/status)
-if [ "$blk" = 0000000000000000 ] && [ "$ign" = "$want" ]; then
-	ok "the workload has an empty signal mask and default dispositions (SigIgn $ign)"
+ign=$(std_ign "$workdir/sigs.out")
+want=$(($(std_ign /proc/$$/status) & 1))
+if [ "$blk" = 0000000000000000 ] && [ "$ign" -eq "$want" ]; then
+	ok "the workload has an empty signal mask and default dispositions (signals 1-31 ignored: $ign)"
 else
-	bad "the workload's SigBlk $blk (want 0), SigIgn $ign (want $want)"
+	bad "the workload's SigBlk $blk (want 0), signals 1-31 ignored $ign (want $want)"
 fi
 # the same for a precord started in the background by a script, which ignores SIGINT
 "$PRECORD" -q -e cpu-clock -o "$workdir/sigs2.data" -- sh -c 'grep "^SigIgn" /proc/self/status' \
 	>"$workdir/sigs2.out" 2>"$workdir/sigs2.err" &
 wait $!
-ign=$(awk '$1 == "SigIgn:" { print $2 }' "$workdir/sigs2.out")
-if [ "$ign" = "$want" ]; then
+ign=$(std_ign "$workdir/sigs2.out")
+if [ "$ign" -eq "$want" ]; then
 	ok "started in the background, the workload does not inherit the ignored SIGINT"
 else
 	bad "started in the background, the workload's SigIgn is $ign, want $want"

@@ -19,7 +19,7 @@
 
 #include "config.h"
 #include "prec_abi.h"
-#include "precord.h"
+#include "prec_synth.h"
 
 static int count_cpus(const char *path)
 {
@@ -90,7 +90,7 @@ static void cpuinfo(char *desc, size_t dlen, char *id, size_t idlen)
 		snprintf(id, idlen, "%s,%s,%s,%s", vendor, family, model, stepping);
 }
 
-int synth_features(struct prec_writer *w, int argc, char **argv)
+int prec_synth_features(struct prec_writer *w, int argc, char **argv)
 {
 	char desc[256], id[128], self[PATH_MAX];
 	struct utsname u;
@@ -187,7 +187,7 @@ static uint64_t iomem_kernel_code_size(void)
 	return size;
 }
 
-int synth_kernel_mmap(struct prec_writer *w)
+int prec_synth_kernel_mmap(struct prec_writer *w)
 {
 	uint64_t text = 0, etext = 0, len;
 
@@ -330,13 +330,13 @@ static int synth_tgid(struct prec_writer *w, pid_t pid, bool data_maps)
 	return err ? err : synth_maps(w, pid, data_maps);
 }
 
-int synth_process(struct prec_writer *w, pid_t pid, bool data_maps)
+int prec_synth_process(struct prec_writer *w, pid_t pid, bool data_maps)
 {
 	/* -t passes thread ids: the records must name the thread's process, as samples do */
 	return synth_tgid(w, read_tgid(pid), data_maps);
 }
 
-int synth_all_processes(struct prec_writer *w, bool data_maps)
+int prec_synth_all_processes(struct prec_writer *w, bool data_maps)
 {
 	struct dirent *de;
 	DIR *d = opendir("/proc");
