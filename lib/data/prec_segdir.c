@@ -98,6 +98,13 @@ int prec_segment_parse_name(const char *name, struct prec_segment *ret)
 	return 0;
 }
 
+uint64_t prec_segment_end_ns(const struct prec_segment *segs, size_t n, size_t i)
+{
+	if (segs[i].mtime_ns >= segs[i].start_ns)
+		return segs[i].mtime_ns;
+	return i + 1 < n ? segs[i + 1].start_ns : segs[i].start_ns;
+}
+
 /* Rename inside the directory without replacing a file that has the new name. */
 static int rename_noreplace(int dirfd, const char *from, const char *to)
 {
@@ -490,13 +497,11 @@ static bool min_free_set(const struct prec_retention *lim)
 	return lim->min_free.bytes || lim->min_free.pct_bp;
 }
 
-/* Which limit, if any, the oldest closed segment `seg` must go for. */
-static bool over_limit(const struct prec_retention *lim, const struct prec_segment *seg,
-		       uint64_t closed, uint64_t bytes, uint64_t avail, uint64_t want_free,
-		       uint64_t now_ns, enum prec_prune_reason *why)
+/* Which limit, if any, the oldest closed segment, which ended at `end`, must go for. */
+static bool over_limit(const struct prec_retention *lim, uint64_t end, uint64_t closed,
+		       uint64_t bytes, uint64_t avail, uint64_t want_free, uint64_t now_ns,
+		       enum prec_prune_reason *why)
 {
-	uint64_t end = seg->mtime_ns > seg->start_ns ? seg->mtime_ns : seg->start_ns;
-
 	if (lim->max_files && closed > lim->max_files)
 		*why = PREC_PRUNE_FILES;
 	else if (lim->max_bytes && bytes > lim->max_bytes)
@@ -540,7 +545,8 @@ static int prune(struct prec_segdir *d, const struct prec_retention *lim, uint64
 
 		if (is_live(d, &segs[i]))
 			continue;
-		if (!over_limit(lim, &segs[i], closed, bytes, avail, want_free, now_ns, &why) &&
+		if (!over_limit(lim, prec_segment_end_ns(segs, n, i), closed, bytes, avail, want_free,
+				now_ns, &why) &&
 		    !(for_space && !deleted && min_free_set(lim)))
 			break;
 		if (unlinkat(d->dirfd, segs[i].name, 0) && errno != ENOENT) {

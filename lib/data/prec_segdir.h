@@ -60,6 +60,16 @@ int prec_segment_format_name(uint64_t start_ns, uint64_t seq, bool live, char *b
  */
 int prec_segment_parse_name(const char *name, struct prec_segment *ret);
 
+/*
+ * When segs[i] of a listing (n items, in time order) ended, as ns since the epoch: its mtime
+ * (its last write), unless that is before its start (a clock stepped back, a copy that lost
+ * its times): then the next segment's start, or its own start if it is the last.  For
+ * retention by age and for picking segments by time; a segment may end later than the next
+ * one starts (the clocks differ a little), so a reader that picks by time should not assume
+ * they do not overlap.
+ */
+uint64_t prec_segment_end_ns(const struct prec_segment *segs, size_t n, size_t i);
+
 struct prec_segdir;
 
 /* Create DIR (mode 0700) if it is missing; its parent must exist, as for mkdir(1). */
@@ -164,12 +174,12 @@ typedef void (*prec_segdir_pruned_fn)(const struct prec_segment *seg, enum prec_
 
 /*
  * Delete closed segments, oldest first, until every limit holds: never the live one, so the
- * limits may still not hold when nothing else is left.  A segment's end is its mtime (the
- * last write).  Free space is what statvfs says is available to unprivileged users, plus what
- * each deletion frees (counted from its blocks, so a segment a reader keeps open cannot make
- * every other one go).  The directory is synced after the deletions.  fn (may be NULL) is
- * called for each.  Returns how many were deleted, or -errno (some may have been deleted).
- * -EBADF if d is open for reading only.
+ * limits may still not hold when nothing else is left.  Age is counted from
+ * prec_segment_end_ns().  Free space is what statvfs says is available to unprivileged
+ * users, plus what each deletion frees (counted from its blocks, so a segment a reader keeps
+ * open cannot make every other one go).  The directory is synced after the deletions.  fn
+ * (may be NULL) is called for each.  Returns how many were deleted, or -errno (some may have
+ * been deleted).  -EBADF if d is open for reading only.
  */
 int prec_segdir__prune(struct prec_segdir *d, const struct prec_retention *lim, uint64_t now_ns,
 		       prec_segdir_pruned_fn fn, void *ctx);

@@ -562,6 +562,19 @@ static struct prec_segdir *filled(const char *dir, int n, size_t size, uint64_t 
 	return d;
 }
 
+static void test_end(void)
+{
+	struct prec_segment segs[3] = {
+		{ .start_ns = 100, .mtime_ns = 150 },
+		{ .start_ns = 200, .mtime_ns = 50 },
+		{ .start_ns = 300, .mtime_ns = 10 },
+	};
+
+	is_u64(prec_segment_end_ns(segs, 3, 0), 150, "a segment ends at its mtime");
+	is_u64(prec_segment_end_ns(segs, 3, 1), 300, "or, if that is before its start, the next start");
+	is_u64(prec_segment_end_ns(segs, 3, 2), 300, "or, for the last one, its own start");
+}
+
 static void test_retention(void)
 {
 	const uint64_t now = T0 + 3600 * NS;
@@ -673,6 +686,7 @@ int main(void)
 	test_segments();
 	test_not_files();
 	test_recovery();
+	test_end();
 	test_retention();
 	if (!tap_failed)
 		nftw(base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
