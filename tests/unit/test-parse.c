@@ -400,6 +400,52 @@ static void test_times_zone(void)
 	use_tz("UTC0");
 }
 
+/*
+ * Random strings over the parsers' alphabet: each parser answers 0, -EINVAL or -ERANGE, and
+ * leaves *ret alone unless it answers 0 (run under the sanitizers, this also checks reads).
+ */
+static void test_random_strings(void)
+{
+	static const char alphabet[] = "0123456789.:-+ ,%@TZBKMGTkmgtsdhinuo";
+	const uint64_t now = 1795683600 * NS;
+	unsigned seed = 17, bad = 0, accepted = 0;
+	char s[24];
+
+	for (int round = 0; round < 200000; round++) {
+		size_t len = (size_t)(rand_r(&seed) % (int)(sizeof(s) - 1));
+		struct prec_switch_spec sp = { 7, 7, false };
+		struct prec_min_free mf = { 7, 7 };
+		uint64_t v[5] = { 7, 7, 7, 7, 7 };
+		int err[7];
+
+		for (size_t i = 0; i < len; i++)
+			s[i] = alphabet[rand_r(&seed) % (int)(sizeof(alphabet) - 1)];
+		s[len] = '\0';
+		err[0] = prec_parse_size(s, &v[0]);
+		err[1] = prec_parse_mmap_pages(s, 4096, &v[1], NULL);
+		err[2] = prec_parse_duration_ns(s, &v[2]);
+		err[3] = prec_parse_time(s, now, &v[3]);
+		err[4] = prec_parse_time_after(s, now, now - 3600 * NS, &v[4]);
+		err[5] = prec_parse_switch_output(s, &sp);
+		err[6] = prec_parse_min_free(s, &mf);
+		for (int i = 0; i < 7; i++) {
+			bool untouched = i < 5	    ? v[i] == 7
+					 : i == 5 ? sp.time_ms == 7 && sp.size_bytes == 7
+						  : mf.bytes == 7 && mf.pct_bp == 7;
+
+			accepted += !err[i];
+			if ((err[i] && err[i] != -EINVAL && err[i] != -ERANGE) ||
+			    (err[i] && !untouched)) {
+				if (!bad++)
+					diag("parser %d on \"%s\": %d", i, s, err[i]);
+			}
+		}
+	}
+	ok(!bad, "200000 random strings: only 0, -EINVAL or -ERANGE, *ret untouched on error "
+		 "(%u accepted)",
+	   accepted);
+}
+
 int main(void)
 {
 	test_sizes();
@@ -410,5 +456,6 @@ int main(void)
 	test_times_utc();
 	test_times_range();
 	test_times_zone();
+	test_random_strings();
 	return done_testing();
 }

@@ -80,6 +80,36 @@ static bool exists(const char *path)
 	return !lstat(path, &st);
 }
 
+/* Valid names with a character or two changed: refused, or accepted as exactly themselves. */
+static void test_mangled_names(void)
+{
+	static const char chars[] = "0123456789-+.TZ pa\t";
+	unsigned seed = 42, accepted = 0, bad = 0;
+	char name[PREC_SEGMENT_NAME_MAX];
+
+	for (int round = 0; round < 100000; round++) {
+		struct prec_segment seg;
+		size_t len;
+
+		len = (size_t)prec_segment_format_name(T0 + (uint64_t)rand_r(&seed) * 1000003ULL,
+						       (uint64_t)rand_r(&seed) % 3000000,
+						       rand_r(&seed) & 1, name, sizeof(name));
+		for (int k = rand_r(&seed) % 2; k >= 0; k--)
+			name[rand_r(&seed) % (int)len] = chars[rand_r(&seed) % (int)(sizeof(chars) - 1)];
+		if (rand_r(&seed) % 8 == 0)
+			name[rand_r(&seed) % (int)len] = '\0';
+		if (prec_segment_parse_name(name, &seg))
+			continue;
+		accepted++;
+		if (strcmp(seg.name, name) || seg.live != (strstr(name, ".partial") != NULL)) {
+			if (!bad++)
+				diag("accepted as another: \"%s\" -> \"%s\"", name, seg.name);
+		}
+	}
+	ok(!bad && accepted, "100000 mangled names: refused or exactly themselves (%u accepted)",
+	   accepted);
+}
+
 static void test_names(void)
 {
 	char buf[PREC_SEGMENT_NAME_MAX];
@@ -132,6 +162,7 @@ static void test_names(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ok(prec_segment_parse_name(bad[i], &seg) == -EINVAL, "not a segment: \"%s\"",
 		   bad[i]);
+	test_mangled_names();
 }
 
 static void test_refusals(void)
