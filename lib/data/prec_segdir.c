@@ -53,7 +53,8 @@ int prec_segment_format_name(uint64_t start_ns, uint64_t seq, bool live, char *b
 
 	if (!gmtime_r(&secs, &tm))
 		return -ERANGE; /* cannot happen: 2^64 ns is the year 2554 */
-	n = snprintf(buf, len, NAME_PREFIX "%04d%02d%02dT%02d%02d%02d.%03uZ-%06llu" NAME_SUFFIX "%s",
+	n = snprintf(buf, len,
+		     NAME_PREFIX "%04d%02d%02dT%02d%02d%02d.%03uZ-%06llu" NAME_SUFFIX "%s",
 		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		     ms, (unsigned long long)seq, live ? LIVE_SUFFIX : "");
 	if (n < 0 || (size_t)n >= len)
@@ -176,7 +177,8 @@ int prec_segdir__list(struct prec_segdir *d, struct prec_segment **ret, size_t *
 			continue;
 		seg.size = (uint64_t)st.st_size;
 		seg.disk_bytes = (uint64_t)st.st_blocks * 512;
-		seg.mtime_ns = (uint64_t)st.st_mtim.tv_sec * NSEC_PER_SEC + (uint64_t)st.st_mtim.tv_nsec;
+		seg.mtime_ns =
+		    (uint64_t)st.st_mtim.tv_sec * NSEC_PER_SEC + (uint64_t)st.st_mtim.tv_nsec;
 		err = prec_array__grow((void **)&segs, &cap, n + 1, sizeof(*segs), 16);
 		if (err)
 			break;
@@ -221,11 +223,12 @@ static int recover(struct prec_segdir *d)
 			fsync(fd); /* what the crash left, on disk before the rename */
 			close(fd);
 		}
-		prec_segment_format_name(segs[i].start_ns, segs[i].seq, false, final, sizeof(final));
+		prec_segment_format_name(segs[i].start_ns, segs[i].seq, false, final,
+					 sizeof(final));
 		err = rename_noreplace(d->dirfd, segs[i].name, final);
 		if (err) {
-			prec_warn("%s: %s was left live by an earlier run and cannot be closed (%s); "
-				  "it stays as it is",
+			prec_warn("%s: %s was left live by an earlier run and cannot be closed "
+				  "(%s); it stays as it is",
 				  d->path, segs[i].name, strerror(-err));
 			continue;
 		}
@@ -531,7 +534,8 @@ static int prune(struct prec_segdir *d, const struct prec_retention *lim, uint64
 		if (fstatvfs(d->dirfd, &vfs))
 			return -errno;
 		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-		want_free = prec_min_free__bytes(&lim->min_free, (uint64_t)vfs.f_blocks * vfs.f_frsize);
+		want_free =
+		    prec_min_free__bytes(&lim->min_free, (uint64_t)vfs.f_blocks * vfs.f_frsize);
 	}
 	err = prec_segdir__list(d, &segs, &n);
 	if (err)
@@ -545,8 +549,8 @@ static int prune(struct prec_segdir *d, const struct prec_retention *lim, uint64
 
 		if (is_live(d, &segs[i]))
 			continue;
-		if (!over_limit(lim, prec_segment_end_ns(segs, n, i), closed, bytes, avail, want_free,
-				now_ns, &why) &&
+		if (!over_limit(lim, prec_segment_end_ns(segs, n, i), closed, bytes, avail,
+				want_free, now_ns, &why) &&
 		    !(for_space && !deleted && min_free_set(lim)))
 			break;
 		if (unlinkat(d->dirfd, segs[i].name, 0) && errno != ENOENT) {

@@ -108,8 +108,9 @@ static void test_min_free(void)
 	err = prec_segdir__prune(d, &lim, T0, count_pruned, &whys);
 	ok(err == 3 && whys == 3, "--min-free=free+250K: 3 of 100K go (%d, %d for free space)", err,
 	   whys);
-	ok(avail_bytes(d, NULL) >= lim.min_free.bytes, "and the space is free: %" PRIu64 " >= %" PRIu64,
-	   avail_bytes(d, NULL), lim.min_free.bytes);
+	ok(avail_bytes(d, NULL) >= lim.min_free.bytes,
+	   "and the space is free: %" PRIu64 " >= %" PRIu64, avail_bytes(d, NULL),
+	   lim.min_free.bytes);
 	ok(prec_segdir__prune(d, &lim, T0, NULL, NULL) == 0, "then nothing more goes");
 	remove_dir(d, fd);
 

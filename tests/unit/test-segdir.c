@@ -39,8 +39,8 @@ static const char *in(const char *dir, const char *name)
 	static int which;
 
 	which = (which + 1) % 4;
-	snprintf(path[which], sizeof(path[which]), "%s/%s%s%s", base, dir ? dir : "", dir ? "/" : "",
-		 name);
+	snprintf(path[which], sizeof(path[which]), "%s/%s%s%s", base, dir ? dir : "",
+		 dir ? "/" : "", name);
 	return path[which];
 }
 
@@ -95,7 +95,8 @@ static void test_mangled_names(void)
 						       (uint64_t)rand_r(&seed) % 3000000,
 						       rand_r(&seed) & 1, name, sizeof(name));
 		for (int k = rand_r(&seed) % 2; k >= 0; k--)
-			name[rand_r(&seed) % (int)len] = chars[rand_r(&seed) % (int)(sizeof(chars) - 1)];
+			name[rand_r(&seed) % (int)len] =
+			    chars[rand_r(&seed) % (int)(sizeof(chars) - 1)];
 		if (rand_r(&seed) % 8 == 0)
 			name[rand_r(&seed) % (int)len] = '\0';
 		if (prec_segment_parse_name(name, &seg))
@@ -196,8 +197,8 @@ static void test_refusals(void)
 	ok(err == -ELOOP && !d, "DIR a symbolic link to a directory: -ELOOP (%d)", err);
 	symlink("nowhere", at("dangling"));
 	err = prec_segdir__open(at("dangling"), PREC_SEGDIR_CREATE, &why, &d);
-	ok(err == -ELOOP && !exists(at("nowhere")), "DIR a dangling link: -ELOOP, nothing made (%d)",
-	   err);
+	ok(err == -ELOOP && !exists(at("nowhere")),
+	   "DIR a dangling link: -ELOOP, nothing made (%d)", err);
 	write_file(at("file"), "x");
 	err = prec_segdir__open(at("file"), PREC_SEGDIR_CREATE, &why, &d);
 	ok(err == -ENOTDIR, "DIR a file: -ENOTDIR (%d)", err);
@@ -494,7 +495,8 @@ static void test_not_files(void)
 	err = prec_segdir__prune(d, &all, T0 + 100 * NS, NULL, NULL);
 	ok(err == 1 && file_has(at("target"), "secret") && exists(in("odd", name)) &&
 		   file_has(in("odd", "notes.txt"), "notes") &&
-		   file_has(in("odd", "perf.data"), "perf") && file_has(in("odd", seg.name), "live"),
+		   file_has(in("odd", "perf.data"), "perf") &&
+		   file_has(in("odd", seg.name), "live"),
 	   "pruning everything deletes the one closed segment only (%d)", err);
 	ok(!strcmp(listing(d, NULL), "3p"), "left: the live one: %s", listing(d, NULL));
 	close(fd);
@@ -602,7 +604,8 @@ static void test_end(void)
 	};
 
 	is_u64(prec_segment_end_ns(segs, 3, 0), 150, "a segment ends at its mtime");
-	is_u64(prec_segment_end_ns(segs, 3, 1), 300, "or, if that is before its start, the next start");
+	is_u64(prec_segment_end_ns(segs, 3, 1), 300,
+	       "or, if that is before its start, the next start");
 	is_u64(prec_segment_end_ns(segs, 3, 2), 300, "or, for the last one, its own start");
 }
 
