@@ -10,6 +10,8 @@
 
 #include "prec_writer.h"
 
+struct prec_buildid_cache;
+
 struct rec_opts {
 	char **cmd; /* workload argv, or NULL */
 	int argc_all; /* for the CMDLINE feature */
@@ -44,9 +46,18 @@ int synth_kernel_mmap(struct prec_writer *w);
 /*
  * COMM for every thread of `pid` and MMAP2 for its executable mappings; with data_maps also
  * for its other readable mappings (DWARF unwinding needs the one holding .eh_frame_hdr).
+ * Each file's build-id record (from `bids`, may be NULL) goes before its first MMAP2.
  */
-int synth_process(struct prec_writer *w, pid_t pid, bool data_maps);
+int synth_process(struct prec_writer *w, pid_t pid, bool data_maps,
+		  struct prec_buildid_cache *bids);
 /* Every process on the system. */
-int synth_all_processes(struct prec_writer *w, bool data_maps);
+int synth_all_processes(struct prec_writer *w, bool data_maps, struct prec_buildid_cache *bids);
+/*
+ * The HEADER_BUILD_ID record of the file of mapping `m` (an MMAP2 with cpumode in `misc`),
+ * when `bids` sees that file for the first time in this output; nothing for other maps.
+ * 0 or the writer's error.
+ */
+int synth_build_id(struct prec_writer *w, struct prec_buildid_cache *bids, uint16_t misc,
+		   const struct prec_mmap2 *m);
 
 #endif

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prec_buildid.h"
 #include "prec_evspec.h"
 #include "prec_ring.h"
 #include "precord.h"
@@ -58,6 +59,7 @@ struct session {
 	struct cpu_ring *rings;
 	size_t nr_rings;
 	struct prec_writer *w;
+	struct prec_buildid_cache *bids; /* build-ids from user space, not attr.build_id */
 	int out_fd;
 	bool write_failed;
 	struct prec_ring_stats st;
@@ -248,7 +250,6 @@ static int setup_events(struct session *s)
 			a->comm_exec = 1;
 			a->task = 1;
 			a->context_switch = 1;
-			a->build_id = 1;
 			/*
 			 * A DWARF unwinder reads .eh_frame_hdr, which lives in a read-only,
 			 * non-executable segment: without its map the stack copies cannot be
@@ -270,10 +271,6 @@ static int open_one(struct session *s, struct event *e, pid_t pid, int cpu, int 
 		if (fd >= 0) {
 			*ret_fd = (int)fd;
 			return 0;
-		}
-		if (errno == EINVAL && a->build_id) {
-			a->build_id = 0; /* kernel < 5.12: plain MMAP2 */
-			continue;
 		}
 		if (errno == EINVAL && (a->read_format & PERF_FORMAT_LOST)) {
 			a->read_format &= ~(uint64_t)PERF_FORMAT_LOST; /* kernel < 6.0 */
@@ -469,14 +466,55 @@ static void report_write_error(struct session *s, int err)
 		s->child > 0 ? "; the workload keeps running" : "");
 }
 
+/*
+ * A run of ring records to the writer, with the build-id record of each file an MMAP2 maps
+ * written just before that MMAP2 the first time the file is seen (readers apply build-id
+ * records at once, so they are in place before any sample in the file).
+ *
+ * Our events never ask for build-ids, yet an MMAP2 may arrive with the build-id flag: the
+ * kernel sets it in the event it shares with every listener when one of them (another tool)
+ * asks, and does not clear it for the others.  Our body still holds device and inode, so the
+ * flag is cleared in a copy of the record: left in, it makes perf read them as a build-id.
+ */
 static int ring_to_writer(void *ctx, const void *data, size_t len)
 {
 	struct session *s = ctx;
-	int err;
+	const unsigned char *p = data;
+	unsigned char fixed[8192];
+	struct perf_event_header h;
+	size_t off, start = 0;
+	int err = 0;
 
 	if (s->write_failed)
 		return 0; /* drop: the ring must not fill up and stall nothing else */
-	err = prec_writer__add_raw(s->w, data, len);
+	for (off = 0; !err && len - off >= sizeof(h); off += h.size) {
+		const unsigned char *rec = p + off;
+		struct prec_mmap2 m;
+
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			break; /* the ring checked the run: not reached */
+		if (h.type != PERF_RECORD_MMAP2)
+			continue;
+		if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && h.size <= sizeof(fixed)) {
+			h.misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
+			memcpy(fixed, rec, h.size);
+			memcpy(fixed, &h, sizeof(h));
+			rec = fixed;
+		}
+		if (prec_mmap2__parse(rec, h.size, &m))
+			continue;
+		err = prec_writer__add_raw(s->w, p + start, off - start);
+		start = off;
+		if (!err)
+			err = synth_build_id(s->w, s->bids, h.misc, &m);
+		if (!err && rec == fixed) {
+			err = prec_writer__add_raw(s->w, fixed, h.size);
+			start = off + h.size;
+		}
+	}
+	if (!err)
+		err = prec_writer__add_raw(s->w, p + start, len - start);
 	if (err)
 		report_write_error(s, err);
 	return 0;
@@ -547,7 +585,9 @@ static int write_header(struct session *s)
 	size_t i;
 	int err;
 
-	err = prec_writer__new(s->out_fd, &wo, &s->w);
+	err = prec_buildid_cache__new(0, &s->bids);
+	if (!err)
+		err = prec_writer__new(s->out_fd, &wo, &s->w);
 	for (i = 0; !err && i < s->nr_ev; i++)
 		err = prec_writer__add_attr(s->w, &s->ev[i].attr, s->ev[i].ids, s->ev[i].nr_ids);
 	if (!err)
@@ -561,9 +601,9 @@ static int write_header(struct session *s)
 	if (!err)
 		err = synth_kernel_mmap(s->w);
 	if (!err && s->o->all_cpus)
-		err = synth_all_processes(s->w, s->o->dwarf);
+		err = synth_all_processes(s->w, s->o->dwarf, s->bids);
 	for (i = 0; !err && i < s->o->nr_pids && !s->o->all_cpus; i++)
-		err = synth_process(s->w, s->o->pids[i], s->o->dwarf);
+		err = synth_process(s->w, s->o->pids[i], s->o->dwarf, s->bids);
 	if (!err && s->child > 0)
 		err = prec_writer__add_comm(s->w, (uint32_t)s->child, (uint32_t)s->child,
 					    "precord", false, NULL);
@@ -715,6 +755,7 @@ static void free_session(struct session *s)
 	for (i = 0; i < s->nr_ev; i++)
 		free(s->ev[i].ids);
 	prec_writer__free(s->w);
+	prec_buildid_cache__free(s->bids);
 	free(s->rings);
 	free(s->fds);
 	free(s->cpus);

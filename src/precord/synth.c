@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "prec_abi.h"
+#include "prec_buildid.h"
 #include "precord.h"
 
 static int count_cpus(const char *path)
@@ -229,7 +230,33 @@ static int read_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 	return 0;
 }
 
-static int synth_maps(struct prec_writer *w, pid_t pid, bool data_maps)
+int synth_build_id(struct prec_writer *w, struct prec_buildid_cache *bids, uint16_t misc,
+		   const struct prec_mmap2 *m)
+{
+	struct prec_mapped_file f = {
+		.maj = m->maj,
+		.min = m->min,
+		.ino = m->ino,
+		.ino_generation = m->ino_generation,
+		.path = m->filename,
+		.pid = (pid_t)m->pid,
+		.start = m->addr,
+		.end = m->addr + m->len,
+	};
+	struct prec_buildid b;
+
+	/* kernel-made build-ids (another tool's attr.build_id) are the kernel's business */
+	if (!bids || m->has_build_id ||
+	    (misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
+		return 0;
+	if (prec_buildid_cache__lookup(bids, &f, &b) <= 0)
+		return 0;
+	/* pid -1: the host; perf's reader keys build-ids by path within a machine */
+	return prec_writer__add_build_id(w, PERF_RECORD_MISC_USER, -1, b.id, b.len, m->filename);
+}
+
+static int synth_maps(struct prec_writer *w, pid_t pid, bool data_maps,
+		      struct prec_buildid_cache *bids)
 {
 	char path[64], line[PATH_MAX + 256];
 	FILE *f;
@@ -274,7 +301,9 @@ static int synth_maps(struct prec_writer *w, pid_t pid, bool data_maps)
 		misc = PERF_RECORD_MISC_USER;
 		if (perms[2] != 'x')
 			misc |= PERF_RECORD_MISC_MMAP_DATA; /* as the kernel marks such maps */
-		err = prec_writer__add_mmap2(w, misc, &m, NULL);
+		err = synth_build_id(w, bids, misc, &m);
+		if (!err)
+			err = prec_writer__add_mmap2(w, misc, &m, NULL);
 	}
 	fclose(f);
 	return err;
@@ -305,7 +334,8 @@ static pid_t read_tgid(pid_t tid)
 }
 
 /* COMM and MMAP2 records of process `pid` (a thread group id). */
-static int synth_tgid(struct prec_writer *w, pid_t pid, bool data_maps)
+static int synth_tgid(struct prec_writer *w, pid_t pid, bool data_maps,
+		      struct prec_buildid_cache *bids)
 {
 	char path[64], comm[64];
 	struct dirent *de;
@@ -327,16 +357,16 @@ static int synth_tgid(struct prec_writer *w, pid_t pid, bool data_maps)
 		err = prec_writer__add_comm(w, (uint32_t)pid, (uint32_t)tid, comm, false, NULL);
 	}
 	closedir(d);
-	return err ? err : synth_maps(w, pid, data_maps);
+	return err ? err : synth_maps(w, pid, data_maps, bids);
 }
 
-int synth_process(struct prec_writer *w, pid_t pid, bool data_maps)
+int synth_process(struct prec_writer *w, pid_t pid, bool data_maps, struct prec_buildid_cache *bids)
 {
 	/* -t passes thread ids: the records must name the thread's process, as samples do */
-	return synth_tgid(w, read_tgid(pid), data_maps);
+	return synth_tgid(w, read_tgid(pid), data_maps, bids);
 }
 
-int synth_all_processes(struct prec_writer *w, bool data_maps)
+int synth_all_processes(struct prec_writer *w, bool data_maps, struct prec_buildid_cache *bids)
 {
 	struct dirent *de;
 	DIR *d = opendir("/proc");
@@ -347,7 +377,7 @@ int synth_all_processes(struct prec_writer *w, bool data_maps)
 	while (!err && (de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		err = synth_tgid(w, (pid_t)atoi(de->d_name), data_maps);
+		err = synth_tgid(w, (pid_t)atoi(de->d_name), data_maps, bids);
 	}
 	closedir(d);
 	return err;
