@@ -192,7 +192,8 @@ static void test_made_files(void)
 		ok(fd >= 0 && write(fd, "#!/bin/sh\n", 10) == 10, "made a text file");
 		close(fd);
 	}
-	is_u64((uint64_t)prec_buildid_read_path(p, &b), (uint64_t)-ENOEXEC, "a text file: -ENOEXEC");
+	is_u64((uint64_t)prec_buildid_read_path(p, &b), (uint64_t)-ENOEXEC,
+	       "a text file: -ENOEXEC");
 
 	{
 		char target[4096], link[4096], fifo[4096];
@@ -299,8 +300,8 @@ static void test_cache(void)
 		g.end = g.start + 4096;
 		r = prec_buildid_cache__lookup(c, &g, &b);
 		if (geteuid() == 0)
-			ok(r == 1 && b.len == 20, "its build-id comes from /proc/PID/map_files (%d)",
-			   r);
+			ok(r == 1 && b.len == 20,
+			   "its build-id comes from /proc/PID/map_files (%d)", r);
 		else
 			diag("not root: /proc/PID/map_files may be closed to us (got %d)", r);
 		munmap(map, 4096);
@@ -334,8 +335,8 @@ static void test_bounded(void)
 		n1 += prec_buildid_cache__lookup(c, &f[i], &b);
 	prec_buildid_cache__get_stats(c, &st);
 	ok(n1 == 12 && st.entries == 4 && st.evictions == 8,
-	   "12 files through 4 entries: all found, %llu entries, %llu evictions", (unsigned long long)st.entries,
-	   (unsigned long long)st.evictions);
+	   "12 files through 4 entries: all found, %llu entries, %llu evictions",
+	   (unsigned long long)st.entries, (unsigned long long)st.evictions);
 	/* an evicted file is read again, with the right build-id */
 	prec_buildid_cache__new_epoch(c);
 	for (i = 0; i < 12; i++)
