@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Synthesized records and header features: what the kernel will not tell us because it
- * existed before recording started (threads, their maps, the kernel text map), and facts
- * about the machine for `preport --header`.  Everything here reads /proc and /sys; a
- * process that disappears while it is read is skipped silently (it raced with us).
+ * existed before recording started (threads, their maps, the kernel text map), the build-id
+ * records of mapped files (for these maps and the kernel's, read once per file through the
+ * cache), and facts about the machine for `preport --header`.  Everything else here reads
+ * /proc and /sys; a process that disappears while it is read is skipped silently (it raced
+ * with us).
  */
 #include <ctype.h>
 #include <dirent.h>
