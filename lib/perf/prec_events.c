@@ -109,7 +109,11 @@ static void set_attr(struct perf_event_attr *a, const struct prec_events_opts *o
 		a->comm_exec = 1;
 		a->task = 1;
 		a->context_switch = 1;
-		a->build_id = 1;
+		/*
+		 * Never attr.build_id: the kernel sets the build-id flag in the mmap event it
+		 * shares with every listener and does not clear it for the others, which
+		 * breaks concurrent perf sessions.  Build-ids come from user space instead.
+		 */
 		/*
 		 * A DWARF unwinder reads .eh_frame_hdr, which lives in a read-only,
 		 * non-executable segment: without its map the stack copies cannot be
@@ -177,10 +181,6 @@ static int open_one(struct event *e, pid_t pid, int cpu, int *ret_fd)
 		if (fd >= 0) {
 			*ret_fd = (int)fd;
 			return 0;
-		}
-		if (errno == EINVAL && a->build_id) {
-			a->build_id = 0; /* kernel < 5.12: plain MMAP2 */
-			continue;
 		}
 		if (errno == EINVAL && (a->read_format & PERF_FORMAT_LOST)) {
 			a->read_format &= ~(uint64_t)PERF_FORMAT_LOST; /* kernel < 6.0 */

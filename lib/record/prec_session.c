@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "prec_buildid.h"
 #include "prec_session.h"
 #include "prec_synth.h"
 #include "prec_writer.h"
@@ -29,6 +30,7 @@ struct prec_session {
 	pid_t *tids; /* -1 alone for system-wide */
 	size_t nr_tids;
 	struct pollfd *pfd; /* one per ring, then the caller's wake fd */
+	struct prec_buildid_cache *bids; /* build-ids from user space, not attr.build_id */
 	size_t nr_hup;
 
 	struct prec_ring_stats st;
@@ -139,7 +141,9 @@ int prec_session__new(const struct prec_session_opts *o, struct prec_session **r
 	eo.cpu_field = o->system_wide || o->cpu_list;
 	eo.inherit = !o->system_wide;
 	eo.enable_on_exec = o->workload > 0 && !o->system_wide && !o->nr_pids;
-	err = prec_events__new(&eo, &s->ev, ret_err);
+	err = prec_buildid_cache__new(0, &s->bids);
+	if (!err)
+		err = prec_events__new(&eo, &s->ev, ret_err);
 	if (!err)
 		err = prec_events__open(s->ev, s->cpus, s->nr_cpus, s->tids, s->nr_tids,
 					o->nr_pids > 0, ret_err);
@@ -166,6 +170,7 @@ void prec_session__free(struct prec_session *s)
 	if (!s)
 		return;
 	prec_writer__free(s->w);
+	prec_buildid_cache__free(s->bids);
 	prec_events__free(s->ev);
 	free(s->pfd);
 	free(s->cpus);
@@ -217,9 +222,9 @@ static int write_state(struct prec_session *s)
 	if (!err)
 		err = prec_synth_kernel_mmap(s->w);
 	if (!err && o->system_wide)
-		err = prec_synth_all_processes(s->w, o->ev.dwarf);
+		err = prec_synth_all_processes(s->w, o->ev.dwarf, s->bids);
 	for (i = 0; !err && i < o->nr_pids && !o->system_wide; i++)
-		err = prec_synth_process(s->w, o->pids[i], o->ev.dwarf);
+		err = prec_synth_process(s->w, o->pids[i], o->ev.dwarf, s->bids);
 	if (!err && o->workload > 0 && !o->system_wide && !o->nr_pids)
 		/* the workload is held before exec: it is still precord's fork */
 		err = prec_writer__add_comm(s->w, (uint32_t)o->workload, (uint32_t)o->workload,
@@ -242,6 +247,7 @@ int prec_session__begin_output(struct prec_session *s, int fd)
 	s->out_base = s->st;
 	s->out_dropped_base = s->dropped;
 	s->kept_samples = s->kept_raw = 0;
+	prec_buildid_cache__new_epoch(s->bids); /* each output names its own files */
 	err = prec_writer__new(fd, &wo, &s->w);
 	if (err)
 		return err;
@@ -260,12 +266,60 @@ static bool accepting(const struct prec_session *s)
 	return s->w && !s->werr;
 }
 
+/*
+ * A run of ring records to the writer, with the build-id record of each file an MMAP2 maps
+ * written just before that MMAP2 the first time the output sees the file (readers apply
+ * build-id records at once, so they are in place before any sample in the file).
+ *
+ * Our events never ask for build-ids, yet an MMAP2 may arrive with the build-id flag: the
+ * kernel sets it in the event it shares with every listener when one of them (another tool)
+ * asks, and does not clear it for the others.  Our body still holds device and inode, so the
+ * flag is cleared in a copy of the record: left in, it makes perf read them as a build-id.
+ */
+static int write_run(struct prec_session *s, const unsigned char *p, size_t len)
+{
+	unsigned char fixed[8192];
+	struct perf_event_header h;
+	size_t off, start = 0;
+	int err = 0;
+
+	for (off = 0; !err && len - off >= sizeof(h); off += h.size) {
+		const unsigned char *rec = p + off;
+		struct prec_mmap2 m;
+
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			break; /* the ring checked the run: not reached */
+		if (h.type != PERF_RECORD_MMAP2)
+			continue;
+		if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && h.size <= sizeof(fixed)) {
+			h.misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
+			memcpy(fixed, rec, h.size);
+			memcpy(fixed, &h, sizeof(h));
+			rec = fixed;
+		}
+		if (prec_mmap2__parse(rec, h.size, &m))
+			continue;
+		err = prec_writer__add_raw(s->w, p + start, off - start);
+		start = off;
+		if (!err)
+			err = prec_synth_build_id(s->w, s->bids, h.misc, &m);
+		if (!err && rec == fixed) {
+			err = prec_writer__add_raw(s->w, fixed, h.size);
+			start = off + h.size;
+		}
+	}
+	if (!err)
+		err = prec_writer__add_raw(s->w, p + start, len - start);
+	return err;
+}
+
 static int ring_to_writer(void *ctx, const void *data, size_t len)
 {
 	struct prec_session *s = ctx;
 
 	if (accepting(s))
-		set_werr(s, prec_writer__add_raw(s->w, data, len));
+		set_werr(s, write_run(s, data, len));
 	return 0; /* a failed output drops the rest: the rings must not fill up */
 }
 
