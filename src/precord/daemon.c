@@ -109,6 +109,7 @@ static void prune(struct daemon *d)
 /* Begin a new live segment; false (said once) if it cannot be. */
 static bool begin_segment(struct daemon *d)
 {
+	uint64_t t0;
 	int err;
 
 	err = prec_segdir__create_segment(d->dir, wall_ns(), &d->seg, &d->seg_fd);
@@ -117,6 +118,7 @@ static bool begin_segment(struct daemon *d)
 			note_error(d, "cannot create a segment in %s: %s", d->o->dir, strerror(-err));
 		return false;
 	}
+	t0 = now_ms();
 	err = prec_session__begin_output(d->s, d->seg_fd);
 	if (err) {
 		struct prec_segment closed;
@@ -132,6 +134,9 @@ static bool begin_segment(struct daemon *d)
 		return false;
 	}
 	d->seg_start_ms = now_ms();
+	if (d->o->verbose)
+		service_log(LOG_DEBUG, "segment %s began: its header and synthesized state took "
+				       "%" PRIu64 " ms", d->seg.name, d->seg_start_ms - t0);
 	return true;
 }
 
