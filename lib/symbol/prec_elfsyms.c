@@ -17,8 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <linux/fs.h>
 
 #include "prec_log.h"
 #include "prec_symbol_int.h"
@@ -214,6 +218,20 @@ enum prec_open_result prec_elf_open(const char *path, struct prec_elf *ret)
 		elf_end(pe.elf);
 		close(fd);
 		return PREC_OPEN_BAD;
+	}
+	pe.dev_major = major(st.st_dev);
+	pe.dev_minor = minor(st.st_dev);
+	pe.ino = st.st_ino;
+	{
+		/* the kernel's i_generation, which MMAP2 records carry: where the file system
+		 * has one (ext4, xfs, btrfs, ...), it tells a reused inode number apart; they
+		 * write an int, though the request is declared with a long: room for both */
+		unsigned int gen[2] = {0, 0};
+
+		if (!ioctl(fd, FS_IOC_GETVERSION, gen)) {
+			pe.gen = gen[0];
+			pe.gen_known = true;
+		}
 	}
 	close(fd);
 	r = validate(path, &pe);

@@ -108,6 +108,11 @@ struct prec_elf {
 	uint8_t build_id_len;
 	bool has_symtab; /* a non-empty SHT_SYMTAB */
 	bool has_debug_info; /* .debug_info with contents */
+	/* the identity of the file opened (prec_elf_open only): device numbers, inode, and
+	 * the inode generation when the file system tells it (gen_known) */
+	uint32_t dev_major, dev_minor;
+	uint64_t ino, gen;
+	bool gen_known;
 };
 
 struct prec_dwarf; /* prec_dwarf.c */
@@ -124,6 +129,7 @@ struct prec_dso {
 	uint32_t debuglink_crc;
 	uint8_t build_id[PREC_BUILD_ID_MAX]; /* as recorded */
 	uint8_t build_id_len; /* 0: none recorded; 0xff: recorded but unusable */
+	struct prec_file_id fid; /* as recorded, when no build-id was; ino 0: none */
 	uint8_t file_build_id[PREC_BUILD_ID_MAX]; /* of the executable file found */
 	uint8_t file_build_id_len;
 	uint32_t pid; /* JIT */

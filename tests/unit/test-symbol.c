@@ -19,9 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/fs.h>
 
 #include "prec_log.h"
 #include "prec_symbol.h"
@@ -529,6 +533,106 @@ static void test_mismatch_and_missing(const char *exe, const struct offs *o)
 		d = prec_symtab__dso(st, "/sysroot/bin/prog", NULL, 0);
 		is_u64(prec_dso__status(d), PREC_DSO_OK, "symfs: found under the symfs");
 		lookup_is(d, off_of(o, "fn_beta"), "fn_beta", "symfs: lookup", NULL);
+	}
+	prec_symtab__free(st);
+}
+
+/*
+ * Maps without a build-id: the file at the recorded path must be the recorded device and
+ * inode (and generation, where known); a --symfs file is trusted; a build-id, when recorded,
+ * decides alone; a " (deleted)" path is not opened under its old name without a build-id.
+ */
+static void test_identity(const char *exe, const struct offs *o)
+{
+	struct prec_symtab *st = new_symtab("/nonexistent", NULL, NULL, NULL);
+	struct prec_file_id id, f;
+	struct prec_dso *d, *d2;
+	unsigned int gen[2] = {0, 0};
+	bool have_gen;
+	uint8_t bid[64];
+	size_t bid_len = build_id_of(exe, bid, sizeof(bid));
+	char path[PATH_MAX];
+	struct stat sb;
+	int fd;
+
+	if (!ok(stat(exe, &sb) == 0, "identity: stat of the program"))
+		return;
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	have_gen = fd >= 0 && !ioctl(fd, FS_IOC_GETVERSION, gen) && gen[0];
+	if (fd >= 0)
+		close(fd);
+	id.maj = major(sb.st_dev);
+	id.min = minor(sb.st_dev);
+	id.ino = sb.st_ino;
+	id.gen = 0;
+
+	d = prec_symtab__dso_file(st, exe, NULL, 0, &id);
+	is_u64(prec_dso__status(d), PREC_DSO_OK, "identity: the recorded inode loads");
+	lookup_is(d, off_of(o, "fn_beta"), "fn_beta", "identity: lookup", NULL);
+	ok(prec_symtab__dso_file(st, exe, NULL, 0, &id) == d, "identity: same file, same dso");
+
+	f = id;
+	f.ino++;
+	d2 = prec_symtab__dso_file(st, exe, NULL, 0, &f);
+	ok(d2 != d, "identity: another inode at the path is another dso");
+	is_u64(prec_dso__status(d2), PREC_DSO_FILE_CHANGED, "identity: another inode: status");
+	ok(!strcmp(prec_dso_status__str(PREC_DSO_FILE_CHANGED), "file changed since recording"),
+	   "identity: status string");
+	is_u64((uint64_t)-prec_dso__lookup(d2, off_of(o, "fn_beta"), NULL, NULL), ENOENT,
+	       "identity: another inode: lookups fail");
+	ok(prec_dso__file_used(d2) == NULL, "identity: another inode: no file used");
+
+	f = id;
+	f.maj = id.maj + 1;
+	is_u64(prec_dso__status(prec_symtab__dso_file(st, exe, NULL, 0, &f)),
+	       id.maj ? PREC_DSO_FILE_CHANGED : PREC_DSO_OK,
+	       "identity: another block device is another file (unless ours is anonymous)");
+	f = id;
+	f.maj = 0;
+	f.min = 4242;
+	is_u64(prec_dso__status(prec_symtab__dso_file(st, exe, NULL, 0, &f)), PREC_DSO_OK,
+	       "identity: an anonymous device (overlayfs, btrfs) with the inode: the file");
+
+	if (have_gen) {
+		f = id;
+		f.gen = gen[0] + 1;
+		f.min = id.min + 1;
+		is_u64(prec_dso__status(prec_symtab__dso_file(st, exe, NULL, 0, &f)),
+		       PREC_DSO_FILE_CHANGED, "identity: another generation is another file");
+		f.gen = gen[0];
+		f.maj = id.maj + 1;
+		is_u64(prec_dso__status(prec_symtab__dso_file(st, exe, NULL, 0, &f)), PREC_DSO_OK,
+		       "identity: the generation vouches for a renumbered device");
+	} else {
+		diag("no inode generation on this file system: generation checks skipped");
+	}
+
+	/* a build-id decides alone */
+	f = id;
+	f.ino += 2;
+	if (bid_len)
+		is_u64(prec_dso__status(prec_symtab__dso_file(st, exe, bid, bid_len, &f)),
+		       PREC_DSO_OK, "identity: a recorded build-id decides, not the inode");
+
+	/* " (deleted)": not opened under the old name without a build-id */
+	snprintf(path, sizeof(path), "%s (deleted)", exe);
+	d = prec_symtab__dso_file(st, path, NULL, 0, &id);
+	is_u64(prec_dso__status(d), PREC_DSO_DELETED, "identity: deleted, no build-id: status");
+	ok(!strcmp(prec_dso_status__str(PREC_DSO_DELETED), "file deleted while mapped"),
+	   "identity: deleted: status string");
+	if (bid_len)
+		is_u64(prec_dso__status(prec_symtab__dso_file(st, path, bid, bid_len, &id)),
+		       PREC_DSO_OK, "identity: deleted, with its build-id: found at the old name");
+	prec_symtab__free(st);
+
+	/* --symfs: the file there cannot be proved by inode and is trusted */
+	st = new_symtab("/nonexistent", NULL, NULL, tmp);
+	if (!sh("mkdir -p '%s/idroot/bin' && cp '%s' '%s/idroot/bin/prog'", tmp, exe, tmp)) {
+		f = id;
+		f.ino += 3;
+		snprintf(path, sizeof(path), "%s/idroot/bin/prog", tmp);
+		d = prec_symtab__dso_file(st, "/idroot/bin/prog", NULL, 0, &f);
+		is_u64(prec_dso__status(d), PREC_DSO_OK, "identity: a --symfs file is trusted");
 	}
 	prec_symtab__free(st);
 }
@@ -1354,6 +1458,7 @@ int main(void)
 	else
 		diag("no strip/objcopy (binutils): stripped binaries and debug files not checked");
 	test_mismatch_and_missing(exe, &o);
+	test_identity(exe, &o);
 	snprintf(exe2, sizeof(exe2), "%s/prog-exec", tmp);
 	if (!sh("cd '%s' && cc -O1 -g -fno-pie -no-pie -Wl,--build-id -o prog-exec prog.c", tmp) &&
 	    ok(run_offsets(exe2, &o2), "the non-PIE test program prints its offsets")) {
