@@ -726,12 +726,17 @@ static void load_from(struct prec_dso *d, struct prec_elf *syms, struct prec_elf
 	if (err) {
 		if (err == -EBADMSG)
 			prec_warn("%s: malformed symbol table; not used for symbols", used);
+		else if (err == -E2BIG)
+			prec_warn("%s: symbol table larger than the limit of %u symbols (a corrupt "
+				  "or crafted file?); not used for symbols",
+				  used, PREC_SYMS_MAX);
 		else
 			prec_warn("%s: cannot load symbols: %s", used, strerror(-err));
 		free(d->segs);
 		d->segs = NULL;
 		d->nsegs = 0;
-		d->status = err == -EBADMSG ? PREC_DSO_BAD_FILE : PREC_DSO_NO_SYMBOLS;
+		d->status =
+		    err == -EBADMSG || err == -E2BIG ? PREC_DSO_BAD_FILE : PREC_DSO_NO_SYMBOLS;
 		return;
 	}
 	d->file_used = used;

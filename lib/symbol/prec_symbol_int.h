@@ -30,6 +30,9 @@
 #define PREC_ELF_MAX_SIZE (8ULL << 30)
 /* More symbols than this in one table is taken as a corrupt file (33M; Chromium has ~1M). */
 #define PREC_SYMS_MAX (1U << 25)
+/* Note sections and segments larger than this are not searched for a build-id (they are
+ * read whole, converted in a file of the other byte order; a build-id note is 36 bytes). */
+#define PREC_NOTES_MAX (1U << 20)
 /* kallsyms and perf-PID.map are read into memory; larger files are refused. */
 #define PREC_TEXT_MAX_SIZE (512ULL << 20)
 
