@@ -1134,9 +1134,40 @@ static void kernel_cover(struct prec_dso *d, uint64_t a)
 	d->nsyms = 0;
 }
 
-int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr)
+/* The symbol holding `v` in d's own address space: 0 or -ENOENT. */
+static int lookup_at(struct prec_dso *d, uint64_t v, struct prec_sym *ret)
 {
 	struct prec_syment *e;
+
+	kernel_cover(d, v);
+	if (d->kc) /* its read errors too leave the address unknown */
+		return prec_kcache_lookup(d, v, ret) ? -ENOENT : 0;
+	e = find_sym(d, v);
+	if (!e)
+		return -ENOENT;
+	if (!(e->flags & PREC_SYMENT_SHOWN))
+		show_name(d, e);
+	ret->name = e->name;
+	ret->start = e->start;
+	ret->size = e->end - e->start;
+	return 0;
+}
+
+/*
+ * The kernel pads each function with 16 bytes of NOPs before it, named __pfx_<function> in
+ * kallsyms (__cfi_<function> with kCFI, where they hold its type check).  They are the next
+ * function's: an address there, or a return address at a function's first byte (looked up at
+ * the byte before: an interrupted address in the middle of a chain), is that function.
+ */
+static bool kernel_prefix(const struct prec_dso *d, const struct prec_sym *s)
+{
+	return d->kind == PREC_DSO_KIND_KERNEL && s->size && s->start + s->size > s->start &&
+	       (has_prefix(s->name, "__pfx_") || has_prefix(s->name, "__cfi_"));
+}
+
+int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr)
+{
+	struct prec_sym s, next;
 	uint64_t v;
 
 	if (d->status != PREC_DSO_OK) {
@@ -1151,19 +1182,13 @@ int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, ui
 	v = prec_dso__off_to_vaddr(d, addr);
 	if (ret_vaddr)
 		*ret_vaddr = v;
-	kernel_cover(d, v);
-	if (d->kc) /* its read errors too leave the address unknown */
-		return prec_kcache_lookup(d, v, ret) ? -ENOENT : 0;
-	e = find_sym(d, v);
-	if (!e)
+	if (lookup_at(d, v, &s))
 		return -ENOENT;
-	if (ret) {
-		if (!(e->flags & PREC_SYMENT_SHOWN))
-			show_name(d, e);
-		ret->name = e->name;
-		ret->start = e->start;
-		ret->size = e->end - e->start;
-	}
+	if (kernel_prefix(d, &s) && !lookup_at(d, s.start + s.size, &next) &&
+	    next.start == s.start + s.size)
+		s = next;
+	if (ret)
+		*ret = s;
 	return 0;
 }
 

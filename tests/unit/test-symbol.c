@@ -1042,6 +1042,77 @@ static void test_kallsyms(void)
 	prec_symtab__free(st);
 }
 
+/*
+ * The kernel's __pfx_ (and kCFI's __cfi_) padding before a function is never reported: an
+ * address in it, or at the byte before the function (a return address at the function's
+ * first byte is looked up there), is the function.  From kallsyms, and from the per-boot
+ * cache written by a first load and read by a second.
+ */
+static void test_kallsyms_pfx(void)
+{
+	static const char ks[] = "ffffffff81000000 T _text\n"
+				 "ffffffff81000100 t before_fn\n"
+				 "ffffffff810001f0 t __pfx_padded_fn\n"
+				 "ffffffff81000200 t padded_fn\n"
+				 "ffffffff810002f0 T __cfi_cfi_fn\n"
+				 "ffffffff81000300 T cfi_fn\n"
+				 "ffffffff810003f0 T __pfx_b_alias\n"
+				 "ffffffff810003f0 T __pfx_a_alias\n"
+				 "ffffffff81000400 T a_alias\n"
+				 "ffffffff81000400 T b_alias\n"
+				 "ffffffff81000500 T last_fn\n";
+	static const char *const how[] = {"kallsyms", "cache written", "cache read"};
+	char path[PATH_MAX], boot[PATH_MAX], dir[PATH_MAX], what[96];
+	struct prec_symtab_opts o;
+	struct prec_symtab *st;
+	struct prec_dso *k;
+	struct prec_sym s;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/kallsyms-pfx", tmp);
+	write_file(path, ks, sizeof(ks) - 1);
+	snprintf(boot, sizeof(boot), "%s/boot_id-pfx", tmp);
+	write_file(boot, "0123abcd-0000-4000-8000-00000000bbbb\n", 37);
+	snprintf(dir, sizeof(dir), "%s/cache-pfx/precord", tmp);
+	for (i = 0; i < 3; i++) {
+		memset(&o, 0, sizeof(o));
+		if (i == 0) {
+			o.kallsyms = path;
+		} else {
+			o.use_proc_kallsyms = true;
+			o.proc_kallsyms = path;
+			o.boot_id_file = boot;
+			o.cache_dir = dir;
+		}
+		if (prec_symtab__new(&o, &st))
+			abort();
+		infobuf[0] = 0;
+		k = prec_symtab__kernel(st);
+		snprintf(what, sizeof(what), "pfx (%s): a function's first byte", how[i]);
+		lookup_is(k, 0xffffffff81000200, "padded_fn", what, NULL);
+		snprintf(what, sizeof(what), "pfx (%s): the byte before it is the function",
+			 how[i]);
+		if (lookup_is(k, 0xffffffff810001ff, "padded_fn", what, &s))
+			is_u64(s.start, 0xffffffff81000200, "pfx: ... with the function's start");
+		snprintf(what, sizeof(what), "pfx (%s): inside the padding", how[i]);
+		lookup_is(k, 0xffffffff810001f0, "padded_fn", what, NULL);
+		snprintf(what, sizeof(what), "pfx (%s): the function before ends at it", how[i]);
+		if (lookup_is(k, 0xffffffff810001ef, "before_fn", what, &s))
+			is_u64(s.size, 0xf0, "pfx: ... its size");
+		snprintf(what, sizeof(what), "pfx (%s): kCFI's __cfi_ too", how[i]);
+		lookup_is(k, 0xffffffff810002ff, "cfi_fn", what, NULL);
+		snprintf(what, sizeof(what), "pfx (%s): padding of aliases", how[i]);
+		ok(!prec_dso__lookup(k, 0xffffffff810003f8, &s, NULL) &&
+		       s.start == 0xffffffff81000400 && strncmp(s.name, "__pfx_", 6),
+		   "%s", what);
+#if defined(__x86_64__) /* the cache is x86-64 only */
+		if (i == 2)
+			ok(strstr(infobuf, "from the cache") != NULL, "pfx: the cache was read");
+#endif
+		prec_symtab__free(st);
+	}
+}
+
 static void test_jit(void)
 {
 	static const char map[] = "7f0000001000 40 jit_one\n"
@@ -1468,6 +1539,7 @@ int main(void)
 	test_demangle();
 	test_bad_files(exe);
 	test_kallsyms();
+	test_kallsyms_pfx();
 	test_kcache();
 	test_jit();
 	if (have_inl && ok(run_offsets(inl, &oi), "the inline program prints its offsets"))
