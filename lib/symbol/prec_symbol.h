@@ -213,12 +213,17 @@ char *prec_demangle(const char *name);
  * into the one that prec_dso__lookup() finds, innermost first, at most `max`.  Each is a
  * name (owned by the symtab) and, when known, the position "file.c:LINE" inside that frame
  * that is executing: for ret[0] the line of `addr` itself (= prec_dso__srcline()), for
- * ret[i] the call site where ret[i - 1] was inlined.  Returns the number of frames written
- * (0 when none or no debug info), or -ENOMEM.
+ * ret[i] the call site where ret[i - 1] was inlined.  The name is the one perf shows: the
+ * function's linkage name demangled like ELF symbols (opts.no_demangle: as it is), else its
+ * DWARF name (C).  Names without parameters can be equal for different functions
+ * (overloads; static functions of two files): `id` tells them apart, and is the same
+ * wherever one function was inlined.  Returns the number of frames written (0 when none or
+ * no debug info), or -ENOMEM.
  */
 struct prec_inline_frame {
 	const char *name;
 	const char *srcline; /* where this frame's code is ("file.c:12"), or NULL */
+	uint64_t id; /* the function's: a hash of its linkage name (else name) and declaration */
 };
 int prec_dso__inlines(struct prec_dso *d, uint64_t addr, struct prec_inline_frame *ret, size_t max);
 

@@ -297,6 +297,37 @@ static const char inl_c[] = "#include \"offs.h\"\n"   /* 1 */
 #define INNER_LINE 5
 #define CALL_LINE 9
 
+/* C++: functions of one name in two namespaces, overloads, one function inlined twice. */
+static const char inl_cc[] =
+    "#include \"offs.h\"\n"
+    "volatile unsigned long g_k = 3;\n"
+    "namespace app {\n"
+    "template <typename T> inline __attribute__((always_inline)) T mix(T x)\n"
+    "{ return x * g_k + 11; }\n"
+    "inline __attribute__((always_inline)) int ov(int x) { return x * (int)g_k + 1; }\n"
+    "inline __attribute__((always_inline)) double ov(double x)\n"
+    "{ return x * (double)g_k + 2.5; }\n"
+    "}\n"
+    "namespace other {\n"
+    "template <typename T> inline __attribute__((always_inline)) T mix(T x)\n"
+    "{ return x * g_k + 13; }\n"
+    "}\n"
+    "extern \"C\" __attribute__((noinline)) unsigned long cxx_outer(unsigned long x)\n"
+    "{\n"
+    "\tunsigned long a = app::mix(x);\n"
+    "\tunsigned long b = other::mix(a);\n"
+    "\tunsigned long c = app::mix(b ^ g_k);\n"
+    "\tint i = app::ov((int)c);\n"
+    "\tdouble d = app::ov((double)c);\n"
+    "\treturn a + b + c + (unsigned long)i + (unsigned long)d;\n"
+    "}\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "\t(void)argv;\n"
+    "\tprint_off(\"cxx_outer\", (const void *)cxx_outer);\n"
+    "\treturn cxx_outer((unsigned long)argc) == 7;\n"
+    "}\n";
+
 /* ---- tests ---- */
 
 static struct prec_symtab *new_symtab(const char *debug_dir, const char *jit_dir,
@@ -1261,6 +1292,77 @@ static void test_inlines(const char *exe, const struct offs *o)
 	prec_symtab__free(st);
 }
 
+/*
+ * C++ inline frames are named as perf names them, by their demangled linkage name
+ * ("app::mix<unsigned long>", not DWARF's "mix<long unsigned int>"), and functions that
+ * show one name (overloads without parameters) keep distinct ids, while one function
+ * inlined twice keeps one.
+ */
+static void test_inline_names(const char *exe, const struct offs *o)
+{
+	struct prec_symtab *st = new_symtab("/nonexistent", NULL, NULL, NULL);
+	struct prec_dso *d = prec_symtab__dso(st, exe, NULL, 0);
+	struct prec_inline_frame fr[8];
+	uint64_t off = off_of(o, "cxx_outer"), k, ids[64];
+	const char *names[64];
+	struct prec_sym s;
+	int n, i, nseen = 0, app_mix = -1, other_mix = -1, ov[2] = {-1, -1};
+	bool dwarf_name = false, one_id = true;
+
+	if (!lookup_is(d, off, "cxx_outer", "inline names: the outer function", &s)) {
+		prec_symtab__free(st);
+		return;
+	}
+	for (k = 0; k < s.size; k++) {
+		n = prec_dso__inlines(d, off + k, fr, 8);
+		for (i = 0; n > 0 && i < nseen; i++)
+			if (names[i] == fr[0].name && ids[i] == fr[0].id)
+				break;
+		if (n <= 0 || i < nseen || nseen == 64)
+			continue;
+		names[nseen] = fr[0].name;
+		ids[nseen++] = fr[0].id;
+	}
+	for (i = 0; i < nseen; i++) {
+		diag("inline names: %s (id %016" PRIx64 ")", names[i], ids[i]);
+		if (!strcmp(names[i], "app::mix<unsigned long>")) {
+			one_id = one_id && (app_mix < 0 || ids[app_mix] == ids[i]);
+			app_mix = i;
+		} else if (!strcmp(names[i], "other::mix<unsigned long>")) {
+			other_mix = i;
+		} else if (!strcmp(names[i], "app::ov")) {
+			ov[ov[0] < 0 ? 0 : 1] = i;
+		} else if (strstr(names[i], "mix<long unsigned int>")) {
+			dwarf_name = true;
+		}
+	}
+	ok(app_mix >= 0 && other_mix >= 0,
+	   "inline names: app::mix<unsigned long> and other::mix<unsigned long>");
+	ok(!dwarf_name, "inline names: not DWARF's mix<long unsigned int>");
+	ok(app_mix >= 0 && other_mix >= 0 && ids[app_mix] != ids[other_mix],
+	   "inline names: the two have different ids");
+	ok(one_id, "inline names: app::mix inlined twice has one id");
+	ok(ov[0] >= 0 && ov[1] >= 0 && ids[ov[0]] != ids[ov[1]],
+	   "inline names: the overloads app::ov(int) and app::ov(double): one name, two ids");
+	prec_symtab__free(st);
+	{
+		struct prec_symtab_opts op = {0};
+		bool mangled = false;
+
+		op.debug_dir = "/nonexistent";
+		op.no_demangle = true;
+		if (prec_symtab__new(&op, &st))
+			abort();
+		d = prec_symtab__dso(st, exe, NULL, 0);
+		for (k = 0; k < s.size && !mangled; k++) {
+			n = prec_dso__inlines(d, off + k, fr, 8);
+			mangled = n > 0 && !strcmp(fr[0].name, "_ZN3app3mixImEET_S1_");
+		}
+		ok(mangled, "inline names: --no-demangle: the linkage name as it is");
+		prec_symtab__free(st);
+	}
+}
+
 static void test_libc(void)
 {
 	void *h = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD), *fn;
@@ -1544,6 +1646,20 @@ int main(void)
 	test_jit();
 	if (have_inl && ok(run_offsets(inl, &oi), "the inline program prints its offsets"))
 		test_inlines(inl, &oi);
+	if (!system("c++ --version > /dev/null 2>&1")) {
+		char cxx[PATH_MAX];
+		struct offs oc;
+
+		snprintf(cxx, sizeof(cxx), "%s/inl.cc", tmp);
+		write_file(cxx, inl_cc, sizeof(inl_cc) - 1);
+		snprintf(cxx, sizeof(cxx), "%s/inlcc", tmp);
+		if (ok(!sh("cd '%s' && c++ -O2 -g -fPIE -pie -o inlcc inl.cc", tmp),
+		       "the C++ inline program builds") &&
+		    ok(run_offsets(cxx, &oc), "the C++ inline program prints its offsets"))
+			test_inline_names(cxx, &oc);
+	} else {
+		diag("no C++ compiler (c++): C++ inline names not checked");
+	}
 	test_libc();
 	test_loader(exe, exe2, &o);
 	test_unwind(exe, &o);
