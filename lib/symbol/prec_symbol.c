@@ -430,6 +430,7 @@ struct prec_dso *prec_symtab__dso_file(struct prec_symtab *st, const char *path,
 	struct prec_dso *d;
 	struct dso_key k;
 	const char *short_name, *slash;
+	uint32_t n;
 
 	if (!path)
 		path = "";
@@ -458,9 +459,11 @@ struct prec_dso *prec_symtab__dso_file(struct prec_symtab *st, const char *path,
 	}
 	if (!path[0])
 		short_name = "[unknown]";
+	n = st->ndsos;
 	d = dso_get(st, &k, path, short_name);
-	/* the first map that knows the generation tells it, if the file is not read yet */
-	if (d && k.ino && !d->fid.gen && d->status == PREC_DSO_UNLOADED)
+	/* the map that made the DSO tells the generation: set before anyone can queue it for
+	 * the loader, never after (a DSO made from /proc's maps is checked without one) */
+	if (d && k.ino && st->ndsos > n)
 		d->fid.gen = id->gen;
 	return d;
 }

@@ -73,9 +73,10 @@ struct prec_file_id {
  * As prec_symtab__dso(), for a map whose record also gave the file's identity (`id` may be
  * NULL).  Without a build-id, the identity tells files apart (one DSO per path, device and
  * inode) and proves the file: the one found at the recorded path on this host is used only
- * when its device and inode are the recorded ones (and its generation, where both are
- * known; a device that differs only as overlayfs and btrfs make it differ, an anonymous
- * device on one side, is accepted); else the status is PREC_DSO_FILE_CHANGED.  A file under
+ * when its device and inode are the recorded ones, and its generation where both are known
+ * (the one given when the DSO was made).  A device that differs only as overlayfs and btrfs
+ * make it differ, an anonymous device on one side, is accepted.  Else the status is
+ * PREC_DSO_FILE_CHANGED.  A file under
  * --symfs cannot be proved so and is trusted; with a build-id, the build-id decides.  A
  * path ending in " (deleted)" is opened under its old name only to find a recorded build-id;
  * without one the status is PREC_DSO_DELETED.
