@@ -44,6 +44,9 @@ enum prec_user_record {
 
 #define PREC_REC_USER_START 64
 
+/* misc of a HEADER_BUILD_ID record / BUILD_ID feature entry: the size byte is valid */
+#define PREC_MISC_BUILD_ID_SIZE (1U << 15)
+
 /* Header feature numbers (bit numbers in the file header bitmap). */
 enum prec_feature {
 	PREC_FEAT_RESERVED = 0,

@@ -495,3 +495,39 @@ long prec_sample__encode(const struct prec_sample_layout *l, const struct prec_s
 		return w.err;
 	return (long)(w.p - start);
 }
+
+int prec_mmap2__parse(const void *rec, size_t size, struct prec_mmap2 *ret)
+{
+	const unsigned char *p = rec;
+	struct perf_event_header h;
+	struct cursor c;
+	const unsigned char *u;
+
+	/* header 8, pid/tid 8, addr/len/pgoff 24, the 24-byte union, prot/flags 8, a name */
+	if (size < 73)
+		return -EBADMSG;
+	memcpy(&h, p, sizeof(h));
+	if (h.type != PERF_RECORD_MMAP2 || h.size < 73 || h.size > size ||
+	    !memchr(p + 72, 0, h.size - 72u))
+		return -EBADMSG;
+	memset(ret, 0, sizeof(*ret));
+	c = (struct cursor){ p + 8, 64, 0 };
+	cur_u32x2(&c, &ret->pid, &ret->tid);
+	ret->addr = cur_u64(&c);
+	ret->len = cur_u64(&c);
+	ret->pgoff = cur_u64(&c);
+	u = c.p;
+	if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		ret->has_build_id = true;
+		ret->build_id_size = u[0] > 20 ? 20 : u[0];
+		memcpy(ret->build_id, u + 4, 20);
+		cur_take(&c, 24);
+	} else {
+		cur_u32x2(&c, &ret->maj, &ret->min);
+		ret->ino = cur_u64(&c);
+		ret->ino_generation = cur_u64(&c);
+	}
+	cur_u32x2(&c, &ret->prot, &ret->flags);
+	ret->filename = (const char *)p + 72;
+	return 0;
+}

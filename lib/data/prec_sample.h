@@ -109,6 +109,27 @@ void prec_sample_id__encode(const struct prec_sample_layout *l, const struct pre
 long prec_sample__encode(const struct prec_sample_layout *l, const struct prec_sample *s,
 			 void *out, size_t cap);
 
+/* The body of an MMAP2 record (PERF_RECORD_MMAP2), for the writer and the decoder. */
+struct prec_mmap2 {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	bool has_build_id; /* then build_id/build_id_size replace maj..ino_generation */
+	uint8_t build_id_size;
+	uint8_t build_id[20];
+	uint32_t prot, flags;
+	const char *filename;
+};
+
+/*
+ * Decode the MMAP2 record at `rec` (header included; `size` bytes are readable there, the
+ * record's own size is taken from its header; any alignment).  ret->filename points into
+ * `rec`.  Returns 0, or -EBADMSG when the record is not an MMAP2, is longer than `size` or
+ * too short, or its filename is not NUL-terminated inside it.
+ */
+int prec_mmap2__parse(const void *rec, size_t size, struct prec_mmap2 *ret);
+
 /* Number of set bits, for register masks. */
 unsigned int prec_popcount64(uint64_t v);
 

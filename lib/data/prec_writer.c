@@ -660,6 +660,30 @@ int prec_writer__add_finished_init(struct prec_writer *w)
 	return err ? err : emit_rec(w);
 }
 
+int prec_writer__add_build_id(struct prec_writer *w, uint16_t cpumode, int32_t pid,
+			      const uint8_t *id, size_t len, const char *filename)
+{
+	unsigned char body[28];
+	int err = check_record_phase(w);
+
+	if (err)
+		return err;
+	if (len > 20 || !filename[0])
+		return -EINVAL;
+	/* pid, build_id[20], its size, 3 reserved; "has size" in misc (perf's 0x8000) */
+	memset(body, 0, sizeof(body));
+	memcpy(body, &pid, 4);
+	memcpy(body + 4, id, len);
+	body[24] = (uint8_t)len;
+	err = rec_begin(w, PREC_REC_HEADER_BUILD_ID,
+			(uint16_t)((cpumode & PERF_RECORD_MISC_CPUMODE_MASK) | PREC_MISC_BUILD_ID_SIZE));
+	if (!err)
+		err = rec_put(w, body, sizeof(body));
+	if (!err)
+		err = rec_put_padded_str(w, filename, 64);
+	return err ? err : emit_rec(w);
+}
+
 int prec_writer__add_id_index(struct prec_writer *w, const struct prec_id_index_entry *e,
 			      size_t n)
 {

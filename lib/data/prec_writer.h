@@ -88,17 +88,6 @@ int prec_writer__add_mmap(struct prec_writer *w, uint16_t misc, uint32_t pid, ui
 			  uint64_t addr, uint64_t len, uint64_t pgoff, const char *filename,
 			  const struct prec_sample_id *sid);
 
-struct prec_mmap2 {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-	uint32_t maj, min;
-	uint64_t ino, ino_generation;
-	bool has_build_id; /* then build_id/build_id_size replace maj..ino_generation */
-	uint8_t build_id_size;
-	uint8_t build_id[20];
-	uint32_t prot, flags;
-	const char *filename;
-};
 int prec_writer__add_mmap2(struct prec_writer *w, uint16_t misc, const struct prec_mmap2 *m,
 			   const struct prec_sample_id *sid);
 /* FORK (exit=false) or EXIT (exit=true). */
@@ -120,6 +109,15 @@ int prec_writer__add_sample(struct prec_writer *w, size_t attr_idx, uint16_t mis
 			    const struct prec_sample *s);
 int prec_writer__add_finished_round(struct prec_writer *w);
 int prec_writer__add_finished_init(struct prec_writer *w);
+
+/*
+ * HEADER_BUILD_ID: the build-id (`len` <= 20 bytes) of the file `filename`, as mapped by
+ * `pid` (-1: any process of the host); `cpumode` as in a record's misc (USER for files of
+ * processes).  Readers apply it at once, by path, to the maps of that file: write it before
+ * the samples in the file.  -EINVAL for a longer build-id or an empty name.
+ */
+int prec_writer__add_build_id(struct prec_writer *w, uint16_t cpumode, int32_t pid,
+			      const uint8_t *id, size_t len, const char *filename);
 
 struct prec_id_index_entry {
 	uint64_t id, idx, cpu, tid;

@@ -3,8 +3,10 @@
  * precord: the command line.  Option names and meanings follow perf record's, so habits
  * carry over; everything is validated here before any event is opened.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,18 +26,20 @@ static void usage(FILE *f)
 		"  -t, --tid TIDS          attach to threads\n"
 		"  -a, --all-cpus          sample the whole system\n"
 		"  -C, --cpu LIST          only these CPUs (e.g. 0-3,5)\n"
-		"      --duration SECONDS  stop after this long\n"
+		"      --duration SECONDS  stop after this long (or give a command to time it:\n"
+		"                          -p PID -- sleep 5)\n"
 		"Events:\n"
 		"  -e, --event LIST        events (default cycles; cpu-clock when there is no PMU):\n"
 		"                          cycles instructions cache-misses branch-misses cpu-clock\n"
 		"                          task-clock page-faults context-switches rNNNN pmu/config=N/\n"
-		"  -F, --freq HZ           sample at this frequency (default 4000)\n"
+		"  -F, --freq HZ|max       sample at this frequency (default 4000; max: the\n"
+		"                          kernel's limit, kernel.perf_event_max_sample_rate)\n"
 		"  -c, --count PERIOD      sample every PERIOD events\n"
 		"  -g                      record call chains (frame pointers)\n"
 		"      --call-graph MODE   fp, or dwarf[,STACK_BYTES] (default 8192)\n"
 		"Output:\n"
 		"  -o, --output FILE       output file (default precord.data; - for stdout)\n"
-		"  -z, --compression-level N  zstd level 1-19 (default 1)\n"
+		"  -z, --compression-level[=N]  zstd level 1-19 (default 1)\n"
 		"      --no-compress       write uncompressed records\n"
 		"  -m, --mmap-pages N      ring buffer pages per CPU, a power of two (default 128)\n"
 		"      --flush-interval MS write to the file at least this often (default 1000)\n"
@@ -83,11 +87,47 @@ static int parse_pids(const char *s, struct rec_opts *o)
 	return err;
 }
 
+/*
+ * The kernel refuses a frequency above kernel.perf_event_max_sample_rate (which it lowers by
+ * itself when sampling interrupts take too long): cap it there, as perf does, with a
+ * warning when the user asked for more.
+ */
+static void cap_frequency(struct rec_opts *o)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	uint64_t max = 0;
+	bool asked = o->freq != 0;
+
+	if (f) {
+		if (fscanf(f, "%" SCNu64, &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (o->period)
+		return;
+	if (!o->freq)
+		o->freq = 4000;
+	if (o->freq == UINT64_MAX && !max) {
+		fprintf(stderr, "precord: warning: cannot read kernel.perf_event_max_sample_rate; "
+				"-F max samples at 4000 Hz\n");
+		o->freq = 4000;
+	} else if (o->freq == UINT64_MAX) {
+		o->freq = max;
+	} else if (max && o->freq > max) {
+		if (asked && !o->quiet)
+			fprintf(stderr, "precord: warning: -F %" PRIu64 " is above the kernel's "
+					"limit; sampling at %" PRIu64 " Hz (raise it with 'sysctl "
+					"kernel.perf_event_max_sample_rate=N')\n", o->freq, max);
+		o->freq = max;
+	}
+}
+
+/* The library's messages: warnings unless -q, information and debugging with -v. */
 static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)
 {
-	bool verbose = *(bool *)ctx;
+	const struct rec_opts *o = ctx;
 
-	if (level >= PREC_LOG_INFO && !verbose)
+	if ((level >= PREC_LOG_INFO && !o->verbose) || (level == PREC_LOG_WARN && o->quiet))
 		return;
 	fprintf(stderr, "precord: %s\n", msg);
 }
@@ -105,7 +145,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "output", required_argument, NULL, 'o' },
-		{ "compression-level", required_argument, NULL, 'z' },
+		{ "compression-level", optional_argument, NULL, 'z' },
 		{ "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "flush-interval", required_argument, NULL, OPT_FLUSH },
@@ -129,7 +169,7 @@ int main(int argc, char **argv)
 	char *events = NULL;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "+p:t:aC:e:F:c:go:z:m:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:t:aC:e:F:c:go:z::m:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':
@@ -160,9 +200,11 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'F':
-			if (parse_u64(optarg, &o.freq) || !o.freq) {
+			if (!strcmp(optarg, "max")) {
+				o.freq = UINT64_MAX;
+			} else if (parse_u64(optarg, &o.freq) || !o.freq) {
 				fprintf(stderr, "precord: bad frequency '%s'; give a number of Hz like "
-						"999\n", optarg);
+						"999, or max\n", optarg);
 				return 2;
 			}
 			break;
@@ -200,6 +242,18 @@ int main(int argc, char **argv)
 			o.output = optarg;
 			break;
 		case 'z':
+			/*
+			 * perf takes a level only attached (-z3); precord also takes `-z 3`, which
+			 * it always did: a command named by one or two digits is no command.
+			 */
+			if (!optarg && optind < argc && isdigit((unsigned char)argv[optind][0]) &&
+			    strspn(argv[optind], "0123456789") == strlen(argv[optind]) &&
+			    strlen(argv[optind]) <= 2)
+				optarg = argv[optind++];
+			if (!optarg) {
+				o.zlevel = 1;
+				break;
+			}
 			if (parse_u64(optarg, &v) || v < 1 || v > 19) {
 				fprintf(stderr, "precord: bad compression level '%s'; give 1 to 19\n",
 					optarg);
@@ -220,8 +274,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FLUSH:
 			if (parse_u64(optarg, &v) || !v || v > 3600000) {
-				fprintf(stderr, "precord: bad flush interval '%s'; give milliseconds\n",
-					optarg);
+				fprintf(stderr, "precord: bad flush interval '%s'; give milliseconds "
+						"from 1 to 3600000\n", optarg);
 				return 2;
 			}
 			o.flush_ms = (unsigned int)v;
@@ -257,9 +311,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "precord: nothing to record; give a command, -p PID or -a\n");
 		return 2;
 	}
-	if (o.cmd && o.nr_pids) {
-		fprintf(stderr, "precord: give either a command or -p/-t, not both\n");
-		return 2;
+	if (o.all_cpus && o.nr_pids) {
+		fprintf(stderr, "precord: warning: -a and -%c given; recording only the %s given "
+				"with -%c\n", o.threads_only ? 't' : 'p',
+			o.threads_only ? "threads" : "processes", o.threads_only ? 't' : 'p');
+		o.all_cpus = false;
 	}
 	if (o.freq && o.period) {
 		fprintf(stderr, "precord: give either -F or -c, not both\n");
@@ -267,9 +323,10 @@ int main(int argc, char **argv)
 	}
 	if (o.cpu_list && !o.nr_pids && !o.cmd)
 		o.all_cpus = true;
+	cap_frequency(&o);
 	o.argc_all = argc;
 	o.argv_all = argv;
-	prec_log_set_fn(log_to_stderr, &o.verbose);
+	prec_log_set_fn(log_to_stderr, &o);
 	rc = record_run(&o);
 	free(o.pids);
 	free(events);

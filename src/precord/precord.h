@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "prec_writer.h"
+#include <signal.h>
+
+#include "prec_session.h"
 
 struct rec_opts {
 	char **cmd; /* workload argv, or NULL */
@@ -36,17 +38,21 @@ struct rec_opts {
 /* Run the recording; returns the exit status for main(). */
 int record_run(const struct rec_opts *o);
 
-/* ---- synthesis (synth.c) ---- */
-/* Header features describing this machine and the command line. */
-int synth_features(struct prec_writer *w, int argc, char **argv);
-/* The kernel text map, from /proc/kallsyms (skipped quietly when addresses are hidden). */
-int synth_kernel_mmap(struct prec_writer *w);
+/* ---- shared by the front ends (frontend.c) ---- */
+uint64_t now_ms(void);
 /*
- * COMM for every thread of `pid` and MMAP2 for its executable mappings; with data_maps also
- * for its other readable mappings (DWARF unwinding needs the one holding .eh_frame_hdr).
+ * Block the signals that stop a recording (SIGINT, SIGTERM, SIGHUP unless it was ignored)
+ * and those it waits for (SIGCHLD, SIGUSR2), and return a signalfd for them, or -errno.
  */
-int synth_process(struct prec_writer *w, pid_t pid, bool data_maps);
-/* Every process on the system. */
-int synth_all_processes(struct prec_writer *w, bool data_maps);
+int stop_signals(sigset_t *set, bool hup_ignored);
+/* Read every pending signal; returns the first that stops (SIGUSR2 only if nothing else), or 0. */
+int read_signals(int fd);
+/* The one line for a failed prec_session__new(). */
+void report_session_error(const char *cpu_list, bool threads_only, int err,
+			  const struct prec_events_error *e);
+const char *fmt_bytes(uint64_t n, char *buf, size_t len);
+/* precord's closing line (and its warnings) for an output's totals. */
+void print_summary(const struct rec_opts *o, const struct prec_session_stats *st, double secs,
+		   bool write_failed);
 
 #endif

@@ -179,6 +179,24 @@ static void print_fields(struct prec_reader *r, const struct prec_record *rec, F
 		fprintf(out, " %s", u64[0] == PREC_FEAT_LAST ? "end of features" :
 			prec_feature_name((unsigned int)u64[0]) ? prec_feature_name((unsigned int)u64[0]) : "unknown");
 		return;
+	case PREC_REC_HEADER_BUILD_ID:
+		/* pid, build_id[20], its size (valid with misc bit 15), 3 reserved, file name */
+		if (n < 29)
+			break;
+		{
+			unsigned int i, bl = 20;
+			int32_t pid;
+
+			memcpy(&pid, b, 4);
+			if ((rec->misc & PREC_MISC_BUILD_ID_SIZE) && b[24] <= 20)
+				bl = b[24];
+			body_str(rec, 36, str, sizeof(str));
+			fprintf(out, " pid %d build-id ", pid);
+			for (i = 0; i < bl; i++)
+				fprintf(out, "%02x", b[4 + i]);
+			fprintf(out, " %s", str);
+		}
+		return;
 	case PREC_REC_COMPRESSED:
 		fprintf(out, " payload %zu", n);
 		return;

@@ -31,20 +31,33 @@ need_record() {
 }
 
 # record NAME PRECORD-ARGS...: run precord; its stdout goes to $workdir/NAME.out, its stderr
-# to $workdir/NAME.err, its exit status to $rec_rc.
+# to $workdir/NAME.err (also named by $rec_err), its exit status to $rec_rc.
+rec_err=/dev/null
 record() {
 	_n=$1
 	shift
-	"$PRECORD" "$@" >"$workdir/$_n.out" 2>"$workdir/$_n.err"
+	rec_err=$workdir/$_n.err
+	"$PRECORD" "$@" >"$workdir/$_n.out" 2>"$rec_err"
 	rec_rc=$?
 }
 
-# check_status LABEL GOT WANT
+# check_status LABEL GOT WANT [STDERR-FILE]: on a mismatch, shows the program's stderr
+# (default: that of the last `record`).
 check_status() {
 	if [ "$2" -eq "$3" ]; then
 		ok "$1: exit status $2"
 	else
-		bad "$1: exit status $2, want $3"
+		bad "$1: exit status $2, want $3; its stderr: $(lines "${4:-$rec_err}" 4)"
+	fi
+}
+
+# one_line LABEL STDERR-FILE WORD: exactly one line on stderr, and it contains WORD.
+one_line() {
+	_n=$(grep -c . "$2")
+	if [ "$_n" -eq 1 ] && grep -q -F -- "$3" "$2"; then
+		ok "$1: one line on stderr: $(cat "$2")"
+	else
+		bad "$1: want one line naming '$3' on stderr, got $_n: $(head -n 3 "$2" | tr '\n' '|')"
 	fi
 }
 

@@ -23,16 +23,6 @@
 need_record demo
 DEMO=$WL/demo
 
-# one_line LABEL STDERR-FILE WORD: exactly one line on stderr, and it contains WORD.
-one_line() {
-	_n=$(grep -c . "$2")
-	if [ "$_n" -eq 1 ] && grep -q -F -- "$3" "$2"; then
-		ok "$1: one line on stderr: $(cat "$2")"
-	else
-		bad "$1: want one line naming '$3' on stderr, got $_n: $(head -n 3 "$2" | tr '\n' '|')"
-	fi
-}
-
 # readable LABEL FILE: preport and perf read FILE, agree on its counts, and hot_a is 75%.
 readable() {
 	preport_reads "$1" "$2"
@@ -84,21 +74,21 @@ workload_gone() {
 
 say "--- SIGINT to precord mid-run"
 stop_midrun sigint INT precord
-check_status "SIGINT" "$rc" 143
+check_status "SIGINT" "$rc" 143 "$workdir/sigint.err"
 workload_gone "SIGINT"
 check_summary "SIGINT" "$workdir/sigint.err"
 readable "SIGINT" "$f"
 
 say "--- Ctrl-C: SIGINT to the workload and precord mid-run"
 stop_midrun ctrlc INT both
-check_status "Ctrl-C" "$rc" 130
+check_status "Ctrl-C" "$rc" 130 "$workdir/ctrlc.err"
 workload_gone "Ctrl-C"
 check_summary "Ctrl-C" "$workdir/ctrlc.err"
 readable "Ctrl-C" "$f"
 
 say "--- SIGTERM to precord mid-run"
 stop_midrun sigterm TERM precord
-check_status "SIGTERM" "$rc" 143
+check_status "SIGTERM" "$rc" 143 "$workdir/sigterm.err"
 workload_gone "SIGTERM"
 check_summary "SIGTERM" "$workdir/sigterm.err"
 readable "SIGTERM" "$f"
@@ -113,7 +103,7 @@ child=$(children_of "$pp" | head -n 1)
 bg_pids="$bg_pids $child"
 kill -s KILL "$pp"
 wait "$pp"
-check_status "SIGKILL" $? 137
+check_status "SIGKILL" $? 137 "$workdir/sigkill.err"
 [ -n "$child" ] && stop_bg "$child"
 if [ -s "$f" ]; then
 	ok "SIGKILL: the file has $(wc -c <"$f") bytes"

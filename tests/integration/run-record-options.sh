@@ -5,8 +5,8 @@
 #                   75% / hot_b 25% (so the synthesized maps resolve), chains reach main
 #   -p PID          attach to a running `threads`: both threads sampled (>= 25% each), under
 #                   the thread names read from /proc (synthesized COMM); -t TID: only that
-#                   thread (thread_b 100%), and the synthesized COMM/MMAP2 records carry
-#                   its process id
+#                   thread (every sample its tid, thread_b seen, thread_a never), and the
+#                   synthesized COMM/MMAP2 records carry its process id
 #   -a              1 s with a demo running: samples of more than one pid including the demo,
 #                   all with a cpu, COMM and SWITCH_CPU_WIDE records; perf finds hot_a in demo
 #   -C 0            system-wide on CPU 0 with a demo pinned to CPU 0 and one to CPU 1: every
@@ -45,7 +45,8 @@ all_equal() {
 
 # ---- -p: attach to a running demo ----
 say "--- -p: attach to a running demo for 1 s"
-start_bg "$DEMO" 4000
+# It runs far longer than the checks on a loaded machine take; stop_bg ends it.
+start_bg "$DEMO" 100000
 sleep 0.3
 f=$workdir/attach.data
 record attach -e cpu-clock -F 4000 -g -p "$bg_pid" --duration 1 -o "$f"
@@ -70,7 +71,7 @@ stop_bg "$bg_pid"
 
 # ---- -p and -t on a process with threads ----
 say "--- -p and -t: attach to a running 'threads'"
-start_bg "$WL/threads" 4000
+start_bg "$WL/threads" 100000
 tpid=$bg_pid
 sleep 0.3
 f=$workdir/attach-threads.data
@@ -107,8 +108,11 @@ if [ -n "$tid_b" ]; then
 	# the synthesized COMM and MMAP2 records must name the process, as the samples do
 	grep -E ': (COMM|MMAP2) ' "$f.dump" >"$f.side"
 	all_equal "$f.side" pid "$tpid" "-t, COMM and MMAP2 records"
+	# Which functions the thread is seen in depends on the machine's load (kernel entry
+	# and exit show up on a busy one); that no sample is of the other thread does not.
 	perf_report "-t" "$f" sym "$f.rep"
-	check_share "-t" "$f.rep" thread_b 100
+	check_share_min "-t" "$f.rep" thread_b 1
+	share_verdict "-t" "thread_a (the other thread)" "$(share "$f.rep" thread_a)" "g == 0" "0%"
 else
 	bad "-t: cannot find the thread_b thread of $tpid in /proc"
 fi
@@ -256,7 +260,7 @@ f=$workdir/pipe
 "$PRECORD" -e cpu-clock -F 4000 -o - -- "$DEMO" 1000 2>"$f.err" |
 	"$PERF" report -i - --stdio --no-children --sort sym -g none >"$f.rep" 2>"$f.rep.err"
 rc=$?
-check_status "-o - | perf report -i -" "$rc" 0
+check_status "-o - | perf report -i -" "$rc" 0 "$f.err"
 check_share "-o - | perf report -i -" "$f.rep" hot_a 75
 check_share "-o - | perf report -i -" "$f.rep" hot_b 25
 if grep -q '^precord: .* samples in .* to standard output$' "$f.err"; then
@@ -268,7 +272,7 @@ fi
 "$PRECORD" -e cpu-clock -F 999 -o - -- sh -c "echo marker-\$((6 * 7)); exec '$DEMO' 200" \
 	>"$f.data" 2>"$f.err2"
 rc=$?
-check_status "-o -, workload writing to stdout" "$rc" 0
+check_status "-o -, workload writing to stdout" "$rc" 0 "$f.err2"
 if [ "$(head -c 8 "$f.data")" = PERFILE2 ] && ! grep -q marker-42 "$f.data" &&
 	grep -q marker-42 "$f.err2"; then
 	ok "-o -: the workload's standard output goes to stderr, not into the stream"

@@ -428,6 +428,26 @@ static void x_id_index(struct ctx *c)
 	end(c, -1, NULL);
 }
 
+/* HEADER_BUILD_ID: header (misc = cpumode | 0x8000), s32 pid, id[20], size, 3 reserved,
+ * the name padded to 64 bytes (so 36 + 64 bytes for a short name: not 8-aligned). */
+static void x_build_id(struct ctx *c, const uint8_t *id, size_t len, const char *name)
+{
+	unsigned char body[28] = {0};
+	int32_t pid = -1;
+
+	note(c, prec_writer__add_build_id(c->w, PERF_RECORD_MISC_USER, -1, id, len, name),
+	     "build_id");
+	if (!c->ex)
+		return;
+	begin(c, PREC_REC_HEADER_BUILD_ID, PERF_RECORD_MISC_USER | 0x8000);
+	memcpy(body, &pid, 4);
+	memcpy(body + 4, id, len);
+	body[24] = (unsigned char)len;
+	put(c, body, sizeof(body));
+	put_str(c, name, 64);
+	end(c, -1, NULL);
+}
+
 /* Kernel records in ring-buffer form: a COMM and a SAMPLE of event 0, back to back. */
 static void x_raw(struct ctx *c, const struct prec_sample *s)
 {
@@ -620,6 +640,13 @@ static int write_stream(struct ctx *c)
 	x_mmap(c, PERF_RECORD_MISC_KERNEL, (uint32_t)-1, 0, 0xffffffff81000000ULL, 0x12090c8,
 	       0xffffffff81000000ULL, "[kernel.kallsyms]_text", NULL);
 	x_comm(c, 4242, 4242, "perf-exec", false, NULL);
+	{
+		static const uint8_t id[20] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8,
+					       9, 10, 11, 12, 13, 14, 15, 0x99};
+
+		x_build_id(c, id, 20, "/opt/hot");
+		x_build_id(c, id, 8, "/usr/lib/a-longer-name-of-more-than-sixty-four-bytes/libhot.so.1");
+	}
 	x_user(c, PREC_REC_FINISHED_INIT);
 
 	/* kernel records */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Synthesized records and header features: what the kernel will not tell us because it
- * existed before recording started (threads, their maps, the kernel text map), and facts
- * about the machine for `preport --header`.  Everything here reads /proc and /sys; a
- * process that disappears while it is read is skipped silently (it raced with us).
+ * existed before recording started (threads, their maps, the kernel text map), the build-id
+ * records of mapped files (for these maps and the kernel's, read once per file through the
+ * cache), and facts about the machine for `preport --header`.  Everything else here reads
+ * /proc and /sys; a process that disappears while it is read is skipped silently (it raced
+ * with us).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -19,7 +21,8 @@
 
 #include "config.h"
 #include "prec_abi.h"
-#include "precord.h"
+#include "prec_buildid.h"
+#include "prec_synth.h"
 
 static int count_cpus(const char *path)
 {
@@ -90,7 +93,7 @@ static void cpuinfo(char *desc, size_t dlen, char *id, size_t idlen)
 		snprintf(id, idlen, "%s,%s,%s,%s", vendor, family, model, stepping);
 }
 
-int synth_features(struct prec_writer *w, int argc, char **argv)
+int prec_synth_features(struct prec_writer *w, int argc, char **argv)
 {
 	char desc[256], id[128], self[PATH_MAX];
 	struct utsname u;
@@ -187,7 +190,7 @@ static uint64_t iomem_kernel_code_size(void)
 	return size;
 }
 
-int synth_kernel_mmap(struct prec_writer *w)
+int prec_synth_kernel_mmap(struct prec_writer *w)
 {
 	uint64_t text = 0, etext = 0, len;
 
@@ -229,7 +232,33 @@ static int read_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 	return 0;
 }
 
-static int synth_maps(struct prec_writer *w, pid_t pid, bool data_maps)
+int prec_synth_build_id(struct prec_writer *w, struct prec_buildid_cache *bids, uint16_t misc,
+			const struct prec_mmap2 *m)
+{
+	struct prec_mapped_file f = {
+		.maj = m->maj,
+		.min = m->min,
+		.ino = m->ino,
+		.ino_generation = m->ino_generation,
+		.path = m->filename,
+		.pid = (pid_t)m->pid,
+		.start = m->addr,
+		.end = m->addr + m->len,
+	};
+	struct prec_buildid b;
+
+	/* kernel-made build-ids (another tool's attr.build_id) are the kernel's business */
+	if (!bids || m->has_build_id ||
+	    (misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
+		return 0;
+	if (prec_buildid_cache__lookup(bids, &f, &b) <= 0)
+		return 0;
+	/* pid -1: the host; perf's reader keys build-ids by path within a machine */
+	return prec_writer__add_build_id(w, PERF_RECORD_MISC_USER, -1, b.id, b.len, m->filename);
+}
+
+static int synth_maps(struct prec_writer *w, pid_t pid, bool data_maps,
+		      struct prec_buildid_cache *bids)
 {
 	char path[64], line[PATH_MAX + 256];
 	FILE *f;
@@ -274,7 +303,9 @@ static int synth_maps(struct prec_writer *w, pid_t pid, bool data_maps)
 		misc = PERF_RECORD_MISC_USER;
 		if (perms[2] != 'x')
 			misc |= PERF_RECORD_MISC_MMAP_DATA; /* as the kernel marks such maps */
-		err = prec_writer__add_mmap2(w, misc, &m, NULL);
+		err = prec_synth_build_id(w, bids, misc, &m);
+		if (!err)
+			err = prec_writer__add_mmap2(w, misc, &m, NULL);
 	}
 	fclose(f);
 	return err;
@@ -305,7 +336,8 @@ static pid_t read_tgid(pid_t tid)
 }
 
 /* COMM and MMAP2 records of process `pid` (a thread group id). */
-static int synth_tgid(struct prec_writer *w, pid_t pid, bool data_maps)
+static int synth_tgid(struct prec_writer *w, pid_t pid, bool data_maps,
+		      struct prec_buildid_cache *bids)
 {
 	char path[64], comm[64];
 	struct dirent *de;
@@ -327,16 +359,18 @@ static int synth_tgid(struct prec_writer *w, pid_t pid, bool data_maps)
 		err = prec_writer__add_comm(w, (uint32_t)pid, (uint32_t)tid, comm, false, NULL);
 	}
 	closedir(d);
-	return err ? err : synth_maps(w, pid, data_maps);
+	return err ? err : synth_maps(w, pid, data_maps, bids);
 }
 
-int synth_process(struct prec_writer *w, pid_t pid, bool data_maps)
+int prec_synth_process(struct prec_writer *w, pid_t pid, bool data_maps,
+		       struct prec_buildid_cache *bids)
 {
 	/* -t passes thread ids: the records must name the thread's process, as samples do */
-	return synth_tgid(w, read_tgid(pid), data_maps);
+	return synth_tgid(w, read_tgid(pid), data_maps, bids);
 }
 
-int synth_all_processes(struct prec_writer *w, bool data_maps)
+int prec_synth_all_processes(struct prec_writer *w, bool data_maps,
+			     struct prec_buildid_cache *bids)
 {
 	struct dirent *de;
 	DIR *d = opendir("/proc");
@@ -347,7 +381,7 @@ int synth_all_processes(struct prec_writer *w, bool data_maps)
 	while (!err && (de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		err = synth_tgid(w, (pid_t)atoi(de->d_name), data_maps);
+		err = synth_tgid(w, (pid_t)atoi(de->d_name), data_maps, bids);
 	}
 	closedir(d);
 	return err;

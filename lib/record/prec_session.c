@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recording session (see prec_session.h).  Invariants:
+ *  - The events and rings live as long as the session; an output (writer on an fd) comes
+ *    and goes.  Records are handed to the writer only between begin_output and end_output;
+ *    drained at any other time (or after a write error) they are dropped and counted.
+ *  - `st` holds the session's running ring totals; an output's totals are the difference
+ *    from `out_base`, taken when it began.
+ *  - The lost-sample counters of the kernel are running totals too: each output gets a
+ *    LOST_SAMPLES record for what was lost since the previous output ended.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prec_buildid.h"
+#include "prec_session.h"
+#include "prec_synth.h"
+#include "prec_writer.h"
+
+struct prec_session {
+	struct prec_session_opts o;
+	struct prec_events *ev;
+	int *cpus;
+	size_t nr_cpus;
+	pid_t *tids; /* -1 alone for system-wide */
+	size_t nr_tids;
+	struct pollfd *pfd; /* one per ring, then the caller's wake fd */
+	struct prec_buildid_cache *bids; /* build-ids from user space, not attr.build_id */
+	size_t nr_hup;
+
+	struct prec_ring_stats st;
+	uint64_t dropped, raw_total, written_total;
+	uint64_t lost_reported[PREC_EVENTS_MAX]; /* lost samples already written, per event */
+
+	/* the current output */
+	struct prec_writer *w;
+	int werr;
+	struct prec_ring_stats out_base;
+	uint64_t out_dropped_base;
+	uint64_t kept_samples, kept_raw;
+};
+
+/* The threads to open events for: -1 (system-wide), the workload, or those of the pids. */
+static int collect_tids(struct prec_session *s, struct prec_events_error *ret_err)
+{
+	const struct prec_session_opts *o = &s->o;
+	size_t i;
+
+	if (!o->nr_pids) {
+		s->tids = malloc(sizeof(pid_t));
+		if (!s->tids)
+			return -ENOMEM;
+		s->tids[0] = o->system_wide || o->workload <= 0 ? -1 : o->workload;
+		s->nr_tids = 1;
+		return 0;
+	}
+	for (i = 0; i < o->nr_pids; i++) {
+		char path[64];
+		struct dirent *de;
+		pid_t *nt;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)o->pids[i]);
+		d = o->threads_only ? NULL : opendir(path);
+		if (!d) {
+			snprintf(path, sizeof(path), "/proc/%d", (int)o->pids[i]);
+			if (access(path, F_OK)) {
+				ret_err->pid = o->pids[i];
+				return -ESRCH;
+			}
+			nt = realloc(s->tids, (s->nr_tids + 1) * sizeof(pid_t));
+			if (!nt)
+				return -ENOMEM;
+			s->tids = nt;
+			s->tids[s->nr_tids++] = o->pids[i];
+			continue;
+		}
+		while ((de = readdir(d))) {
+			if (de->d_name[0] < '0' || de->d_name[0] > '9')
+				continue;
+			nt = realloc(s->tids, (s->nr_tids + 1) * sizeof(pid_t));
+			if (!nt) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			s->tids = nt;
+			s->tids[s->nr_tids++] = (pid_t)atoi(de->d_name);
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
+static int collect_cpus(struct prec_session *s, struct prec_events_error *ret_err)
+{
+	size_t i;
+	int err;
+
+	if (!s->o.cpu_list)
+		return prec_cpus_online(&s->cpus, &s->nr_cpus);
+	err = prec_cpus_parse(s->o.cpu_list, &s->cpus, &s->nr_cpus);
+	ret_err->cpu = -1;
+	if (err)
+		return err;
+	for (i = 0; i < s->nr_cpus; i++) {
+		char p[96];
+
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d", s->cpus[i]);
+		if (access(p, F_OK)) {
+			ret_err->cpu = s->cpus[i];
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int prec_session__new(const struct prec_session_opts *o, struct prec_session **ret,
+		      struct prec_events_error *ret_err)
+{
+	struct prec_events_opts eo = o->ev;
+	struct prec_session *s;
+	size_t i;
+	int err;
+
+	memset(ret_err, 0, sizeof(*ret_err));
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->o = *o;
+	s->werr = 0;
+	err = collect_cpus(s, ret_err);
+	if (!err)
+		err = collect_tids(s, ret_err);
+	if (err)
+		goto fail;
+	eo.cpu_field = o->system_wide || o->cpu_list;
+	eo.inherit = !o->system_wide;
+	eo.enable_on_exec = o->workload > 0 && !o->system_wide && !o->nr_pids;
+	err = prec_buildid_cache__new(0, &s->bids);
+	if (!err)
+		err = prec_events__new(&eo, &s->ev, ret_err);
+	if (!err)
+		err = prec_events__open(s->ev, s->cpus, s->nr_cpus, s->tids, s->nr_tids,
+					o->nr_pids > 0, ret_err);
+	if (err)
+		goto fail;
+	s->pfd = calloc(prec_events__nr_rings(s->ev) + 1, sizeof(*s->pfd));
+	if (!s->pfd) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < prec_events__nr_rings(s->ev); i++) {
+		s->pfd[i].fd = prec_events__ring_fd(s->ev, i);
+		s->pfd[i].events = POLLIN;
+	}
+	*ret = s;
+	return 0;
+fail:
+	prec_session__free(s);
+	return err;
+}
+
+void prec_session__free(struct prec_session *s)
+{
+	if (!s)
+		return;
+	prec_writer__free(s->w);
+	prec_buildid_cache__free(s->bids);
+	prec_events__free(s->ev);
+	free(s->pfd);
+	free(s->cpus);
+	free(s->tids);
+	free(s);
+}
+
+void prec_session__enable(struct prec_session *s, bool on)
+{
+	prec_events__enable(s->ev, on);
+}
+
+static void set_werr(struct prec_session *s, int err)
+{
+	if (err && !s->werr)
+		s->werr = err;
+}
+
+/* Note what the last successful flush put in the file for good. */
+static void kept(struct prec_session *s)
+{
+	struct prec_writer_stats ws;
+
+	prec_writer__get_stats(s->w, &ws);
+	s->kept_samples = s->st.samples - s->out_base.samples;
+	s->kept_raw = ws.raw_bytes;
+}
+
+static int write_state(struct prec_session *s)
+{
+	const struct prec_session_opts *o = &s->o;
+	const char *names[PREC_EVENTS_MAX];
+	size_t i, n = prec_events__nr(s->ev);
+	int err = 0;
+
+	for (i = 0; !err && i < n; i++) {
+		size_t nr_ids;
+		const uint64_t *ids = prec_events__ids(s->ev, i, &nr_ids);
+
+		err = prec_writer__add_attr(s->w, prec_events__attr(s->ev, i), ids, nr_ids);
+		names[i] = prec_events__name(s->ev, i);
+	}
+	if (!err)
+		err = prec_synth_features(s->w, o->argc, o->argv);
+	if (!err)
+		err = prec_writer__add_event_desc(s->w, names);
+	if (!err)
+		err = prec_writer__end_header(s->w);
+	if (!err)
+		err = prec_synth_kernel_mmap(s->w);
+	if (!err && o->system_wide)
+		err = prec_synth_all_processes(s->w, o->ev.dwarf, s->bids);
+	for (i = 0; !err && i < o->nr_pids && !o->system_wide; i++)
+		err = prec_synth_process(s->w, o->pids[i], o->ev.dwarf, s->bids);
+	if (!err && o->workload > 0 && !o->system_wide && !o->nr_pids)
+		/* the workload is held before exec: it is still precord's fork */
+		err = prec_writer__add_comm(s->w, (uint32_t)o->workload, (uint32_t)o->workload,
+					    "precord", false, NULL);
+	if (!err)
+		err = prec_writer__add_finished_init(s->w);
+	if (!err)
+		err = prec_writer__flush(s->w);
+	return err;
+}
+
+int prec_session__begin_output(struct prec_session *s, int fd)
+{
+	struct prec_writer_opts wo = { .compress_level = s->o.zlevel };
+	int err;
+
+	if (s->w)
+		return -EBUSY;
+	s->werr = 0;
+	s->out_base = s->st;
+	s->out_dropped_base = s->dropped;
+	s->kept_samples = s->kept_raw = 0;
+	prec_buildid_cache__new_epoch(s->bids); /* each output names its own files */
+	err = prec_writer__new(fd, &wo, &s->w);
+	if (err)
+		return err;
+	err = write_state(s);
+	if (err) {
+		set_werr(s, err);
+		return err;
+	}
+	kept(s);
+	return 0;
+}
+
+/* Whether drained records go into a file. */
+static bool accepting(const struct prec_session *s)
+{
+	return s->w && !s->werr;
+}
+
+/*
+ * A run of ring records to the writer, with the build-id record of each file an MMAP2 maps
+ * written just before that MMAP2 the first time the output sees the file (readers apply
+ * build-id records at once, so they are in place before any sample in the file).
+ *
+ * Our events never ask for build-ids, yet an MMAP2 may arrive with the build-id flag: the
+ * kernel sets it in the event it shares with every listener when one of them (another tool)
+ * asks, and does not clear it for the others.  Our body still holds device and inode, so the
+ * flag is cleared in a copy of the record: left in, it makes perf read them as a build-id.
+ */
+static int write_run(struct prec_session *s, const unsigned char *p, size_t len)
+{
+	unsigned char fixed[8192];
+	struct perf_event_header h;
+	size_t off, start = 0;
+	int err = 0;
+
+	for (off = 0; !err && len - off >= sizeof(h); off += h.size) {
+		const unsigned char *rec = p + off;
+		struct prec_mmap2 m;
+
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			break; /* the ring checked the run: not reached */
+		if (h.type != PERF_RECORD_MMAP2)
+			continue;
+		if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && h.size <= sizeof(fixed)) {
+			h.misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
+			memcpy(fixed, rec, h.size);
+			memcpy(fixed, &h, sizeof(h));
+			rec = fixed;
+		}
+		if (prec_mmap2__parse(rec, h.size, &m))
+			continue;
+		err = prec_writer__add_raw(s->w, p + start, off - start);
+		start = off;
+		if (!err)
+			err = prec_synth_build_id(s->w, s->bids, h.misc, &m);
+		if (!err && rec == fixed) {
+			err = prec_writer__add_raw(s->w, fixed, h.size);
+			start = off + h.size;
+		}
+	}
+	if (!err)
+		err = prec_writer__add_raw(s->w, p + start, len - start);
+	return err;
+}
+
+static int ring_to_writer(void *ctx, const void *data, size_t len)
+{
+	struct prec_session *s = ctx;
+
+	if (accepting(s))
+		set_werr(s, write_run(s, data, len));
+	return 0; /* a failed output drops the rest: the rings must not fill up */
+}
+
+void prec_session__drain(struct prec_session *s)
+{
+	uint64_t before = s->st.bytes;
+	size_t i;
+
+	for (i = 0; i < prec_events__nr_rings(s->ev); i++) {
+		uint64_t samples = s->st.samples;
+		bool took = accepting(s);
+
+		prec_ring__drain(prec_events__ring(s->ev, i), ring_to_writer, s, &s->st);
+		if (!took || !accepting(s))
+			s->dropped += s->st.samples - samples;
+	}
+	if (s->st.bytes != before && accepting(s))
+		set_werr(s, prec_writer__add_finished_round(s->w));
+}
+
+int prec_session__flush(struct prec_session *s)
+{
+	if (!accepting(s))
+		return s->werr;
+	set_werr(s, prec_writer__flush(s->w));
+	if (!s->werr)
+		kept(s);
+	return s->werr;
+}
+
+int prec_session__write_error(const struct prec_session *s)
+{
+	return s->werr;
+}
+
+/* LOST_SAMPLES records for what the kernel dropped since the previous output ended. */
+static void write_lost_samples(struct prec_session *s)
+{
+	size_t e;
+
+	for (e = 0; e < prec_events__nr(s->ev); e++) {
+		uint64_t total = prec_events__lost_samples(s->ev, e);
+		uint64_t lost = total - s->lost_reported[e];
+		struct prec_sample_id sid = { 0 };
+		size_t nr_ids;
+		const uint64_t *ids = prec_events__ids(s->ev, e, &nr_ids);
+
+		if (!lost || !accepting(s))
+			continue;
+		sid.id = nr_ids ? ids[0] : 0;
+		set_werr(s, prec_writer__add_lost_samples(s->w, lost, &sid));
+		if (!s->werr)
+			s->lost_reported[e] = total;
+	}
+}
+
+static void stats_since(const struct prec_session *s, struct prec_session_stats *ret)
+{
+	struct prec_writer_stats ws = { 0 };
+	const struct prec_ring_stats *a = &s->st, *b = &s->out_base;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!s->w)
+		return;
+	prec_writer__get_stats(s->w, &ws);
+	ret->ring.bytes = a->bytes - b->bytes;
+	ret->ring.records = a->records - b->records;
+	ret->ring.samples = a->samples - b->samples;
+	ret->ring.lost_records = a->lost_records - b->lost_records;
+	ret->ring.lost = a->lost - b->lost;
+	ret->ring.throttles = a->throttles - b->throttles;
+	ret->ring.bad = a->bad - b->bad;
+	ret->raw_bytes = ws.raw_bytes;
+	ret->written_bytes = ws.written_bytes;
+	ret->dropped_samples = s->dropped - s->out_dropped_base;
+	ret->kept_samples = s->werr ? s->kept_samples : ret->ring.samples;
+	ret->kept_raw_bytes = s->werr ? s->kept_raw : ws.raw_bytes;
+}
+
+int prec_session__end_output(struct prec_session *s, struct prec_session_stats *ret)
+{
+	struct prec_session_stats st;
+	uint64_t lost = 0;
+	size_t e;
+	int err;
+
+	if (!s->w)
+		return -EINVAL;
+	prec_session__drain(s);
+	write_lost_samples(s);
+	/* the LOST records and the counters describe the same drops: count the larger */
+	for (e = 0; e < prec_events__nr(s->ev); e++)
+		lost += s->lost_reported[e];
+	if (lost > s->st.lost)
+		s->st.lost = lost;
+	if (accepting(s)) {
+		set_werr(s, prec_writer__finish(s->w));
+		if (!s->werr)
+			kept(s);
+	}
+	stats_since(s, &st);
+	s->raw_total += st.kept_raw_bytes;
+	s->written_total += st.written_bytes;
+	if (ret)
+		*ret = st;
+	err = s->werr;
+	prec_writer__free(s->w);
+	s->w = NULL;
+	return err;
+}
+
+int prec_session__wait(struct prec_session *s, int timeout_ms, int wake_fd)
+{
+	size_t i, n = prec_events__nr_rings(s->ev);
+
+	s->pfd[n].fd = wake_fd;
+	s->pfd[n].events = POLLIN;
+	if (poll(s->pfd, n + 1, timeout_ms) < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (i = 0; i < n; i++)
+		if (s->pfd[i].fd >= 0 && (s->pfd[i].revents & (POLLHUP | POLLERR))) {
+			s->pfd[i].fd = -1; /* poll ignores it from now on */
+			s->nr_hup++;
+		}
+	return 0;
+}
+
+bool prec_session__targets_gone(const struct prec_session *s)
+{
+	size_t n = prec_events__nr_rings(s->ev);
+
+	return n && s->nr_hup == n;
+}
+
+void prec_session__output_stats(const struct prec_session *s, struct prec_session_stats *ret)
+{
+	stats_since(s, ret);
+}
+
+void prec_session__total_stats(const struct prec_session *s, struct prec_session_stats *ret)
+{
+	struct prec_session_stats cur;
+
+	stats_since(s, &cur);
+	memset(ret, 0, sizeof(*ret));
+	ret->ring = s->st;
+	ret->dropped_samples = s->dropped;
+	ret->kept_raw_bytes = s->raw_total + cur.kept_raw_bytes;
+	ret->written_bytes = s->written_total + cur.written_bytes;
+	ret->raw_bytes = ret->kept_raw_bytes;
+	ret->kept_samples = s->st.samples - s->dropped;
+}

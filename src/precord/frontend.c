@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What precord's front ends (one-shot recording, daemon) share: the signals that stop them,
+ * read from a signalfd so that the poll loop wakes for them; the wording of the session's
+ * errors; the summary of an output.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "precord.h"
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int stop_signals(sigset_t *set, bool hup_ignored)
+{
+	int fd;
+
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGUSR2);
+	/* a closed terminal stops the recording cleanly; under nohup it stays ignored */
+	if (!hup_ignored)
+		sigaddset(set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, set, NULL))
+		return -errno;
+	fd = signalfd(-1, set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int read_signals(int fd)
+{
+	struct signalfd_siginfo si;
+	int stop = 0;
+
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		if (si.ssi_signo != SIGCHLD && (!stop || stop == SIGUSR2))
+			stop = (int)si.ssi_signo;
+	return stop;
+}
+
+void report_session_error(const char *cpu_list, bool threads_only, int err,
+			  const struct prec_events_error *e)
+{
+	const char *what = threads_only ? "thread" : "process";
+
+	switch (e->what) {
+	case PREC_EVENTS_ERR_NONE:
+		if (err == -EINVAL && e->cpu >= 0)
+			fprintf(stderr, "precord: bad CPU list '%s': CPU %d does not exist; this "
+					"machine has CPUs 0-%ld\n", cpu_list, e->cpu,
+				sysconf(_SC_NPROCESSORS_CONF) - 1);
+		else if (err == -EINVAL)
+			fprintf(stderr, "precord: bad CPU list '%s'; give CPUs like 0-3,5\n",
+				cpu_list);
+		else if (err == -ESRCH)
+			fprintf(stderr, "precord: %s %d does not exist; check the %s\n", what,
+				(int)e->pid, threads_only ? "TID" : "PID");
+		else
+			fprintf(stderr, "precord: cannot start recording: %s\n", strerror(-err));
+		return;
+	case PREC_EVENTS_ERR_SPEC:
+		fprintf(stderr, "precord: unknown event '%s'; see 'precord --help' for event "
+				"names, or use rNNNN or pmu/config=N/\n", e->spec);
+		return;
+	case PREC_EVENTS_ERR_TOO_MANY:
+		fprintf(stderr, "precord: too many events (at most %d)\n", PREC_EVENTS_MAX);
+		return;
+	case PREC_EVENTS_ERR_MAP:
+		fprintf(stderr, "precord: cannot map the ring buffer of CPU %d: %s; use a smaller "
+				"-m or raise kernel.perf_event_mlock_kb\n", e->cpu, strerror(-err));
+		return;
+	case PREC_EVENTS_ERR_OUTPUT:
+		fprintf(stderr, "precord: cannot share the CPU %d ring: %s\n", e->cpu,
+			strerror(-err));
+		return;
+	case PREC_EVENTS_ERR_OPEN:
+		break;
+	}
+	if ((err == -EACCES || err == -EPERM) && !prec_pid_may_be_traced(e->pid))
+		fprintf(stderr, "precord: cannot profile %s %d: permission denied; it belongs to "
+				"another user and profiling it needs the right to trace it (ptrace): "
+				"run precord as its user or as root\n", what, (int)e->pid);
+	else if ((err == -EACCES || err == -EPERM) && e->excludes_user)
+		fprintf(stderr, "precord: cannot record %s: kernel samples are not allowed "
+				"(kernel.perf_event_paranoid=%d) and it excludes user space; run as "
+				"root, lower it with 'sysctl kernel.perf_event_paranoid=1', or drop "
+				"the :k\n", e->spec, prec_perf_paranoid());
+	else if (err == -EACCES || err == -EPERM)
+		fprintf(stderr, "precord: cannot open %s on CPU %d: permission denied "
+				"(kernel.perf_event_paranoid=%d); run as root or lower it with "
+				"'sysctl kernel.perf_event_paranoid=1'\n", e->spec, e->cpu,
+			prec_perf_paranoid());
+	else if (err == -EMFILE || err == -ENFILE)
+		fprintf(stderr, "precord: too many open files opening %s on CPU %d; raise the "
+				"limit with 'ulimit -n' or record fewer CPUs (-C)\n", e->spec, e->cpu);
+	else if (err == -ESRCH)
+		fprintf(stderr, "precord: %s %d does not exist (any more); check the %s\n", what,
+			(int)e->pid, threads_only ? "TID" : "PID");
+	else if (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV)
+		fprintf(stderr, "precord: event %s is not supported on this machine; try "
+				"-e cpu-clock\n", e->spec);
+	else
+		fprintf(stderr, "precord: cannot open %s on CPU %d: %s\n", e->spec, e->cpu,
+			strerror(-err));
+}
+
+const char *fmt_bytes(uint64_t n, char *buf, size_t len)
+{
+	if (n < 10 * 1024)
+		snprintf(buf, len, "%" PRIu64 " B", n);
+	else if (n < 10 * 1024 * 1024)
+		snprintf(buf, len, "%.1f KiB", (double)n / 1024);
+	else
+		snprintf(buf, len, "%.1f MiB", (double)n / (1024 * 1024));
+	return buf;
+}
+
+void print_summary(const struct rec_opts *o, const struct prec_session_stats *st, double secs,
+		   bool write_failed)
+{
+	const struct prec_ring_stats *r = &st->ring;
+	char b1[32], b2[32];
+	double ratio, pct;
+
+	ratio = st->written_bytes ? (double)st->kept_raw_bytes / (double)st->written_bytes : 0;
+	pct = r->samples + r->lost ? 100.0 * (double)r->lost / (double)(r->samples + r->lost) : 0;
+	fprintf(stderr,
+		"precord: %" PRIu64 " samples in %.2f s, %" PRIu64 " lost records (%" PRIu64
+		" samples, %.2f%%), %" PRIu64 " throttle events; wrote %s (%s raw, "
+		"%.1fx) to %s\n",
+		st->kept_samples, secs, r->lost_records, r->lost, pct, r->throttles,
+		fmt_bytes(st->written_bytes, b1, sizeof(b1)),
+		fmt_bytes(st->kept_raw_bytes, b2, sizeof(b2)), ratio,
+		strcmp(o->output, "-") ? o->output : "standard output");
+	if (write_failed)
+		fprintf(stderr, "precord: warning: %" PRIu64 " samples recorded after the last "
+				"good flush were not written\n", r->samples - st->kept_samples);
+	if (r->lost)
+		fprintf(stderr, "precord: warning: %.2f%% of samples were lost; use a larger "
+				"buffer (-m) or a lower frequency (-F)\n", pct);
+	if (r->bad)
+		fprintf(stderr, "precord: warning: %" PRIu64 " ring buffer overruns skipped\n",
+			r->bad);
+}
