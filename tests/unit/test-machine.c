@@ -72,6 +72,7 @@ static int fork_rec(struct prec_machine *m, uint32_t pid, uint32_t ppid)
 static struct prec_map *remap(struct prec_machine *m, struct prec_thread *t, size_t size,
 			      uint64_t addr, uint16_t misc)
 {
+	memcpy(rec + 4, &misc, 2); /* perf_event_header.misc */
 	put64(16, addr);
 	if (prec_machine__process(m, PERF_RECORD_MMAP2, misc, rec, size))
 		return NULL;
