@@ -7,6 +7,9 @@
  * a dwz .gnu_debugaltlink file is found the same way and handed to libdw, so libdw never
  * opens files itself.  Each distinct address is answered once: the answer (source line and
  * inline frames) is kept in a per-DSO table keyed by address, strings interned in the symtab.
+ * An inlined function is named as perf names it (its demangled linkage name) and carries an
+ * id that is one function's, wherever it was inlined, and differs between functions that
+ * show the same name.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -216,11 +219,8 @@ static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret
 	if (dwarf_decl_line(die, &line))
 		line = 0;
 	/* where it is declared, by file name (units may spell the directory differently) */
-	n = snprintf(key, sizeof(key), "%s:%s:%d",
-		     linkage ? linkage
-		     : name  ? name
-			     : "??",
-		     base ? base : "", line);
+	shown = linkage ? linkage : name ? name : "??";
+	n = snprintf(key, sizeof(key), "%s:%s:%d", shown, base ? base : "", line);
 	*ret_id = prec_hash_bytes(key, n > 0 && (size_t)n < sizeof(key) ? (size_t)n : strlen(key));
 	if (linkage && d->st->opts.no_demangle)
 		name = linkage; /* as ELF symbols show then */
