@@ -6,10 +6,12 @@
 # header: exit 0, one warning line naming the file and the limit, the samples [unknown] with
 # the reason "not a usable ELF file", and a peak resident size far below the table (read
 # with GNU time's %M where installed, else preport runs under a ulimit -v that leaves room
-# for the mapping of the file but not for a converted copy).
+# for the mapping of the file but not for a converted copy).  The same for a 4 GiB note
+# section, which was converted whole when the build-id was looked for: exit 0, a small peak,
+# its samples [unknown] ("no symbols").
 #
-# The recording is synthetic (tests/tools/write-stream): its map names /crafted, which
-# --symfs resolves to the crafted file; no perf_event_open is needed.
+# The recordings are synthetic (tests/tools/write-stream): their map names a file that
+# --symfs resolves to the crafted one; no perf_event_open is needed.
 # shellcheck source=tests/integration/test-lib.sh
 . "$(dirname "$0")/test-lib.sh"
 
@@ -54,8 +56,9 @@ shdr() {
 	be "$8" 8
 }
 
-# crafted_elf PATH: an ELF64 big-endian shared object (PowerPC64) with .symtab (4 GiB declared
-# at SYMTAB_OFF, all zeros: a hole), .strtab and .shstrtab.
+# crafted_elf PATH TYPE: an ELF64 big-endian shared object (PowerPC64) whose section 1 has
+# TYPE (2 SHT_SYMTAB, 7 SHT_NOTE; named .symtab either way) and 4 GiB declared at SYMTAB_OFF,
+# all zeros (a hole), then .strtab and .shstrtab.
 crafted_elf() {
 	{
 		printf '\177ELF\002\002\001'
@@ -81,7 +84,11 @@ crafted_elf() {
 		zeros 123
 		# 0x100: section headers
 		zeros 64
-		shdr 1 2 "$SYMTAB_OFF" "$SYMTAB_SIZE" 2 1 8 24 # .symtab
+		if [ "$2" -eq 2 ]; then
+			shdr 1 2 "$SYMTAB_OFF" "$SYMTAB_SIZE" 2 1 8 24 # .symtab
+		else
+			shdr 1 "$2" "$SYMTAB_OFF" "$SYMTAB_SIZE" 0 0 4 0
+		fi
 		shdr 9 3 128 5 0 0 1 0                         # .strtab
 		shdr 17 3 64 27 0 0 1 0                        # .shstrtab
 	} >"$1" || return 1
@@ -89,54 +96,70 @@ crafted_elf() {
 }
 
 mkdir -p "$workdir/symfs"
-crafted_elf "$workdir/symfs/crafted" || fail "cannot write the crafted ELF file"
+crafted_elf "$workdir/symfs/crafted" 2 && crafted_elf "$workdir/symfs/notes" 7 ||
+	fail "cannot write the crafted ELF files"
 say "crafted: $(wc -c <"$workdir/symfs/crafted") bytes, $(du -k "$workdir/symfs/crafted" |
 	cut -f 1) KiB on disk"
-"$WRITE_STREAM" -o "$workdir/rec.data" --map-name /crafted "$DEMO" hot_a:20 ||
+"$WRITE_STREAM" -o "$workdir/crafted.data" --map-name /crafted "$DEMO" hot_a:20 &&
+	"$WRITE_STREAM" -o "$workdir/notes.data" --map-name /notes "$DEMO" hot_a:20 ||
 	fail "write-stream failed"
 
-out=$workdir/report.out
-err=$workdir/report.err
-rss=$workdir/report.rss
-set -- "$PREPORT" -i "$workdir/rec.data" --symfs "$workdir/symfs" --stdio --no-children \
-	--sort dso,sym
-if /usr/bin/time -f %M true >/dev/null 2>&1; then
-	/usr/bin/time -o "$rss" -f %M "$@" >"$out" 2>"$err"
-	rc=$?
-	peak=$(tail -n 1 "$rss")
-	if [ "$peak" -le "$RSS_MAX_KIB" ] 2>/dev/null; then
-		ok "peak resident size $peak KiB (at most $RSS_MAX_KIB)"
+# report NAME: preport on $workdir/NAME.data through the symfs, its peak resident size
+# checked; sets rc, out, err.
+report() {
+	out=$workdir/$1.out
+	err=$workdir/$1.err
+	set -- "$1" "$PREPORT" -i "$workdir/$1.data" --symfs "$workdir/symfs" --stdio \
+		--no-children --sort dso,sym
+	if /usr/bin/time -f %M true >/dev/null 2>&1; then
+		shift
+		/usr/bin/time -o "$out.rss" -f %M "$@" >"$out" 2>"$err"
+		rc=$?
+		peak=$(tail -n 1 "$out.rss")
+		if [ "$peak" -le "$RSS_MAX_KIB" ] 2>/dev/null; then
+			ok "peak resident size $peak KiB (at most $RSS_MAX_KIB)"
+		else
+			bad "peak resident size '$peak' KiB, more than $RSS_MAX_KIB"
+		fi
 	else
-		bad "peak resident size '$peak' KiB, more than $RSS_MAX_KIB"
+		# room for the 4 GiB mapping of the file and 2 GiB more (preport reserves
+		# address space ahead), not for a converted copy of the section
+		limit=$(((SYMTAB_OFF + SYMTAB_SIZE) / 1024 + 2097152))
+		say "no GNU time: preport runs under ulimit -v $limit (KiB)"
+		shift
+		(ulimit -v "$limit" && exec "$@") >"$out" 2>"$err"
+		rc=$?
 	fi
-else
-	# room for the 4 GiB mapping of the file and 2 GiB more (preport reserves address
-	# space ahead), not for a converted copy of the table
-	limit=$(((SYMTAB_OFF + SYMTAB_SIZE) / 1024 + 2097152))
-	say "no GNU time: preport runs under ulimit -v $limit (KiB)"
-	(ulimit -v "$limit" && exec "$@") >"$out" 2>"$err"
-	rc=$?
-fi
+	if [ "$rc" -eq 0 ]; then
+		ok "preport exited 0"
+	else
+		bad "preport exited $rc: $(lines "$err" 3)"
+	fi
+}
 
-if [ "$rc" -eq 0 ]; then
-	ok "preport exited 0"
-else
-	bad "preport exited $rc: $(lines "$err" 3)"
-fi
+# unknown NAME REASON: the samples of NAME are one [unknown] row, for REASON.
+unknown() {
+	if grep -q "^ *100.00%  *$1  *\[.\] \[unknown\]" "$out"; then
+		ok "$1: its samples are [unknown]"
+	else
+		bad "$1: its samples are not one [unknown] row: $(grep '%' "$out" | join_lines)"
+	fi
+	if grep -q "^# Not symbolized: .*$1.*($2)" "$out"; then
+		ok "$1: the header says '$2'"
+	else
+		bad "$1: no reason '$2' in the header: $(grep '^# Not symbolized' "$out")"
+	fi
+}
+
+report crafted
 nwarn=$(grep -c 'crafted' "$err")
 if [ "$nwarn" -eq 1 ] && grep -q "crafted: symbol table larger than the limit" "$err"; then
 	ok "one line says why: $(grep crafted "$err")"
 else
 	bad "want one line on the crafted file's symbol table, got $nwarn: $(lines "$err" 3)"
 fi
-if grep -q '^ *100.00%  *crafted  *\[.\] \[unknown\]' "$out"; then
-	ok "its samples are [unknown]"
-else
-	bad "its samples are not one [unknown] row: $(grep '%' "$out" | join_lines)"
-fi
-if grep -q '^# Not symbolized: .*crafted.*(not a usable ELF file)' "$out"; then
-	ok "the header says 'not a usable ELF file'"
-else
-	bad "no reason in the header: $(grep '^# Not symbolized' "$out")"
-fi
+unknown crafted "not a usable ELF file"
+
+report notes
+unknown notes "no symbols"
 finish
