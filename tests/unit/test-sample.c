@@ -976,6 +976,26 @@ static void test_mmap2(void)
 		   m.build_id[0] == 0xab && m.build_id[19] == 0xcd && m.ino == 0,
 	   "MMAP2 with a build-id: its size and bytes");
 	ok(prec_mmap2__parse(rec, 136, &m) == 0, "a longer buffer: the header's size counts");
+	/* the flag over device and inode, as a kernel bug writes it for other listeners */
+	u32[0] = 0xfe;
+	u32[1] = 1;
+	memcpy(rec + 40, u32, 8);
+	memcpy(rec + 48, u64 + 3, 16);
+	ok(prec_mmap2__parse(rec, 112, &m) == 0 && !m.has_build_id && m.maj == 0xfe && m.min == 1 &&
+	       m.ino == 248056 && m.ino_generation == 77,
+	   "the build-id flag over device 254 (size byte 254): device and inode");
+	u32[0] = 0x103; /* 259: size byte 3, a reserved byte 1 */
+	memcpy(rec + 40, u32, 4);
+	ok(prec_mmap2__parse(rec, 112, &m) == 0 && !m.has_build_id && m.maj == 0x103,
+	   "the build-id flag over device 259 (reserved byte 1): device and inode");
+	u32[0] = 0; /* overlayfs, btrfs: major 0, size byte 0 */
+	memcpy(rec + 40, u32, 4);
+	ok(prec_mmap2__parse(rec, 112, &m) == 0 && !m.has_build_id && m.maj == 0 && m.min == 1,
+	   "the build-id flag over device 0:1 (size byte 0): device and inode");
+	memset(rec + 40, 0, 24);
+	rec[40] = 20;
+	rec[44] = 0xab;
+	rec[63] = 0xcd;
 	for (n = 0; n < 112; n++) {
 		cut = malloc(n ? n : 1);
 		memcpy(cut, rec, n);
