@@ -109,6 +109,13 @@ void prec_sample_id__encode(const struct prec_sample_layout *l, const struct pre
 long prec_sample__encode(const struct prec_sample_layout *l, const struct prec_sample *s,
 			 void *out, size_t cap);
 
+/* The earliest and the latest of a set of sample times (0 and 0: none yet). */
+struct prec_time_range {
+	uint64_t first, last;
+};
+/* Count `time` in; 0 (no time) is ignored. */
+void prec_time_range__add(struct prec_time_range *t, uint64_t time);
+
 /* Number of set bits, for register masks. */
 unsigned int prec_popcount64(uint64_t v);
 
