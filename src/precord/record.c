@@ -795,8 +795,11 @@ int record_run(const struct rec_opts *o)
 			fprintf(stderr, "precord: cannot run '%s': %s\n", o->cmd[0], strerror(-err));
 			waitpid(s.child, NULL, 0);
 			s.child = -1;
-			flush(&s);
 			rc = err == -ENOENT ? 127 : 126; /* as shells do */
+			/* a complete, empty recording: not one that was cut short */
+			err = prec_writer__finish(s.w);
+			if (err)
+				report_write_error(&s, err);
 			goto out;
 		}
 	}

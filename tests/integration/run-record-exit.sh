@@ -10,7 +10,11 @@
 #                   status), the file is complete
 #   SIGTERM         to precord: exit 143, the file is complete
 #   SIGKILL         precord killed mid-run with --flush-interval 200: perf report and preport
-#                   still read the file, with samples (hot_a 75%) and equal record counts
+#                   still read the file, with samples (hot_a 75%) and equal record counts;
+#                   preport -D and preport warn in one line that it was cut short and when it
+#                   ends, which they never do for the normal ends above (their stderr is empty)
+#   disk full       precord writing to a full 256 KiB tmpfs (where one can be mounted): exit
+#                   1, one line about the write error, and preport warns the file was cut short
 #   errors          nonexistent command: 127 and one line on stderr naming it; unwritable
 #                   output (-o /proc/x/y): 1, one line naming the file, and the workload never
 #                   runs; unknown event, bad CPU list, PID that does not exist: non-zero and
@@ -39,6 +43,31 @@ readable() {
 	counts_agree "$1" "$2"
 	perf_report "$1" "$2" sym "$2.rep"
 	check_share "$1" "$2.rep" hot_a 75
+}
+
+# cut_warning LABEL STDERR-FILE: the only line in STDERR-FILE is preport's warning that the
+# recording was cut short, with the time it ends at.
+cut_warning() {
+	_want='^preport: warning: .* was cut short (no end marker): it ends [0-9.]* s after the'
+	if [ "$(grep -c . "$2")" -eq 1 ] && grep -q "$_want first sample" "$2"; then
+		ok "$1: one warning line: $(cat "$2")"
+	else
+		bad "$1: want one 'cut short' warning on stderr, got: $(lines "$2" 3)"
+	fi
+}
+
+# cut_readable LABEL FILE: like readable, but preport -D and preport warn that FILE was cut.
+cut_readable() {
+	"$PREPORT" -D -i "$2" >"$2.dump" 2>"$2.dump.err"
+	_rc=$?
+	grep -F ': SAMPLE ' "$2.dump" >"$2.samples"
+	check "$_rc" "$1: preport -D reads it ($(grep -c . "$2.samples") samples, exit $_rc)"
+	cut_warning "$1: preport -D" "$2.dump.err"
+	"$PREPORT" -i "$2" >"$2.report" 2>"$2.report.err"
+	check $? "$1: preport reads it"
+	cut_warning "$1: preport" "$2.report.err"
+	counts_agree "$1" "$2"
+	perf_report "$1" "$2" sym "$2.rep"
 }
 
 # ---- exit statuses ----
@@ -120,12 +149,34 @@ if [ -s "$f" ]; then
 else
 	bad "SIGKILL: the file is empty or missing"
 fi
-readable "SIGKILL" "$f"
+cut_readable "SIGKILL" "$f"
+check_share "SIGKILL" "$f.rep" hot_a 75
 n=$(grep -c . "$f.samples")
 if [ "$n" -gt 0 ]; then
 	ok "SIGKILL: $n samples survive"
 else
 	bad "SIGKILL: no samples in the file"
+fi
+
+# ---- disk full ----
+say "--- disk full: precord writing to a small tmpfs"
+small=$workdir/small
+mkdir "$small"
+if mount -t tmpfs -o size=256k,mode=0700 precord-test "$small" 2>"$workdir/mount.err"; then
+	f=$small/full.data
+	record full -e cpu-clock -F 4000 -g --no-compress --flush-interval 100 -o "$f" -- \
+		"$DEMO" 3000
+	check_status "disk full" "$rec_rc" 1
+	if grep -q "^precord: cannot write '$f': No space left on device" "$workdir/full.err"; then
+		ok "disk full: precord says so: $(grep "cannot write" "$workdir/full.err")"
+	else
+		bad "disk full: no 'cannot write ... No space left': $(lines "$workdir/full.err" 3)"
+	fi
+	cp "$f" "$workdir/full.data"
+	umount "$small"
+	cut_readable "disk full" "$workdir/full.data"
+else
+	say "disk full: skipped, cannot mount a tmpfs here: $(lines "$workdir/mount.err" 1)"
 fi
 
 # ---- errors users hit ----
