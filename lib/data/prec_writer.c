@@ -400,8 +400,7 @@ int prec_writer__add_feature(struct prec_writer *w, unsigned int feat, const voi
 	return err ? err : emit_rec(w);
 }
 
-/* perf_header_string: u32 len, then the text, NUL and zero padding up to a multiple of 64. */
-static int put_header_string(struct prec_buf *b, const char *s)
+int prec_feat_put_string(struct prec_buf *b, const char *s)
 {
 	size_t n = strlen(s) + 1;
 	uint32_t padded = (uint32_t)((n + 63) / 64 * 64);
@@ -417,10 +416,28 @@ static int put_header_string(struct prec_buf *b, const char *s)
 	return err;
 }
 
+int prec_feat_put_event(struct prec_buf *b, const struct perf_event_attr *attr, const uint64_t *ids,
+			size_t nr_ids, const char *name)
+{
+	unsigned char a[PREC_ATTR_SIZE];
+	uint32_t size = PREC_ATTR_SIZE, nids = (uint32_t)nr_ids;
+	int err;
+
+	memset(a, 0, sizeof(a));
+	memcpy(a, attr, sizeof(*attr) < sizeof(a) ? sizeof(*attr) : sizeof(a));
+	memcpy(a + 4, &size, 4);
+	err = prec_buf__append(b, a, sizeof(a));
+	if (!err)
+		err = prec_buf__append(b, &nids, 4);
+	if (!err)
+		err = prec_feat_put_string(b, name);
+	return err ? err : prec_buf__append(b, ids, nr_ids * sizeof(uint64_t));
+}
+
 int prec_writer__add_feature_string(struct prec_writer *w, unsigned int feat, const char *s)
 {
 	struct prec_buf b = { 0 };
-	int err = put_header_string(&b, s);
+	int err = prec_feat_put_string(&b, s);
 
 	if (!err)
 		err = prec_writer__add_feature(w, feat, b.data, b.len);
@@ -437,7 +454,7 @@ int prec_writer__add_feature_strings(struct prec_writer *w, unsigned int feat,
 	int err = prec_buf__append(&b, &nr, 4);
 
 	for (i = 0; !err && i < n; i++)
-		err = put_header_string(&b, v[i]);
+		err = prec_feat_put_string(&b, v[i]);
 	if (!err)
 		err = prec_writer__add_feature(w, feat, b.data, b.len);
 	prec_buf__release(&b);
@@ -447,22 +464,15 @@ int prec_writer__add_feature_strings(struct prec_writer *w, unsigned int feat,
 int prec_writer__add_event_desc(struct prec_writer *w, const char *const *names)
 {
 	struct prec_buf b = { 0 };
-	uint32_t nr = (uint32_t)w->nr_attrs, asz = PREC_ATTR_SIZE, nids;
+	uint32_t nr = (uint32_t)w->nr_attrs, asz = PREC_ATTR_SIZE;
 	size_t i;
 	int err = prec_buf__append(&b, &nr, 4);
 
 	if (!err)
 		err = prec_buf__append(&b, &asz, 4);
-	for (i = 0; !err && i < w->nr_attrs; i++) {
-		err = prec_buf__append(&b, &w->attrs[i].attr, PREC_ATTR_SIZE);
-		nids = (uint32_t)w->attrs[i].nr_ids;
-		if (!err)
-			err = prec_buf__append(&b, &nids, 4);
-		if (!err)
-			err = put_header_string(&b, names[i] ? names[i] : "");
-		if (!err)
-			err = prec_buf__append(&b, w->attrs[i].ids, nids * sizeof(uint64_t));
-	}
+	for (i = 0; !err && i < w->nr_attrs; i++)
+		err = prec_feat_put_event(&b, &w->attrs[i].attr, w->attrs[i].ids,
+					  w->attrs[i].nr_ids, names[i] ? names[i] : "");
 	if (!err)
 		err = prec_writer__add_feature(w, PREC_FEAT_EVENT_DESC, b.data, b.len);
 	prec_buf__release(&b);

@@ -146,4 +146,15 @@ int prec_writer__finish(struct prec_writer *w);
 
 void prec_writer__get_stats(const struct prec_writer *w, struct prec_writer_stats *ret);
 
+/*
+ * Feature payload parts, appended to `b` (also for the file form): a perf header string (u32
+ * length, the text, its NUL and zeros up to a multiple of 64), and one event's entry of
+ * EVENT_DESC (its attr in PREC_ATTR_SIZE bytes with size set to that, u32 number of ids, the
+ * name as a header string, the ids).  0 or -errno.
+ */
+struct prec_buf;
+int prec_feat_put_string(struct prec_buf *b, const char *s);
+int prec_feat_put_event(struct prec_buf *b, const struct perf_event_attr *attr, const uint64_t *ids,
+			size_t nr_ids, const char *name);
+
 #endif

@@ -18,6 +18,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: precord [options] [--] command [args...]\n"
 		"       precord [options] -p PID[,PID...] | -t TID[,...] | -a\n"
+		"       precord convert [-i IN] [-o OUT]   rewrite as a perf.data file for other\n"
+		"                                          tools (see 'precord convert --help')\n"
 		"\n"
 		"Targets:\n"
 		"  -p, --pid PIDS          attach to processes (comma-separated)\n"
@@ -129,6 +131,8 @@ int main(int argc, char **argv)
 	char *events = NULL;
 	int c, rc;
 
+	if (argc > 1 && !strcmp(argv[1], "convert"))
+		return convert_main(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "+p:t:aC:e:F:c:go:z:m:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':

@@ -36,6 +36,9 @@ struct rec_opts {
 /* Run the recording; returns the exit status for main(). */
 int record_run(const struct rec_opts *o);
 
+/* `precord convert ARGS` (argv[0] is "convert"); returns the exit status. */
+int convert_main(int argc, char **argv);
+
 /* ---- synthesis (synth.c) ---- */
 /* Header features describing this machine and the command line. */
 int synth_features(struct prec_writer *w, int argc, char **argv);
