@@ -9,6 +9,9 @@
 #   Ctrl-C          SIGINT to the workload and precord at once: exit 130 (the workload's
 #                   status), the file is complete
 #   SIGTERM         to precord: exit 143, the file is complete
+#   end marker      every normal end (the above, --duration, a command that cannot run)
+#                   leaves a file whose last record is the end marker, and preport -D says
+#                   nothing on stderr
 #   SIGKILL         precord killed mid-run with --flush-interval 200: perf report and preport
 #                   still read the file, with samples (hot_a 75%) and equal record counts;
 #                   preport -D and preport warn in one line that it was cut short and when it
@@ -37,9 +40,20 @@ one_line() {
 	fi
 }
 
+# ends_with_marker LABEL FILE: the last record preport -D lists (FILE.dump, from
+# preport_reads) is the end marker, a SAMPLE_TIME feature record.
+ends_with_marker() {
+	_last=$(grep '^0x' "$2.dump" | tail -n 1)
+	case $_last in
+	*": FEATURE SAMPLE_TIME") ok "$1: the file ends with the end marker" ;;
+	*) bad "$1: the last record is not the end marker: $_last" ;;
+	esac
+}
+
 # readable LABEL FILE: preport and perf read FILE, agree on its counts, and hot_a is 75%.
 readable() {
 	preport_reads "$1" "$2"
+	ends_with_marker "$1" "$2"
 	counts_agree "$1" "$2"
 	perf_report "$1" "$2" sym "$2.rep"
 	check_share "$1" "$2.rep" hot_a 75
@@ -158,6 +172,15 @@ else
 	bad "SIGKILL: no samples in the file"
 fi
 
+say "--- --duration: attached with -p, stopped by the clock"
+start_bg "$DEMO" 5000
+f=$workdir/duration.data
+record duration -e cpu-clock -p "$bg_pid" --duration 0.5 -o "$f"
+check_status "-p --duration 0.5" "$rec_rc" 0
+preport_reads "-p --duration 0.5" "$f"
+ends_with_marker "-p --duration 0.5" "$f"
+stop_bg "$bg_pid"
+
 # ---- disk full ----
 say "--- disk full: precord writing to a small tmpfs"
 small=$workdir/small
@@ -185,6 +208,8 @@ for cmd in /nonexistent/precord-test-cmd precord-test-no-such-command; do
 	record nocmd -e cpu-clock -o "$workdir/nocmd.data" -- "$cmd" arg
 	check_status "nonexistent command $cmd" "$rec_rc" 127
 	one_line "nonexistent command $cmd" "$workdir/nocmd.err" "$cmd"
+	preport_reads "nonexistent command $cmd" "$workdir/nocmd.data"
+	ends_with_marker "nonexistent command $cmd" "$workdir/nocmd.data"
 done
 
 say "--- unwritable output"
