@@ -298,6 +298,11 @@ int prec_convert_to_file(struct prec_reader *r, int fd, struct prec_convert_stat
 		err = add_build_id_feature(c);
 	while (!err && (rc = prec_reader__next(r, &rec)) != 0)
 		err = rc < 0 ? rc : take(c, &rec, nr);
+	/* the file form cannot say "no records": data size 0 means a recording that never ended */
+	if (!err && !c->st.records) {
+		prec_log(PREC_LOG_ERROR, "the recording holds no records");
+		err = -ENODATA;
+	}
 	if (!err)
 		err = set_features(c);
 	if (!err)

@@ -38,7 +38,8 @@ struct prec_convert_stats {
  * Convert everything `r` holds (nothing read from it yet) into `fd`, a new, empty, seekable
  * file (not owned).  Returns 0 and fills *ret; or -EOPNOTSUPP for what the file form cannot
  * carry here (tracepoint data, AUX area data, events announced after the first record; said
- * through the log), -EBADMSG for corrupt input, -ENOMEM, or the -errno of a failed write.
+ * through the log), -ENODATA when there is no record at all (the file form would say "did not
+ * finish"), -EBADMSG for corrupt input, -ENOMEM, or the -errno of a failed write.
  * On an error the file is incomplete: remove it.
  */
 int prec_convert_to_file(struct prec_reader *r, int fd, struct prec_convert_stats *ret);

@@ -139,6 +139,9 @@ static int convert(const char *in, const char *out)
 		if (err == -EBADMSG)
 			fprintf(stderr, "precord convert: '%s' is corrupt: %s; nothing written\n",
 				name, why(err));
+		else if (err == -ENODATA)
+			fprintf(stderr, "precord convert: cannot convert '%s': it holds no records\n",
+				name);
 		else if (err == -EOPNOTSUPP)
 			fprintf(stderr,
 				"precord convert: cannot convert '%s': %s; perf inject can "

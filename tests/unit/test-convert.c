@@ -9,7 +9,8 @@
  * order, each byte for byte, except those of the pipe header, COMPRESSED and the end marker,
  * and the false build-id flag cleared; features copied (HOSTNAME), dropped (COMPRESSED) or
  * rebuilt (EVENT_DESC, SAMPLE_TIME = first and last sample time, BUILD_ID = the one true
- * build-id, or perf's entries).  A tracepoint event is refused with -EOPNOTSUPP.
+ * build-id, or perf's entries).  A cut stream converts and is said to be cut; one cut inside
+ * its header holds no record and is -ENODATA; a tracepoint event is refused (-EOPNOTSUPP).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -272,6 +273,7 @@ static void test_stream(int level)
 	struct prec_convert_stats st;
 	struct prec_reader *r;
 	const uint64_t *v;
+	struct stat sb;
 	size_t len, i;
 	bool found;
 	int fd, n;
@@ -314,15 +316,22 @@ static void test_stream(int level)
 	prec_reader__free(r);
 	unlink(out);
 
-	/* cut before the end marker */
-	if (truncate(in, 200 + (level ? 0 : 600)) == 0 &&
-	    ok(convert(in, &st, out, sizeof(out), &r) == 0, "zstd %d: a cut stream converts",
+	/* without the end marker (32 bytes) and the FINISHED_ROUND before it */
+	if (stat(in, &sb) || truncate(in, sb.st_size - 40))
+		abort();
+	if (ok(convert(in, &st, out, sizeof(out), &r) == 0, "zstd %d: a cut stream converts",
 	       level)) {
-		ok(st.cut_short || st.truncated, "zstd %d: said to be cut (cut %d, truncated %d)",
-		   level, st.cut_short, st.truncated);
+		ok(st.cut_short && !st.truncated && st.samples == 10,
+		   "zstd %d: 10 samples, said to be cut short", level);
 		prec_reader__free(r);
 		unlink(out);
 	}
+	/* inside the header: no record at all, which the file form cannot say */
+	if (truncate(in, 200))
+		abort();
+	ok(convert(in, &st, out, sizeof(out), &r) == -ENODATA,
+	   "zstd %d: a stream cut in its header is -ENODATA", level);
+	unlink(out);
 	unlink(in);
 }
 
