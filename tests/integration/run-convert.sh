@@ -7,7 +7,8 @@
 #   - perf report -D counts as many SAMPLE records as preport -D counts in the input;
 #   - perf annotate --stdio annotates a sampled function (exit 0, its name and 'Percent');
 #   - hotspot-perfparser --print-stats reads that many samples (skipped without hotspot);
-#   - perf diff of two converted files exits 0 and lists hot_a.
+#   - perf diff of two converted files exits 0 and lists hot_a;
+#   - preport's report of it is the report of the input, byte for byte.
 # Inputs: write-stream's synthetic streams of the demo (compressed and plain; these need no
 # perf_event_open) and, where the kernel lets us record, precord's own recording (its
 # build-id for the demo is listed by perf buildid-list), one of precord killed by SIGKILL
@@ -55,6 +56,14 @@ converted() {
 		ok "$1: a perf.data file of mode $_mode"
 	else
 		bad "$1: mode $_mode, magic '$(head -c 8 "$3")'"
+	fi
+	"$PREPORT" -i "$2" --no-children --sort sym >"$3.in.rep" 2>/dev/null
+	"$PREPORT" -i "$3" --no-children --sort sym >"$3.rep" 2>/dev/null
+	if cmp -s "$3.in.rep" "$3.rep" && grep -q hot_a "$3.rep"; then
+		ok "$1: preport reports the same of both files"
+	else
+		_d=$(diff "$3.in.rep" "$3.rep" | sed -n 2,3p | join_lines)
+		bad "$1: preport's reports differ: $_d"
 	fi
 }
 
@@ -145,7 +154,7 @@ if probe_perf_event; then
 	if [ "$(grep -c . "$kf.perf.err")" -eq 2 ] && grep -q "$_want" "$kf.perf.err"; then
 		ok "killed: one warning: $(head -n 1 "$kf.perf.err")"
 	else
-		bad "killed: want a 'cut short' warning, then the summary: $(lines "$kf.perf.err" 3)"
+		bad "killed: want a 'cut short' warning and the summary: $(lines "$kf.perf.err" 3)"
 	fi
 	tools_read "killed" "$kf.perf" "$(preport_samples "$kf")" hot_a
 
