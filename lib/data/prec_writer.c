@@ -783,7 +783,6 @@ int prec_writer__finish(struct prec_writer *w)
 	return err;
 }
 
-
 void prec_writer__get_stats(const struct prec_writer *w, struct prec_writer_stats *ret)
 {
 	*ret = w->stats;

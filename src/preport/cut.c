@@ -74,8 +74,8 @@ void preport_warn_cut(const struct prec_reader *r, const char *input,
 		return;
 	if (!t->first)
 		fprintf(stderr,
-			"preport: warning: %s was cut short (no end marker) before any "
-			"timed sample; %s\n",
+			"preport: warning: %s was cut short (no end marker); it holds no timed "
+			"sample; %s\n",
 			name, why);
 	else if (wall_time(r, t->last, when, sizeof(when)))
 		fprintf(stderr,

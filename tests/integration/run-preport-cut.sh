@@ -9,6 +9,7 @@
 #     on the perf clock)"; the report is still printed in full (hot_a 75%);
 #   - with use_clockid and a CLOCK_DATA feature tying the clock to the wall clock: the line
 #     gives the date and time of the end (TZ=UTC);
+#   - without any sample: the line says it holds no timed sample;
 #   - a stream without precord's VERSION (as perf writes) and without the marker: no warning;
 #   - --header-only does not read the records and says nothing;
 #   - the cut stream converted to perf's file form (precord convert): no warning.
@@ -96,6 +97,16 @@ stream clock --precord --cut --clock-data 1795000000000000000
 run clock -i "$workdir/clock.data"
 warned "cut, CLOCK_DATA" \
 	"it ends at 2026-11-18 11:06:40.400 UTC, 0.399 s after the first sample"
+
+"$WRITE_STREAM" -o "$workdir/nosamples.data" --precord --cut "$DEMO" hot_a:0 ||
+	fail "write-stream without samples failed"
+run nosamples -D -i "$workdir/nosamples.data"
+if [ "$rc" -eq 0 ] && [ "$(grep -c . "$err")" -eq 1 ] &&
+	grep -q "was cut short (no end marker); it holds no timed sample; " "$err"; then
+	ok "cut, no samples: one line: $(cat "$err")"
+else
+	bad "cut, no samples: exit $rc: $(lines "$err" 3)"
+fi
 
 stream notours --cut
 run notours -i "$workdir/notours.data"
