@@ -16,8 +16,9 @@
 #                   still read the file, with samples (hot_a 75%) and equal record counts;
 #                   preport -D and preport warn in one line that it was cut short and when it
 #                   ends, which they never do for the normal ends above (their stderr is empty)
-#   disk full       precord writing to a full 256 KiB tmpfs (where one can be mounted): exit
-#                   1, one line about the write error, and preport warns the file was cut short
+#   disk full       precord recording 3000 short processes (megabytes of records, however
+#                   busy the machine) into a 256 KiB tmpfs (where one can be mounted): exit 1,
+#                   one line about the write error, and preport warns the file was cut short
 #   errors          nonexistent command: 127 and one line on stderr naming it; unwritable
 #                   output (-o /proc/x/y): 1, one line naming the file, and the workload never
 #                   runs; unknown event, bad CPU list, PID that does not exist: non-zero and
@@ -187,8 +188,10 @@ small=$workdir/small
 mkdir "$small"
 if mount -t tmpfs -o size=256k,mode=0700 precord-test "$small" 2>"$workdir/mount.err"; then
 	f=$small/full.data
+	# 3000 short processes: their COMM, MMAP2, FORK, EXIT and SWITCH records alone come to
+	# megabytes, however little CPU time the machine gives them
 	record full -e cpu-clock -F 4000 -g --no-compress --flush-interval 100 -o "$f" -- \
-		"$DEMO" 3000
+		sh -c 'i=0; while [ $i -lt 3000 ]; do /bin/true; i=$((i + 1)); done'
 	check_status "disk full" "$rec_rc" 1
 	if grep -q "^precord: cannot write '$f': No space left on device" "$workdir/full.err"; then
 		ok "disk full: precord says so: $(grep "cannot write" "$workdir/full.err")"
