@@ -317,6 +317,16 @@ uint64_t prec_record__id(const struct prec_sample_layout *l, const void *rec, si
 	return v;
 }
 
+void prec_time_range__add(struct prec_time_range *t, uint64_t time)
+{
+	if (!time)
+		return;
+	if (!t->first || time < t->first)
+		t->first = time;
+	if (time > t->last)
+		t->last = time;
+}
+
 uint64_t prec_sample__time(const struct prec_sample_layout *l, const void *rec, size_t size)
 {
 	uint64_t st = l->sample_type, t = 0;

@@ -134,6 +134,13 @@ struct prec_mmap2 {
  */
 int prec_mmap2__parse(const void *rec, size_t size, struct prec_mmap2 *ret);
 
+/* The earliest and the latest of a set of sample times (0 and 0: none yet). */
+struct prec_time_range {
+	uint64_t first, last;
+};
+/* Count `time` in; 0 (no time) is ignored. */
+void prec_time_range__add(struct prec_time_range *t, uint64_t time);
+
 /* Number of set bits, for register masks. */
 unsigned int prec_popcount64(uint64_t v);
 

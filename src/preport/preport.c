@@ -678,7 +678,7 @@ int main(int argc, char **argv)
 	}
 	if (!err && !o.header_only) {
 		if (o.dump_raw)
-			err = preport_dump(r, stdout);
+			err = preport_dump(r, o.input, stdout);
 		else
 			err = preport_report(r, o.input, &ro, stdout);
 	}

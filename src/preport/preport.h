@@ -58,7 +58,17 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 		   FILE *out);
 
 /* -D: one line per record, then totals per type. Returns 0 or -errno. */
-int preport_dump(struct prec_reader *r, FILE *out);
+int preport_dump(struct prec_reader *r, const char *input, FILE *out);
+
+/* Counts the time of `rec` into `t` if it is a SAMPLE. */
+void preport_times_add_record(struct prec_time_range *t, const struct prec_reader *r,
+			      const struct prec_record *rec);
+/*
+ * After the last record was read: one warning line on stderr if `r` is a precord stream that
+ * was cut short (prec_reader__cut_short()), saying when it ends.
+ */
+void preport_warn_cut(const struct prec_reader *r, const char *input,
+		      const struct prec_time_range *t);
 
 /*
  * --header / --header-only: print the header and its features.  In pipe form call

@@ -94,6 +94,7 @@ struct rep {
 	unsigned int cur;
 	size_t queued_bytes; /* of the records in the queue, padded */
 	uint64_t seq, round_max, prev_round_max;
+	struct prec_time_range times; /* of the samples, for the cut-short warning */
 	/* the frames of the sample being resolved (one of frbuf), and in the other those of
 	 * the stack that waits to go into the trie (see defer_stack) */
 	struct prec_hist_frame *frames;
@@ -957,6 +958,7 @@ static int read_records(struct rep *R, const char *input)
 			if (rec.type == PERF_RECORD_SAMPLE) {
 				/* fully parsed when processed; here only its time */
 				time = prec_sample__time(&ev->layout, rec.data, rec.size);
+				prec_time_range__add(&R->times, time);
 				/* processed a round later: a kernel sample's symbols (kallsyms, the
 				 * longest load) start loading now */
 				if (cpumode_kernel(rec.misc))
@@ -1141,6 +1143,8 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	phase_end(&ph, "setup");
 	err = read_records(&R, input);
 	phase_end(&ph, "read");
+	if (!err)
+		preport_warn_cut(r, input, &R.times);
 	free_reading(&R);
 	if (!err || err == -EBADMSG) {
 		/* indexing needs no symbols: done while the other thread may still load them,

@@ -85,6 +85,31 @@ preport_reads() {
 	fi
 }
 
+# cut_warning LABEL STDERR-FILE: the only line in STDERR-FILE is preport's warning that the
+# recording was cut short, with the time it ends at.
+cut_warning() {
+	_want='^preport: warning: .* was cut short [(]no end marker[)]: it ends (at [0-9: .-]* [A-Z]*, )?[0-9.]* s'
+	if [ "$(grep -c . "$2")" -eq 1 ] && grep -E -q "$_want after the first sample" "$2"; then
+		ok "$1: one warning line: $(cat "$2")"
+	else
+		bad "$1: want one 'cut short' warning on stderr, got: $(lines "$2" 3)"
+	fi
+}
+
+# cut_readable LABEL FILE: like readable, but preport -D and preport warn that FILE was cut.
+cut_readable() {
+	"$PREPORT" -D -i "$2" >"$2.dump" 2>"$2.dump.err"
+	_rc=$?
+	grep -F ': SAMPLE ' "$2.dump" >"$2.samples"
+	check "$_rc" "$1: preport -D reads it ($(grep -c . "$2.samples") samples, exit $_rc)"
+	cut_warning "$1: preport -D" "$2.dump.err"
+	"$PREPORT" -i "$2" >"$2.report" 2>"$2.report.err"
+	check $? "$1: preport reads it"
+	cut_warning "$1: preport" "$2.report.err"
+	counts_agree "$1" "$2"
+	perf_report "$1" "$2" sym "$2.rep"
+}
+
 # counts_agree LABEL FILE: perf's record counts of FILE equal preport -D's (FILE.dump, from
 # preport_reads).
 counts_agree() {

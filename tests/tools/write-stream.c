@@ -13,6 +13,11 @@
  * MMAP2 per executable PT_LOAD segment of BINARY, FINISHED_INIT, COUNT user SAMPLEs inside
  * each SYMBOL (interleaved in proportion), FINISHED_ROUND.
  *
+ * --precord writes the VERSION feature precord writes ("precord test"), so that the stream
+ * counts as precord's; --cut leaves the end marker out, as a killed precord does;
+ * --clock-data WALL_NS sets use_clockid (CLOCK_MONOTONIC) and a CLOCK_DATA feature that puts
+ * time 0 of the samples' clock at WALL_NS nanoseconds after the epoch.
+ *
  * With --caller (one of the SYMBOLs, which may have COUNT 0), samples also have a call chain:
  * PERF_CONTEXT_USER, the ip, a return address in the caller; with --bad-chain N every Nth
  * sample's chain ends with -72, a value above PERF_CONTEXT_MAX that is no context (a
@@ -45,6 +50,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "prec_abi.h"
@@ -81,7 +87,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s -o OUT [--no-compress] [--level N] [--pid N] [--caller SYMBOL "
-		"[--bad-chain N]] [--map-name PATH] [--ino-gen N] [--kernel-bug] BINARY "
+		"[--bad-chain N]] [--map-name PATH] [--ino-gen N] [--kernel-bug] [--precord] [--cut] "
+		"[--clock-data WALL_NS] BINARY "
 		"SYMBOL:COUNT...\n",
 		prog);
 }
@@ -240,7 +247,16 @@ out:
 	return rc;
 }
 
-static int write_features(struct prec_writer *w, int argc, char **argv)
+/* What the stream says of its writer, its end and its clock. */
+struct stream_opts {
+	bool precord; /* VERSION "precord test" */
+	bool cut; /* no end marker */
+	bool clock_data;
+	uint64_t wall_ns; /* CLOCK_DATA: the wall-clock time of clock time 0 */
+};
+
+static int write_features(struct prec_writer *w, int argc, char **argv,
+			  const struct stream_opts *so)
 {
 	static const char *const names[] = {"cpu-clock"};
 	struct utsname u;
@@ -262,6 +278,19 @@ static int write_features(struct prec_writer *w, int argc, char **argv)
 	if (!err)
 		err = prec_writer__add_feature_strings(w, PREC_FEAT_CMDLINE,
 						       (const char *const *)argv, (size_t)argc);
+	if (!err && so->precord)
+		err = prec_writer__add_feature_string(w, PREC_FEAT_VERSION,
+						      PREC_VERSION_PREFIX "test");
+	if (!err && so->clock_data) {
+		/* u32 version 1, u32 clockid, u64 wall-clock ns, u64 clock ns of the same moment */
+		uint32_t head[2] = {1, CLOCK_MONOTONIC};
+		uint64_t at[2] = {so->wall_ns, 0};
+		unsigned char cd[24];
+
+		memcpy(cd, head, 8);
+		memcpy(cd + 8, at, 16);
+		err = prec_writer__add_feature(w, PREC_FEAT_CLOCK_DATA, cd, sizeof(cd));
+	}
 	if (!err)
 		err = prec_writer__add_event_desc(w, names);
 	return err;
@@ -280,7 +309,8 @@ struct map_opts {
 
 static int write_stream(struct prec_writer *w, int argc, char **argv, const char *binary,
 			const struct elf_info *info, const struct sym_req *reqs, size_t n,
-			uint32_t pid, const struct chain_opts *co, const struct map_opts *mo)
+			uint32_t pid, const struct chain_opts *co, const struct map_opts *mo,
+			const struct stream_opts *so)
 {
 	struct perf_event_attr attr;
 	unsigned long done[MAX_SYMS] = {0};
@@ -308,12 +338,16 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 	attr.sample_id_all = 1;
 	attr.mmap2 = 1;
 	attr.comm_exec = 1;
+	if (so->clock_data) {
+		attr.use_clockid = 1;
+		attr.clockid = CLOCK_MONOTONIC;
+	}
 
 	if (stat(binary, &st))
 		return -errno;
 	err = prec_writer__add_attr(w, &attr, &id, 1);
 	if (!err)
-		err = write_features(w, argc, argv);
+		err = write_features(w, argc, argv, so);
 	if (!err)
 		err = prec_writer__end_header(w);
 	if (!err)
@@ -376,7 +410,7 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 	if (!err)
 		err = prec_writer__add_finished_round(w);
 	if (!err)
-		err = prec_writer__finish(w);
+		err = so->cut ? prec_writer__flush(w) : prec_writer__finish(w);
 	return err;
 }
 
@@ -390,7 +424,10 @@ int main(int argc, char **argv)
 		OPT_BAD_CHAIN,
 		OPT_MAP_NAME,
 		OPT_INO_GEN,
-		OPT_KERNEL_BUG
+		OPT_KERNEL_BUG,
+		OPT_PRECORD,
+		OPT_CUT,
+		OPT_CLOCK_DATA
 	};
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -402,6 +439,9 @@ int main(int argc, char **argv)
 	    {"map-name", required_argument, NULL, OPT_MAP_NAME},
 	    {"ino-gen", required_argument, NULL, OPT_INO_GEN},
 	    {"kernel-bug", no_argument, NULL, OPT_KERNEL_BUG},
+	    {"precord", no_argument, NULL, OPT_PRECORD},
+	    {"cut", no_argument, NULL, OPT_CUT},
+	    {"clock-data", required_argument, NULL, OPT_CLOCK_DATA},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -412,7 +452,8 @@ int main(int argc, char **argv)
 	const char *out = NULL, *caller = NULL;
 	struct chain_opts co = {0};
 	struct map_opts mo = {0};
-	char binary[PATH_MAX];
+	struct stream_opts so = {0};
+	char binary[PATH_MAX], *end;
 	unsigned long v, pid = 4242;
 	size_t n = 0;
 	int c, i, fd, err;
@@ -465,6 +506,22 @@ int main(int argc, char **argv)
 			break;
 		case OPT_KERNEL_BUG:
 			mo.kernel_bug = true;
+			break;
+		case OPT_PRECORD:
+			so.precord = true;
+			break;
+		case OPT_CUT:
+			so.cut = true;
+			break;
+		case OPT_CLOCK_DATA:
+			errno = 0;
+			so.wall_ns = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-') {
+				fprintf(stderr, "%s: --clock-data takes nanoseconds, not '%s'\n",
+					prog, optarg);
+				return 2;
+			}
+			so.clock_data = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -523,7 +580,8 @@ int main(int argc, char **argv)
 	}
 	err = prec_writer__new(fd, &wopts, &w);
 	if (!err)
-		err = write_stream(w, argc, argv, binary, &info, reqs, n, (uint32_t)pid, &co, &mo);
+		err = write_stream(w, argc, argv, binary, &info, reqs, n, (uint32_t)pid, &co, &mo,
+				   &so);
 	prec_writer__free(w);
 	if (fd != STDOUT_FILENO && close(fd) && !err)
 		err = -errno;
