@@ -22,6 +22,10 @@
  * for ET_DYN, 0 for ET_EXEC), so a sample at base + st_value + k lies at file offset
  * st_value - p_vaddr + p_offset + k, which is where a reader finds the symbol again.
  *
+ * With --wall SECONDS the samples are on CLOCK_MONOTONIC (attr use_clockid) and the stream has
+ * the CLOCKID and CLOCK_DATA features, which put the first sample at that wall-clock time
+ * (seconds since the epoch); --step-ms N spaces the samples N ms apart (default 1 ms).
+ *
  * Errors are reported in one line on stderr; the exit status is 1 (2 for a usage error).
  */
 #include <errno.h>
@@ -38,6 +42,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "prec_abi.h"
@@ -74,7 +79,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s -o OUT [--no-compress] [--level N] [--pid N] [--caller SYMBOL "
-		"[--bad-chain N]] BINARY SYMBOL:COUNT...\n",
+		"[--bad-chain N]] [--wall SECONDS] [--step-ms N] BINARY SYMBOL:COUNT...\n",
 		prog);
 }
 
@@ -264,13 +269,39 @@ struct chain_opts {
 	unsigned long bad_every; /* 0: none */
 };
 
+struct time_opts {
+	uint64_t wall_s; /* 0: no wall-clock data */
+	uint64_t step_ns; /* between samples */
+};
+
+#define FIRST_SAMPLE_TIME 1000000ULL
+
+/* CLOCKID (1 ns) and CLOCK_DATA: the first sample's time is wall_s on the wall clock. */
+static int write_clock(struct prec_writer *w, const struct time_opts *to)
+{
+	uint64_t res = 1;
+	unsigned char cd[24];
+	uint32_t version = 1, clockid = CLOCK_MONOTONIC;
+	uint64_t tod = to->wall_s * 1000000000ULL, clk = FIRST_SAMPLE_TIME;
+	int err;
+
+	memcpy(cd, &version, 4);
+	memcpy(cd + 4, &clockid, 4);
+	memcpy(cd + 8, &tod, 8);
+	memcpy(cd + 16, &clk, 8);
+	err = prec_writer__add_feature(w, PREC_FEAT_CLOCKID, &res, sizeof(res));
+	if (!err)
+		err = prec_writer__add_feature(w, PREC_FEAT_CLOCK_DATA, cd, sizeof(cd));
+	return err;
+}
+
 static int write_stream(struct prec_writer *w, int argc, char **argv, const char *binary,
 			const struct elf_info *info, const struct sym_req *reqs, size_t n,
-			uint32_t pid, const struct chain_opts *co)
+			uint32_t pid, const struct chain_opts *co, const struct time_opts *to)
 {
 	struct perf_event_attr attr;
 	unsigned long done[MAX_SYMS] = {0};
-	uint64_t id = 1, time = 1000000, total = 0, emitted = 0;
+	uint64_t id = 1, time = FIRST_SAMPLE_TIME, total = 0, emitted = 0;
 	const char *comm = strrchr(binary, '/') ? strrchr(binary, '/') + 1 : binary;
 	struct stat st;
 	size_t i;
@@ -294,12 +325,18 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 	attr.sample_id_all = 1;
 	attr.mmap2 = 1;
 	attr.comm_exec = 1;
+	if (to->wall_s) {
+		attr.use_clockid = 1;
+		attr.clockid = CLOCK_MONOTONIC;
+	}
 
 	if (stat(binary, &st))
 		return -errno;
 	err = prec_writer__add_attr(w, &attr, &id, 1);
 	if (!err)
 		err = write_features(w, argc, argv);
+	if (!err && to->wall_s)
+		err = write_clock(w, to);
 	if (!err)
 		err = prec_writer__end_header(w);
 	if (!err)
@@ -349,7 +386,7 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 				s.callchain_nr =
 					co->bad_every && (emitted + 1) % co->bad_every == 0 ? 4 : 3;
 			}
-			time += SAMPLE_PERIOD;
+			time += to->step_ns;
 			err = prec_writer__add_sample(w, 0, PERF_RECORD_MISC_USER, &s);
 			done[i]++;
 			emitted++;
@@ -364,7 +401,8 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 
 int main(int argc, char **argv)
 {
-	enum { OPT_NO_COMPRESS = 256, OPT_LEVEL, OPT_PID, OPT_CALLER, OPT_BAD_CHAIN };
+	enum { OPT_NO_COMPRESS = 256, OPT_LEVEL, OPT_PID, OPT_CALLER, OPT_BAD_CHAIN, OPT_WALL,
+	       OPT_STEP_MS };
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"no-compress", no_argument, NULL, OPT_NO_COMPRESS},
@@ -372,6 +410,8 @@ int main(int argc, char **argv)
 	    {"pid", required_argument, NULL, OPT_PID},
 	    {"caller", required_argument, NULL, OPT_CALLER},
 	    {"bad-chain", required_argument, NULL, OPT_BAD_CHAIN},
+	    {"wall", required_argument, NULL, OPT_WALL},
+	    {"step-ms", required_argument, NULL, OPT_STEP_MS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -381,6 +421,7 @@ int main(int argc, char **argv)
 	struct prec_writer *w = NULL;
 	const char *out = NULL, *caller = NULL;
 	struct chain_opts co = {0};
+	struct time_opts to = {0, SAMPLE_PERIOD};
 	char binary[PATH_MAX];
 	unsigned long v, pid = 4242;
 	size_t n = 0;
@@ -420,6 +461,22 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			co.bad_every = v;
+			break;
+		case OPT_WALL:
+			if (parse_ulong(optarg, 1UL << 40, &v) || !v) {
+				fprintf(stderr, "%s: --wall takes seconds since the epoch, not '%s'\n",
+					prog, optarg);
+				return 2;
+			}
+			to.wall_s = v;
+			break;
+		case OPT_STEP_MS:
+			if (parse_ulong(optarg, 86400000UL, &v) || !v) {
+				fprintf(stderr, "%s: --step-ms takes a positive number, not '%s'\n",
+					prog, optarg);
+				return 2;
+			}
+			to.step_ns = v * 1000000ULL;
 			break;
 		case 'h':
 			usage(stdout);
@@ -478,7 +535,7 @@ int main(int argc, char **argv)
 	}
 	err = prec_writer__new(fd, &wopts, &w);
 	if (!err)
-		err = write_stream(w, argc, argv, binary, &info, reqs, n, (uint32_t)pid, &co);
+		err = write_stream(w, argc, argv, binary, &info, reqs, n, (uint32_t)pid, &co, &to);
 	prec_writer__free(w);
 	if (fd != STDOUT_FILENO && close(fd) && !err)
 		err = -errno;
