@@ -16,8 +16,8 @@
 
 int prec_clock__from_stream(const struct prec_reader *r, struct prec_clock *ret)
 {
-	struct prec_feat_cursor c = { 0 };
-	struct prec_clock clk = { 0 };
+	struct prec_feat_cursor c = {0};
+	struct prec_clock clk = {0};
 	uint32_t version, clockid;
 	size_t i, nev;
 	int err;

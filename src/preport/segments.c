@@ -86,7 +86,8 @@ static int stream_window(const struct preport_input *in, struct prec_reader *r, 
 				name, err == -ENODATA ? "no" : "unusable");
 		else
 			prec_warn("segment %s has %s wall-clock data (CLOCK_DATA): all its "
-				  "samples are counted", name, err == -ENODATA ? "no" : "unusable");
+				  "samples are counted",
+				  name, err == -ENODATA ? "no" : "unusable");
 		return err;
 	}
 	s->window = true;
@@ -156,9 +157,11 @@ int preport_input__new_dir(const char *path, const struct preport_range *range,
 		err = -ENOMEM;
 	if (err) {
 		if (err == -ENOENT)
-			fprintf(stderr, "preport: no segments in '%s' (files named "
-					"precord-YYYYMMDDTHHMMSS.mmmZ-N.data); give a directory "
-					"written by precord daemon, or a recording file\n", path);
+			fprintf(stderr,
+				"preport: no segments in '%s' (files named "
+				"precord-YYYYMMDDTHHMMSS.mmmZ-N.data); give a directory "
+				"written by precord daemon, or a recording file\n",
+				path);
 		else
 			fprintf(stderr, "preport: cannot read the directory '%s': %s\n", path,
 				strerror(-err));
@@ -224,9 +227,8 @@ static int open_segment(struct preport_input *in, size_t k, struct prec_reader *
 	}
 	if (err) {
 		if (!*why)
-			*why = err == -EBADMSG || err == -EPROTONOSUPPORT
-				       ? preport_why(err)
-				       : strerror(-err);
+			*why = err == -EBADMSG || err == -EPROTONOSUPPORT ? preport_why(err)
+									  : strerror(-err);
 		prec_reader__free(r);
 		if (fd >= 0)
 			close(fd);
@@ -339,7 +341,7 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 	for (i = 0; i < in->npick; i++) {
 		size_t k = in->pick[i];
 		const struct prec_segment *seg = &in->segs[k];
-		struct seg_count c = { 0 };
+		struct seg_count c = {0};
 		struct prec_reader *r;
 
 		/* what is wrong goes in the listing, not in warnings too */
@@ -403,7 +405,8 @@ int preport_input__dump(struct preport_input *in, FILE *out)
 		const char *why;
 		int err;
 
-		fprintf(out, "# ======== segment %s%s ========\n", seg->name, seg->live ? " (live)" : "");
+		fprintf(out, "# ======== segment %s%s ========\n", seg->name,
+			seg->live ? " (live)" : "");
 		if (open_segment(in, in->pick[i], &r, &why)) {
 			prec_warn("segment %s is damaged (%s); skipped", seg->name, why);
 			continue;

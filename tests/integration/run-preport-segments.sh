@@ -106,9 +106,11 @@ run dir -q --folded -i "$dir"
 if expect_ok "preport -i DIR --folded"; then
 	sort "$out" >"$workdir/dir.got"
 	if cmp -s "$workdir/sum.want" "$workdir/dir.got"; then
-		ok "DIR's folded stacks are the sums of its segments': $(join_lines <"$workdir/dir.got")"
+		ok "DIR's folded stacks are the sums of its segments':" \
+			"$(join_lines <"$workdir/dir.got")"
 	else
-		bad "DIR's folded stacks $(join_lines <"$workdir/dir.got"), want $(join_lines <"$workdir/sum.want")"
+		bad "DIR's folded stacks $(join_lines <"$workdir/dir.got")," \
+			"want $(join_lines <"$workdir/sum.want")"
 	fi
 fi
 run dirstdio -q -i "$dir"
@@ -123,7 +125,8 @@ say "--- --since / --until"
 count "--since @t1+2 --until @t2+1 (20 of segment 1, 11 of segment 2)" 31 \
 	-i "$dir" --since "@$((t1 + 2))" --until "@$((t2 + 1))"
 count "--since -2h (segments 2 and 3)" 50 -i "$dir" --since -2h
-count "--until @t1+1.05 (samples at 0.0 to 1.0 s of segment 1)" 11 -i "$dir" --until "@$((t1 + 1)).05"
+count "--until @t1+1.05 (samples at 0.0 to 1.0 s of segment 1)" 11 \
+	-i "$dir" --until "@$((t1 + 1)).05"
 local_since=$(date -d "@$t2" '+%Y-%m-%d %H:%M:%S')
 local_until=$(date -d "@$((t2 + 2))" '+%H:%M:%S')
 count "--since '$local_since' --until $local_until (local time; 21 of segment 2)" 21 \
@@ -211,13 +214,15 @@ rdir=$workdir/recorded
 mkdir -m 700 "$rdir"
 if [ ! -x "$PRECORD" ]; then
 	say "no precord: skipped"
-elif ! "$PRECORD" -q -e cpu-clock -o "$workdir/probe.data" -- true >/dev/null 2>"$workdir/probe.err"; then
+elif ! "$PRECORD" -q -e cpu-clock -o "$workdir/probe.data" -- true >/dev/null \
+	2>"$workdir/probe.err"; then
 	say "precord cannot record here ($(lines "$workdir/probe.err" 1)): skipped"
 else
 	: >"$workdir/rsum.in"
 	for i in 1 2; do
 		f=$rdir/$(segname "$((now - 100 + i * 10))" "$i")
-		"$PRECORD" -q -e cpu-clock -F 499 -o "$f" -- "$DEMO" 300 >/dev/null 2>"$workdir/rec$i.err" ||
+		"$PRECORD" -q -e cpu-clock -F 499 -o "$f" -- "$DEMO" 300 >/dev/null \
+			2>"$workdir/rec$i.err" ||
 			bad "precord recording $i failed: $(lines "$workdir/rec$i.err" 2)"
 		run rone -q --folded -i "$f"
 		expect_ok "recording $i alone" && cat "$out" >>"$workdir/rsum.in"
@@ -227,8 +232,9 @@ else
 	run rdir -q --folded -i "$rdir"
 	if expect_ok "preport -i DIR of two precord recordings"; then
 		sort "$out" >"$workdir/rdir.got"
+		n="$(folded_total "$out") samples, $(grep -c . "$out") stacks"
 		cmp -s "$workdir/rsum.want" "$workdir/rdir.got"
-		check $? "their folded stacks are the sums of the two files' ($(folded_total "$out") samples; $(grep -c . "$out") stacks)"
+		check $? "their folded stacks are the sums of the two files' ($n)"
 		grep -q 'hot_a' "$out"
 		check $? "hot_a is named"
 	fi

@@ -36,7 +36,7 @@ static int clock_of(const struct spec *sp, struct prec_clock *ret)
 	struct perf_event_attr attr;
 	struct prec_writer *w = NULL;
 	struct prec_reader *r = NULL;
-	unsigned char cd[32] = { 0 };
+	unsigned char cd[32] = {0};
 	uint64_t id = 1, tod = TOD, clk = CLK, res = 1;
 	int fd = mkstemp(path), err;
 
@@ -80,7 +80,7 @@ static int clock_of(const struct spec *sp, struct prec_clock *ret)
 
 static void test_features(void)
 {
-	const struct spec good = { true, 1, CLOCK_MONOTONIC, 24, true, CLOCK_MONOTONIC, true };
+	const struct spec good = {true, 1, CLOCK_MONOTONIC, 24, true, CLOCK_MONOTONIC, true};
 	struct spec sp;
 	struct prec_clock c;
 	int err;
@@ -128,9 +128,9 @@ static void test_features(void)
 
 static void test_conversions(void)
 {
-	struct prec_clock c = { CLOCK_MONOTONIC, 1, TOD, CLK };
-	struct prec_clock small = { CLOCK_MONOTONIC, 1, 5, 1000 };
-	struct prec_clock late = { CLOCK_MONOTONIC, 1, 5, UINT64_MAX - 10 };
+	struct prec_clock c = {CLOCK_MONOTONIC, 1, TOD, CLK};
+	struct prec_clock small = {CLOCK_MONOTONIC, 1, 5, 1000};
+	struct prec_clock late = {CLOCK_MONOTONIC, 1, 5, UINT64_MAX - 10};
 
 	is_u64(prec_clock__wall(&c, CLK), TOD, "the reference moment maps to its wall time");
 	is_u64(prec_clock__wall(&c, CLK + 2500000000ULL), TOD + 2500000000ULL,
