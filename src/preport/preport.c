@@ -772,6 +772,9 @@ int main(int argc, char **argv)
 	signal(SIGBUS, on_sigbus);
 	ro.cache_dir = no_cache ? NULL : cache_dir(cache_buf, sizeof(cache_buf));
 
+	if (range.set && o.dump_raw)
+		prec_warn("-D prints every record: --since and --until only pick the segments of "
+			  "a directory");
 	rc = 1;
 	if (preport_is_dir(o.input)) {
 		rc = run_dir(&o, &range, &ro);

@@ -119,10 +119,10 @@ struct rep {
 	/* the stream being read: its events' numbers among all streams' (struct gev), and
 	 * --since/--until as a window of its sample times */
 	uint32_t *evmap;
-	struct prec_strset comms; /* the comms of the hist's contexts */
-	size_t evmap_cap;
+	size_t evmap_cap, nr_gev;
 	bool win;
 	uint64_t win_lo, win_hi;
+	struct prec_strset comms; /* the comms of the hist's contexts */
 	bool unwind; /* samples' user stack copies are unwound (x86-64) */
 	uint64_t *uw_ips; /* a chain with its user part unwound */
 	size_t uw_cap;
@@ -1144,6 +1144,8 @@ static int start_stream(struct rep *R, struct gevs *g, const struct preport_stre
 
 		if (k < 0)
 			return (int)k;
+		if ((size_t)k >= R->nr_gev)
+			return -ESTALE; /* not in the first pass: the file changed since */
 		R->evmap[i] = (uint32_t)k;
 		if (!(ev->layout.sample_type & PERF_SAMPLE_TIME) || !ev->layout.sample_id_all)
 			R->ordered = false;
@@ -1191,6 +1193,10 @@ static int read_streams(struct rep *R, struct preport_input *in, struct survey *
 			err = read_records(R, s.path);
 		first = false;
 		preport_input__close_stream(in, &s);
+		if (err == -ESTALE) {
+			prec_warn("%s changed while it was read; skipped", s.name);
+			err = 0;
+		}
 		if (err == -EBADMSG && preport_input__is_dir(in)) {
 			prec_warn("segment %s is corrupt (%s): its records before that are counted",
 				  s.name, preport_why(err));
@@ -1276,6 +1282,7 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	callchains = sv.callchains;
 	stack_copies = sv.stack_copies;
 	nev = sv.ev.n;
+	R.nr_gev = nev;
 
 	/* the machine facts of the first stream stand for all */
 	if (sv.nr_ok) {

@@ -171,6 +171,15 @@ int preport_input__new_dir(const char *path, const struct preport_range *range,
 	for (i = 0; i < in->nsegs; i++)
 		if (overlaps(in, i))
 			in->pick[in->npick++] = i;
+	if (!in->npick) {
+		char a[32], b[32];
+
+		preport_format_wall(in->segs[0].start_ns, false, a, sizeof(a));
+		preport_format_wall(prec_segment_end_ns(in->segs, in->nsegs, in->nsegs - 1), false,
+				    b, sizeof(b));
+		prec_warn("no segment of %s is in the time range asked for; they span %s to %s",
+			  path, a, b);
+	}
 	*ret = in;
 	return 0;
 }
@@ -266,6 +275,10 @@ int preport_input__open_stream(struct preport_input *in, size_t i, struct prepor
 	}
 	seg = &in->segs[in->pick[i]];
 	err = open_segment(in, in->pick[i], &r, &why);
+	if (err == -ENOENT) {
+		prec_warn("segment %s is gone (deleted since it was listed); skipped", seg->name);
+		return err;
+	}
 	if (err) {
 		prec_warn("segment %s is damaged (%s); skipped", seg->name, why);
 		return err;

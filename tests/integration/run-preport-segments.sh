@@ -132,6 +132,9 @@ local_until=$(date -d "@$((t2 + 2))" '+%H:%M:%S')
 count "--since '$local_since' --until $local_until (local time; 21 of segment 2)" 21 \
 	-i "$dir" --since "$local_since" --until "$local_until"
 count "a range between segments" 0 -i "$dir" --since "@$((t1 + 60))" --until "@$((t1 + 120))"
+run between --folded -i "$dir" --since "@$((t1 + 60))" --until "@$((t1 + 120))"
+grep -q 'warning: no segment of .* is in the time range asked for; they span' "$err"
+check $? "which says what the segments span: $(lines "$err" 1)"
 run range -q -i "$dir" --since "@$((t1 + 2))" --until "@$((t2 + 1))"
 if expect_ok "the report of a range"; then
 	grep -q '^# time range: from .* to .*, 2 of 3 segments' "$out"
