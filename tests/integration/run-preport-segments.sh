@@ -168,7 +168,7 @@ if expect_ok "--header-only -i DIR"; then
 	check $? "the listing counts 40 samples in segment 1: $(grep "^# $(basename "$s1")" "$out")"
 	grep "^# $(basename "$s3")" "$out" | grep -q ' live$'
 	check $? "the listing marks the live segment: $(grep "^# $(basename "$s3")" "$out")"
-	grep -q '^# clockid : monotonic' "$out"
+	grep -q '^# clockid: monotonic (1)$' "$out"
 	check $? "the first segment's header follows, with its clock"
 fi
 run dump -D -i "$dir"
@@ -262,6 +262,16 @@ else
 			-i "$kf" --until "@$((before - 1))"
 		count "perf -k mono: --since after the recording keeps none" 0 \
 			-i "$kf" --since "@$((after + 1))"
+		run pkhdr --header-only -i "$kf"
+		grep -E '^# (clockid|reference time)' "$out" >"$workdir/k.ours"
+		if "$PERF" report --header-only -i "$kf" 2>/dev/null |
+			grep -E '^# (clockid|reference time)' >"$workdir/k.perf"; then
+			n=$(join_lines <"$workdir/k.ours")
+			cmp -s "$workdir/k.ours" "$workdir/k.perf"
+			check $? "perf -k mono: --header-only prints the clock as perf does: $n"
+		else
+			say "perf report --header-only failed: header comparison skipped"
+		fi
 	else
 		say "perf record -k mono failed ($(lines "$workdir/perf-k.err" 1)): skipped"
 	fi
