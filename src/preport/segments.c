@@ -337,7 +337,7 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 {
 	char start[32], end[32], since[32], until[32];
 	uint64_t total_samples = 0, total_bytes = 0;
-	size_t i, shown = 0;
+	size_t i;
 
 	fprintf(out, "# segment directory : %s (%zu segments", in->path, in->nsegs);
 	if (in->range.set) {
@@ -349,7 +349,7 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 		fprintf(out, ", %zu from %s to %s", in->npick, since, until);
 	}
 	fputs(")\n", out);
-	fprintf(out, "# %-45s %-23s %-23s %10s %12s\n", "segment", "start", "end", "samples",
+	fprintf(out, "# %-48s %-23s %-23s %10s %12s\n", "segment", "start", "end", "samples",
 		"bytes");
 	for (i = 0; i < in->npick; i++) {
 		size_t k = in->pick[i];
@@ -369,7 +369,7 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 		preport_format_wall(seg->start_ns, true, start, sizeof(start));
 		preport_format_wall(prec_segment_end_ns(in->segs, in->nsegs, k), true, end,
 				    sizeof(end));
-		fprintf(out, "# %-45s %-23s %-23s %10" PRIu64 " %12" PRIu64, seg->name, start, end,
+		fprintf(out, "# %-48s %-23s %-23s %10" PRIu64 " %12" PRIu64, seg->name, start, end,
 			c.samples, seg->size);
 		if (seg->live)
 			fputs("  live", out);
@@ -380,9 +380,8 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 		fputc('\n', out);
 		total_samples += c.samples;
 		total_bytes += seg->size;
-		shown++;
 	}
-	fprintf(out, "# %-45s %-23s %-23s %10" PRIu64 " %12" PRIu64 "\n#\n", "total", "", "",
+	fprintf(out, "# %-48s %-23s %-23s %10" PRIu64 " %12" PRIu64 "\n#\n", "total", "", "",
 		total_samples, total_bytes);
 	return ferror(out) ? -EIO : 0;
 }
