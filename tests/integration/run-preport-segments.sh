@@ -17,6 +17,7 @@
 #   - --header lists the segments (samples, bytes, live); -D dumps each after a separator;
 #   - a segment cut to 10 bytes and one of random bytes each give one warning naming it,
 #     and the rest still reports; the listing marks them damaged;
+#   - a FIFO and a symbolic link named like segments, and other files, are ignored;
 #   - an empty directory is a one-line error; a bad --since a usage error.
 # Then, where precord can record, two recordings of the demo workload by precord put in a
 # directory: its folded stacks are the sum of the two files' own.
@@ -200,6 +201,19 @@ run damagedhdr --header-only -i "$dir"
 if expect_ok "--header-only with damaged segments"; then
 	[ "$(grep -c 'damaged: ' "$out")" -eq 2 ]
 	check $? "the listing marks the two damaged segments"
+fi
+
+say "--- what is not a segment"
+mkfifo "$dir/$(segname "$((t1 + 50))" 6)"
+ln -s "$s1" "$dir/$(segname "$((t1 + 51))" 7)"
+echo "notes" >"$dir/README"
+out=$workdir/others.out
+err=$workdir/others.err
+timeout 60 "$PREPORT" -q --folded -i "$dir" >"$out" 2>"$err"
+rc=$?
+if expect_ok "a FIFO and a symbolic link named like segments, and a README"; then
+	[ "$(folded_total "$out")" -eq 90 ]
+	check $? "they are ignored: still 90 samples (got $(folded_total "$out"))"
 fi
 
 say "--- errors"
