@@ -19,8 +19,12 @@
 #     and the rest still reports; the listing marks them damaged;
 #   - a FIFO and a symbolic link named like segments, and other files, are ignored;
 #   - an empty directory is a one-line error; a bad --since a usage error.
-# Then, where precord can record, two recordings of the demo workload by precord put in a
-# directory: its folded stacks are the sum of the two files' own.
+# Then, where precord can record: two recordings of the demo workload by precord put in a
+# directory (its folded stacks are the sum of the two files' own), and precord daemon with
+# 1 s segments while demo runs (merged profile = sum of the segments', --since/--until
+# around the run keep all of demo's samples, before it none, the listing has every segment).
+# Where perf can record: perf record -k mono, its wall clock as preport maps it, and
+# --header-only's clock lines identical to perf report's.
 # shellcheck source=tests/integration/test-lib.sh
 . "$(dirname "$0")/test-lib.sh"
 
@@ -228,6 +232,7 @@ fi
 say "--- recordings by precord"
 PRECORD=${PRECORD:-$top_builddir/src/precord/precord}
 rdir=$workdir/recorded
+can_record=no
 mkdir -m 700 "$rdir"
 if [ ! -x "$PRECORD" ]; then
 	say "no precord: skipped"
@@ -235,6 +240,7 @@ elif ! "$PRECORD" -q -e cpu-clock -o "$workdir/probe.data" -- true >/dev/null \
 	2>"$workdir/probe.err"; then
 	say "precord cannot record here ($(lines "$workdir/probe.err" 1)): skipped"
 else
+	can_record=yes
 	: >"$workdir/rsum.in"
 	for i in 1 2; do
 		f=$rdir/$(segname "$((now - 100 + i * 10))" "$i")
@@ -254,6 +260,67 @@ else
 		check $? "their folded stacks are the sums of the two files' ($n)"
 		grep -q 'hot_a' "$out"
 		check $? "hot_a is named"
+	fi
+fi
+
+say "--- segments written by precord daemon"
+ddir=$workdir/daemon
+if [ "$can_record" != yes ]; then
+	say "precord cannot record here: skipped"
+else
+	"$PRECORD" daemon --dir "$ddir" -e cpu-clock -F 199 --switch-output 1s \
+		>/dev/null 2>"$workdir/daemon.err" &
+	dpid=$!
+	# the first segment exists once the daemon records
+	i=0
+	while [ "$i" -lt 100 ] && ! ls "$ddir" 2>/dev/null | grep -q '^precord-'; do
+		kill -0 "$dpid" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+fi
+if [ -f "$workdir/daemon.err" ] && ! kill -0 "$dpid" 2>/dev/null; then
+	wait "$dpid"
+	if grep -q -i -E 'permission|paranoid|not allowed' "$workdir/daemon.err"; then
+		say "precord daemon may not record system-wide here: skipped:" \
+			"$(lines "$workdir/daemon.err" 1)"
+	else
+		bad "precord daemon did not start: $(lines "$workdir/daemon.err" 3)"
+	fi
+elif [ -f "$workdir/daemon.err" ]; then
+	dstart=$(date +%s)
+	"$DEMO" 2500
+	dend=$(($(date +%s) + 1))
+	kill -TERM "$dpid"
+	wait "$dpid"
+	drc=$?
+	[ "$drc" -eq 0 ]
+	check $? "precord daemon stopped cleanly (status $drc): $(lines "$workdir/daemon.err" 3)"
+	nseg=$(ls "$ddir" | grep -c '^precord-.*\.data$')
+	: >"$workdir/dsum.in"
+	for f in "$ddir"/precord-*.data; do
+		run done1 -q --folded --comms demo -i "$f"
+		expect_ok "daemon segment $(basename "$f") alone" && cat "$out" >>"$workdir/dsum.in"
+	done
+	awk '{ n = $NF; $NF = ""; c[$0] += n } END { for (k in c) print k c[k] }' \
+		"$workdir/dsum.in" | sort >"$workdir/dsum.want"
+	run ddir -q --folded --comms demo -i "$ddir"
+	if expect_ok "preport -i DIR of the daemon's $nseg segments"; then
+		sort "$out" >"$workdir/ddir.got"
+		n="$nseg segments, $(folded_total "$out") samples of demo"
+		[ "$nseg" -ge 2 ] && cmp -s "$workdir/dsum.want" "$workdir/ddir.got" &&
+			grep -q hot_a "$out"
+		check $? "the daemon's segments merge into the sum of their profiles ($n)"
+		all=$(folded_total "$out")
+		count "the daemon: --since/--until around the run keep all $all samples of demo" \
+			"$all" --comms demo -i "$ddir" --since "@$dstart" --until "@$dend"
+		count "the daemon: --until before the run keeps none of demo" 0 \
+			--comms demo -i "$ddir" --until "@$((dstart - 2))"
+	fi
+	run dhdr --header-only -i "$ddir"
+	if expect_ok "--header-only on the daemon's directory"; then
+		[ "$(grep -c '^# precord-' "$out")" -eq "$nseg" ] && ! grep -q 'damaged' "$out"
+		check $? "the listing has the $nseg segments, none damaged"
 	fi
 fi
 
