@@ -66,12 +66,12 @@ static bool wall_time(const struct prec_reader *r, uint64_t t, char *buf, size_t
 void preport_warn_cut(const struct prec_reader *r, const char *input,
 		      const struct prec_time_range *t)
 {
-	const char *name = strcmp(input, "-") ? input : "standard input";
-	const char *why = "the recorder was killed or its disk filled up";
+	const char *name, *why = "the recorder was killed or its disk filled up";
 	char when[128];
 
-	if (!prec_reader__cut_short(r))
+	if (!input || !prec_reader__cut_short(r))
 		return;
+	name = strcmp(input, "-") ? input : "standard input";
 	if (!t->first)
 		fprintf(stderr,
 			"preport: warning: %s was cut short (no end marker); it holds no timed "

@@ -34,6 +34,10 @@
  * for ET_DYN, 0 for ET_EXEC), so a sample at base + st_value + k lies at file offset
  * st_value - p_vaddr + p_offset + k, which is where a reader finds the symbol again.
  *
+ * With --wall SECONDS the samples are on CLOCK_MONOTONIC (attr use_clockid) and the stream has
+ * the CLOCKID and CLOCK_DATA features, which put the first sample at that wall-clock time
+ * (seconds since the epoch); --step-ms N spaces the samples N ms apart (default 1 ms).
+ *
  * Errors are reported in one line on stderr; the exit status is 1 (2 for a usage error).
  */
 #include <errno.h>
@@ -88,8 +92,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s -o OUT [--no-compress] [--level N] [--pid N] [--caller SYMBOL "
 		"[--bad-chain N]] [--map-name PATH] [--ino-gen N] [--kernel-bug] [--precord] [--cut] "
-		"[--clock-data WALL_NS] BINARY "
-		"SYMBOL:COUNT...\n",
+		"[--clock-data WALL_NS] [--wall SECONDS] [--step-ms N] BINARY SYMBOL:COUNT...\n",
 		prog);
 }
 
@@ -301,6 +304,32 @@ struct chain_opts {
 	unsigned long bad_every; /* 0: none */
 };
 
+struct time_opts {
+	uint64_t wall_s; /* 0: no wall-clock data */
+	uint64_t step_ns; /* between samples */
+};
+
+#define FIRST_SAMPLE_TIME 1000000ULL
+
+/* CLOCKID (1 ns) and CLOCK_DATA: the first sample's time is wall_s on the wall clock. */
+static int write_clock(struct prec_writer *w, const struct time_opts *to)
+{
+	uint64_t res = 1;
+	unsigned char cd[24];
+	uint32_t version = 1, clockid = CLOCK_MONOTONIC;
+	uint64_t tod = to->wall_s * 1000000000ULL, clk = FIRST_SAMPLE_TIME;
+	int err;
+
+	memcpy(cd, &version, 4);
+	memcpy(cd + 4, &clockid, 4);
+	memcpy(cd + 8, &tod, 8);
+	memcpy(cd + 16, &clk, 8);
+	err = prec_writer__add_feature(w, PREC_FEAT_CLOCKID, &res, sizeof(res));
+	if (!err)
+		err = prec_writer__add_feature(w, PREC_FEAT_CLOCK_DATA, cd, sizeof(cd));
+	return err;
+}
+
 struct map_opts {
 	const char *name; /* NULL: the binary's path */
 	uint64_t ino_gen;
@@ -310,11 +339,11 @@ struct map_opts {
 static int write_stream(struct prec_writer *w, int argc, char **argv, const char *binary,
 			const struct elf_info *info, const struct sym_req *reqs, size_t n,
 			uint32_t pid, const struct chain_opts *co, const struct map_opts *mo,
-			const struct stream_opts *so)
+			const struct stream_opts *so, const struct time_opts *to)
 {
 	struct perf_event_attr attr;
 	unsigned long done[MAX_SYMS] = {0};
-	uint64_t id = 1, time = 1000000, total = 0, emitted = 0;
+	uint64_t id = 1, time = FIRST_SAMPLE_TIME, total = 0, emitted = 0;
 	const char *comm = strrchr(binary, '/') ? strrchr(binary, '/') + 1 : binary;
 	struct stat st;
 	size_t i;
@@ -338,7 +367,7 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 	attr.sample_id_all = 1;
 	attr.mmap2 = 1;
 	attr.comm_exec = 1;
-	if (so->clock_data) {
+	if (so->clock_data || to->wall_s) {
 		attr.use_clockid = 1;
 		attr.clockid = CLOCK_MONOTONIC;
 	}
@@ -348,6 +377,8 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 	err = prec_writer__add_attr(w, &attr, &id, 1);
 	if (!err)
 		err = write_features(w, argc, argv, so);
+	if (!err && to->wall_s)
+		err = write_clock(w, to);
 	if (!err)
 		err = prec_writer__end_header(w);
 	if (!err)
@@ -401,7 +432,7 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 				s.callchain_nr =
 					co->bad_every && (emitted + 1) % co->bad_every == 0 ? 4 : 3;
 			}
-			time += SAMPLE_PERIOD;
+			time += to->step_ns;
 			err = prec_writer__add_sample(w, 0, PERF_RECORD_MISC_USER, &s);
 			done[i]++;
 			emitted++;
@@ -427,7 +458,9 @@ int main(int argc, char **argv)
 		OPT_KERNEL_BUG,
 		OPT_PRECORD,
 		OPT_CUT,
-		OPT_CLOCK_DATA
+		OPT_CLOCK_DATA,
+		OPT_WALL,
+		OPT_STEP_MS
 	};
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -442,6 +475,8 @@ int main(int argc, char **argv)
 	    {"precord", no_argument, NULL, OPT_PRECORD},
 	    {"cut", no_argument, NULL, OPT_CUT},
 	    {"clock-data", required_argument, NULL, OPT_CLOCK_DATA},
+	    {"wall", required_argument, NULL, OPT_WALL},
+	    {"step-ms", required_argument, NULL, OPT_STEP_MS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -453,6 +488,7 @@ int main(int argc, char **argv)
 	struct chain_opts co = {0};
 	struct map_opts mo = {0};
 	struct stream_opts so = {0};
+	struct time_opts to = {0, SAMPLE_PERIOD};
 	char binary[PATH_MAX], *end;
 	unsigned long v, pid = 4242;
 	size_t n = 0;
@@ -523,6 +559,22 @@ int main(int argc, char **argv)
 			}
 			so.clock_data = true;
 			break;
+		case OPT_WALL:
+			if (parse_ulong(optarg, 1UL << 40, &v) || !v) {
+				fprintf(stderr, "%s: --wall takes seconds since the epoch, not '%s'\n",
+					prog, optarg);
+				return 2;
+			}
+			to.wall_s = v;
+			break;
+		case OPT_STEP_MS:
+			if (parse_ulong(optarg, 86400000UL, &v) || !v) {
+				fprintf(stderr, "%s: --step-ms takes a positive number, not '%s'\n",
+					prog, optarg);
+				return 2;
+			}
+			to.step_ns = v * 1000000ULL;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -581,7 +633,7 @@ int main(int argc, char **argv)
 	err = prec_writer__new(fd, &wopts, &w);
 	if (!err)
 		err = write_stream(w, argc, argv, binary, &info, reqs, n, (uint32_t)pid, &co, &mo,
-				   &so);
+				   &so, &to);
 	prec_writer__free(w);
 	if (fd != STDOUT_FILENO && close(fd) && !err)
 		err = -errno;
