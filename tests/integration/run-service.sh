@@ -1,0 +1,270 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# precord as a systemd service (src/precord/service.c, contrib/systemd/precord.service):
+#   notify      READY=1 with STATUS, STATUS (one line), WATCHDOG=1 and STOPPING=1 arrive on
+#               a NOTIFY_SOCKET, in order, from the main pid; nothing without NOTIFY_SOCKET;
+#               the watchdog interval is half WATCHDOG_USEC, and 0 when WATCHDOG_PID names
+#               another process.  Built without libsystemd: one warning, nothing sent.
+#   journal     service_log writes "<N>MSG" when JOURNAL_STREAM names stderr, else
+#               "precord: MSG" (also when JOURNAL_STREAM names another file); one line each
+#   unit        `systemd-analyze verify` of the unit (ExecStart= pointed at this build, its
+#               man page found in doc/) prints nothing; `systemd-analyze security
+#               --offline=true` rates it at most 2.5, and the only capabilities it leaves
+#               are CAP_PERFMON, CAP_SYS_PTRACE and CAP_SYSLOG; none of the settings that
+#               would take from the recorder what it needs (/proc/kallsyms, CAP_SYSLOG,
+#               other users' processes) is on
+#   caps        (as root, where perf_event_open works) `precord -a` run as an unprivileged
+#               user with only the unit's AmbientCapabilities= records a root-owned
+#               workload's maps, its build-id read through /proc/PID/root (the file is in
+#               another mount namespace), and the kernel map (kallsyms addresses)
+# Skips (77) when python3 (the notify listener) or systemd-analyze with --offline is missing,
+# after the checks it could make; the caps part is skipped, said so, where it cannot run.
+# shellcheck disable=SC2016 # sh -c scripts in single quotes, expanded by that shell
+# shellcheck source=tests/integration/test-lib.sh
+. "$(dirname "$0")/test-lib.sh"
+
+PRECORD=${PRECORD:-$top_builddir/src/precord/precord}
+PROBE=$top_builddir/tests/tools/notify-probe
+LISTEN=$top_srcdir/tests/tools/notify-listen.py
+UNIT=$top_builddir/contrib/systemd/precord.service
+need_file "$PROBE" notify-probe
+need_file "$PRECORD" precord
+[ -f "$UNIT" ] || fail "the unit is missing: $UNIT (build it first: make contrib/systemd/precord.service)"
+missing=
+
+# expect LABEL FILE WANT-FILE: FILE's lines are exactly WANT-FILE's.
+expect() {
+	if cmp -s "$2" "$3"; then
+		ok "$1: $(join_lines <"$2")"
+	else
+		bad "$1: got '$(join_lines <"$2")', want '$(join_lines <"$3")'"
+	fi
+}
+
+say "--- notify"
+"$PROBE" init >"$workdir/built.out" 2>&1
+built=$(sed -n 's/^libsystemd=//p' "$workdir/built.out")
+say "notify-probe built with libsystemd: $built"
+if ! command -v python3 >/dev/null 2>&1; then
+	missing="python3 (the NOTIFY_SOCKET listener)"
+elif [ "$built" = yes ]; then
+	python3 "$LISTEN" -- "$PROBE" init ready 'recording 2 CPUs' status 'segment 3
+of 5' watchdog ready-bare stopping >"$workdir/n.out" 2>"$workdir/n.err"
+	rc=$?
+	child=$(sed -n 's/^child //p' "$workdir/n.out")
+	[ "$rc" -eq 0 ] || bad "notify: listener or probe exits $rc: $(lines "$workdir/n.err" 3)"
+	grep -E '^[0-9]+ [0-9]+ ' "$workdir/n.out" | cut -d' ' -f1,3- >"$workdir/n.msgs"
+	cat >"$workdir/n.want" <<-EOF
+		1 READY=1
+		1 STATUS=recording 2 CPUs
+		2 STATUS=segment 3 of 5
+		3 WATCHDOG=1
+		4 READY=1
+		5 STOPPING=1
+	EOF
+	expect "notifications (datagram, assignment)" "$workdir/n.msgs" "$workdir/n.want"
+	pids=$(grep -E '^[0-9]+ [0-9]+ ' "$workdir/n.out" | cut -d' ' -f2 | sort -u | join_lines)
+	if [ -n "$child" ] && [ "$pids" = "$child" ]; then
+		ok "notify: every datagram comes from the main pid $child"
+	else
+		bad "notify: datagrams from pids '$pids', want only the main pid $child"
+	fi
+	if grep -q '^notifying=yes$' "$workdir/n.out" && grep -q '^watchdog_ms=0$' "$workdir/n.out"
+	then
+		ok "notify: service_notifying() under NOTIFY_SOCKET; no watchdog without WATCHDOG_USEC"
+	else
+		bad "notify: probe says $(grep -F -e = "$workdir/n.out" | join_lines)"
+	fi
+	[ -s "$workdir/n.err" ] && bad "notify: stderr not empty: $(lines "$workdir/n.err" 3)"
+
+	# A status is cut at 255 bytes.
+	long=$(awk 'BEGIN { for (i = 0; i < 40; i++) printf "0123456789" }')
+	python3 "$LISTEN" -- "$PROBE" status "$long" >"$workdir/long.out" 2>&1
+	got=$(sed -n 's/^[0-9]* [0-9]* STATUS=//p' "$workdir/long.out" | awk '{ print length($0) }')
+	if [ "$got" = 255 ]; then
+		ok "a 400-byte status is cut to 255"
+	else
+		bad "a 400-byte status: got '$got' bytes, want 255: $(lines "$workdir/long.out" 2)"
+	fi
+
+	# The watchdog is this process's only when WATCHDOG_PID names it (sh -c ... exec keeps
+	# the pid, so $$ is the probe's).
+	python3 "$LISTEN" -- sh -c 'WATCHDOG_USEC=30000000 WATCHDOG_PID=$$ exec "$0" init' \
+		"$PROBE" >"$workdir/w.out" 2>&1
+	python3 "$LISTEN" -- env WATCHDOG_USEC=30000000 WATCHDOG_PID=1 "$PROBE" init \
+		>"$workdir/w1.out" 2>&1
+	python3 "$LISTEN" -- env WATCHDOG_USEC=3000 "$PROBE" init >"$workdir/w2.out" 2>&1
+	w=$(sed -n 's/^watchdog_ms=//p' "$workdir/w.out")
+	w1=$(sed -n 's/^watchdog_ms=//p' "$workdir/w1.out")
+	w2=$(sed -n 's/^watchdog_ms=//p' "$workdir/w2.out")
+	if [ "$w" = 15000 ] && [ "$w1" = 0 ] && [ "$w2" = 1 ]; then
+		ok "watchdog interval: 15000 ms for WATCHDOG_USEC=30 s, 0 for another pid's, 1 for 3 ms"
+	else
+		bad "watchdog interval: '$w' '$w1' '$w2', want 15000 0 1: $(lines "$workdir/w.out" 4)"
+	fi
+else
+	python3 "$LISTEN" -- "$PROBE" init ready up watchdog stopping >"$workdir/n.out" \
+		2>"$workdir/n.err"
+	if ! grep -q -E '^[0-9]+ [0-9]+ ' "$workdir/n.out" &&
+		[ "$(grep -c . "$workdir/n.err")" -eq 1 ] &&
+		grep -q 'NOTIFY_SOCKET is set, but precord was built without libsystemd' \
+			"$workdir/n.err"; then
+		ok "without libsystemd: nothing sent, one warning: $(cat "$workdir/n.err")"
+	else
+		bad "without libsystemd: got $(lines "$workdir/n.out" 4) / $(lines "$workdir/n.err" 3)"
+	fi
+fi
+# No manager: nothing is sent and nothing is said.
+env -u NOTIFY_SOCKET -u WATCHDOG_USEC "$PROBE" init ready up status s watchdog stopping \
+	>"$workdir/none.out" 2>"$workdir/none.err"
+rc=$?
+if [ "$rc" -eq 0 ] && [ ! -s "$workdir/none.err" ] &&
+	grep -q '^notifying=no$' "$workdir/none.out" && grep -q '^watchdog_ms=0$' "$workdir/none.out"
+then
+	ok "without NOTIFY_SOCKET: no-ops, silent"
+else
+	bad "without NOTIFY_SOCKET: exit $rc, $(lines "$workdir/none.out" 3) / $(lines "$workdir/none.err" 2)"
+fi
+
+say "--- journal"
+# JOURNAL_STREAM names the stream journald gave the service; stderr is compared with it.
+log=$workdir/log
+: >"$log"
+stream=$(stat -c '%d:%i' "$log")
+: >"$workdir/other"
+other=$(stat -c '%d:%i' "$workdir/other")
+env -u NOTIFY_SOCKET JOURNAL_STREAM="$stream" "$PROBE" log 4 'disk full; pruning' \
+	log 3 'two
+lines' log-errno 'cannot write segment' log 7 'ends in a newline
+' 2>>"$log"
+printf '%s\n' '<4>disk full; pruning' '<3>two lines' \
+	'<3>cannot write segment: No space left on device' '<7>ends in a newline' >"$workdir/log.want"
+expect "under journald" "$log" "$workdir/log.want"
+env -u NOTIFY_SOCKET -u JOURNAL_STREAM "$PROBE" log 4 'disk full' 2>"$workdir/plain"
+printf '%s\n' 'precord: disk full' >"$workdir/plain.want"
+expect "without JOURNAL_STREAM" "$workdir/plain" "$workdir/plain.want"
+env -u NOTIFY_SOCKET JOURNAL_STREAM="$other" "$PROBE" log 4 'disk full' 2>"$workdir/redir"
+expect "JOURNAL_STREAM of another file" "$workdir/redir" "$workdir/plain.want"
+
+say "--- unit"
+if ! command -v systemd-analyze >/dev/null 2>&1; then
+	missing="${missing:+$missing; }systemd-analyze (Debian: systemd)"
+elif ! systemd-analyze security --help 2>/dev/null | grep -q -e '--offline'; then
+	missing="${missing:+$missing; }systemd-analyze security --offline (systemd 252 or later)"
+else
+	say "using $(systemd-analyze --version | head -n 1)"
+	# verify needs ExecStart='s program and the Documentation= man page: this build's.
+	u=$workdir/precord.service
+	sed "s|^ExecStart=[^ ]*/precord |ExecStart=$PRECORD |" "$UNIT" >"$u"
+	mkdir -p "$workdir/man/man1"
+	ln -s "$top_srcdir/doc/precord.1" "$workdir/man/man1/precord.1"
+	MANPATH=$workdir/man systemd-analyze verify "$u" >"$workdir/verify.out" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ ! -s "$workdir/verify.out" ]; then
+		ok "systemd-analyze verify: no warnings"
+	else
+		bad "systemd-analyze verify exits $rc: $(lines "$workdir/verify.out" 4)"
+	fi
+	systemd-analyze security --offline=true "$u" >"$workdir/sec.out" 2>&1
+	level=$(sed -n 's/.*Overall exposure level for [^:]*: *\([0-9.]*\).*/\1/p' "$workdir/sec.out")
+	if [ -n "$level" ] && awk -v l="$level" 'BEGIN { exit !(l <= 2.5) }'; then
+		ok "systemd-analyze security --offline=true: exposure $level (at most 2.5)"
+	else
+		bad "exposure '$level', want at most 2.5: $(grep -E '^(✗|-) ' "$workdir/sec.out" | awk '{ print $2 }' | head -n 8 | join_lines)"
+	fi
+	# a failed item starts with "✗", or "-" in the C locale
+	caps=$(grep -E '^(✗|-) CapabilityBoundingSet=' "$workdir/sec.out" |
+		sed 's/.*CapabilityBoundingSet=~\([^ ]*\).*/\1/' | sort | join_lines)
+	if printf '%s\n' "$caps" | grep -q -x -E '(CAP_(PERFMON|SYS_PTRACE|SYSLOG)( \| )?)+'; then
+		ok "capabilities the analyzer sees left: $caps (of CAP_PERFMON CAP_SYS_PTRACE CAP_SYSLOG)"
+	else
+		bad "capabilities left: $caps"
+	fi
+	# ProtectKernelTunables= hides /proc/kallsyms and ProtectKernelLogs= drops CAP_SYSLOG (no
+	# kernel map); ProtectProc=/ProcSubset= and PrivateUsers= hide other users' processes or
+	# make the capabilities count in a user namespace only.
+	if grep -n -E '^(ProtectKernelTunables|ProtectKernelLogs|PrivateUsers)=(yes|true|on|1)|^ProtectProc=(invisible|noaccess)|^ProcSubset=pid' \
+		"$u" >"$workdir/taken"; then
+		bad "the unit takes what the recorder needs: $(join_lines <"$workdir/taken")"
+	else
+		ok "the unit leaves /proc/kallsyms, CAP_SYSLOG and every process to the recorder"
+	fi
+fi
+
+say "--- caps"
+# The unit's dynamic user: no root, only the ambient capabilities.  A uid of the range
+# systemd gives dynamic users, chosen to be nobody's.  The workload is root's and runs from a
+# file that only its own mount namespace sees (as in a container or under PrivateTmp=), so
+# that its build-id can only be read through /proc/PID/root.
+uid=61999
+caps=$(sed -n 's/^AmbientCapabilities=//p' "$UNIT" | tr '[:upper:]' '[:lower:]' |
+	sed 's/cap_/+/g; s/ /,/g')
+why=
+ns=$workdir/ns
+mkdir "$ns"
+if [ "$(id -u)" -ne 0 ]; then
+	why="not root"
+elif ! command -v setpriv >/dev/null 2>&1 || ! command -v unshare >/dev/null 2>&1; then
+	why="setpriv or unshare is missing (Debian: util-linux)"
+elif [ -z "$caps" ]; then
+	why="the unit has no AmbientCapabilities="
+elif ! "$PRECORD" -q -a -e cpu-clock -o "$workdir/probe.data" -- true 2>"$workdir/probe.err"
+then
+	why="root cannot record -a here: $(lines "$workdir/probe.err" 1)"
+elif ! setpriv --reuid=$uid --regid=$uid --clear-groups test -x "$PRECORD"; then
+	why="an unprivileged user cannot run $PRECORD (a directory above it is closed)"
+elif ! unshare -m --propagation private sh -c 'mount -t tmpfs prec-ns "$0"' "$ns" \
+	2>"$workdir/ns.err"; then
+	why="cannot mount a tmpfs in a new mount namespace: $(lines "$workdir/ns.err" 1)"
+fi
+if [ -n "$why" ]; then
+	say "skipped the caps part: $why"
+else
+	chmod 711 "$workdir"
+	mkdir "$workdir/caps"
+	chown $uid:$uid "$workdir/caps"
+	unshare -m --propagation private sh -c 'mount -t tmpfs -o mode=755 prec-ns "$0" &&
+		cp "$1" "$0/demo-ns" && exec "$0/demo-ns" 8000' "$ns" "$DEMO" >/dev/null &
+	demo=$!
+	i=0
+	while [ $i -lt 100 ] && ! readlink "/proc/$demo/exe" | grep -q 'demo-ns$'; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	setpriv --reuid=$uid --regid=$uid --clear-groups --no-new-privs \
+		--bounding-set=-all,"$caps" --inh-caps="$caps" --ambient-caps="$caps" \
+		"$PRECORD" -a -F 99 -g -o "$workdir/caps/a.data" -- true \
+		>"$workdir/caps.out" 2>"$workdir/caps.err"
+	rc=$?
+	kill $demo 2>/dev/null
+	wait $demo 2>/dev/null
+	if [ -e "$ns/demo-ns" ]; then
+		bad "caps: $ns/demo-ns is visible outside its mount namespace; the test is void"
+	elif [ "$rc" -eq 0 ]; then
+		ok "precord -a as uid $uid with $caps only: exit 0"
+		"$PREPORT" -D -i "$workdir/caps/a.data" >"$workdir/caps.dump" 2>&1
+		if grep -q "MMAP2 .* pid $demo .*/demo-ns" "$workdir/caps.dump"; then
+			ok "a root-owned process's maps are read (pid $demo, demo-ns)"
+		else
+			bad "no map of demo-ns (pid $demo) in the recording"
+		fi
+		if grep -q 'BUILD_ID .*/demo-ns$' "$workdir/caps.dump"; then
+			ok "its build-id is read through /proc/$demo/root (CAP_SYS_PTRACE)"
+		else
+			bad "no build-id for demo-ns: /proc/PID/root of a root process was not readable"
+		fi
+		if grep -q 'MMAP .*\[kernel\.kallsyms\]' "$workdir/caps.dump"; then
+			ok "the kernel map is recorded: /proc/kallsyms shows addresses (CAP_SYSLOG)"
+		else
+			bad "no kernel map in the recording: /proc/kallsyms addresses were hidden"
+		fi
+	else
+		bad "precord -a as uid $uid with $caps exits $rc: $(lines "$workdir/caps.err" 3)"
+	fi
+fi
+
+if [ "$nr_bad" -eq 0 ] && [ -n "$missing" ]; then
+	printf '%s: the %d checks made passed\n' "$me" "$nr_ok"
+	skip "missing: $missing"
+fi
+finish
