@@ -517,9 +517,12 @@ int prec_mmap2__parse(const void *rec, size_t size, struct prec_mmap2 *ret)
 	ret->len = cur_u64(&c);
 	ret->pgoff = cur_u64(&c);
 	u = c.p;
-	if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+	/* the flag alone does not say (see the header): a build-id is 1 to 20 bytes, with zero
+	 * reserved bytes after its size; anything else there is a device number */
+	if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && u[0] && u[0] <= 20 && !u[1] && !u[2] &&
+	    !u[3]) {
 		ret->has_build_id = true;
-		ret->build_id_size = u[0] > 20 ? 20 : u[0];
+		ret->build_id_size = u[0];
 		memcpy(ret->build_id, u + 4, 20);
 		cur_take(&c, 24);
 	} else {

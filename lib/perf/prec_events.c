@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "prec_events.h"
@@ -48,6 +50,35 @@ static long perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int g
 			    unsigned long flags)
 {
 	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
+}
+
+int prec_clockid_parse(const char *name, int *ret)
+{
+	static const struct {
+		const char *name, *alias;
+		int id;
+	} clocks[] = {
+		{ "monotonic", "mono", CLOCK_MONOTONIC },
+		{ "monotonic_raw", "raw", CLOCK_MONOTONIC_RAW },
+		{ "realtime", "real", CLOCK_REALTIME },
+		{ "boottime", "boot", CLOCK_BOOTTIME },
+		{ "tai", "tai", CLOCK_TAI },
+	};
+	char *end;
+	long v;
+	size_t i;
+
+	for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (!strcasecmp(name, clocks[i].name) || !strcasecmp(name, clocks[i].alias) ||
+		    (!strncasecmp(name, "CLOCK_", 6) && !strcasecmp(name + 6, clocks[i].name))) {
+			*ret = clocks[i].id;
+			return 0;
+		}
+	v = strtol(name, &end, 10);
+	if (!*name || *end || v < 0 || v > 15)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
 }
 
 int prec_perf_paranoid(void)
@@ -102,6 +133,10 @@ static void set_attr(struct perf_event_attr *a, const struct prec_events_opts *o
 	a->inherit = o->inherit;
 	a->enable_on_exec = o->enable_on_exec;
 	a->sample_id_all = 1;
+	if (o->clockid >= 0) {
+		a->use_clockid = 1;
+		a->clockid = o->clockid;
+	}
 	if (first) {
 		a->mmap = 1;
 		a->mmap2 = 1;

@@ -45,6 +45,7 @@ struct prec_events_opts {
 	bool inherit; /* follow the targets' new threads and children */
 	bool enable_on_exec; /* start at the target's next exec */
 	size_t mmap_pages; /* ring data pages per CPU, a power of two */
+	int clockid; /* sample timestamps from this clock (CLOCK_MONOTONIC...); -1: perf's own */
 };
 
 /* What failed, for the caller's message. */
@@ -102,6 +103,12 @@ void prec_events__free(struct prec_events *ev);
 int prec_cpus_parse(const char *list, int **ret, size_t *ret_nr);
 /* The online CPUs. */
 int prec_cpus_online(int **ret, size_t *ret_nr);
+
+/*
+ * A clock as perf's -k/--clockid names it (monotonic, monotonic_raw, realtime, boottime, tai,
+ * their short forms mono, raw, real, boot, or a number).  -EINVAL for anything else.
+ */
+int prec_clockid_parse(const char *name, int *ret);
 
 /* kernel.perf_event_paranoid (2 when it cannot be read). */
 int prec_perf_paranoid(void);

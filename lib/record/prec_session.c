@@ -215,6 +215,8 @@ static int write_state(struct prec_session *s)
 	}
 	if (!err)
 		err = prec_synth_features(s->w, o->argc, o->argv);
+	if (!err && o->ev.clockid >= 0)
+		err = prec_synth_clock(s->w, o->ev.clockid);
 	if (!err)
 		err = prec_writer__add_event_desc(s->w, names);
 	if (!err)
@@ -471,4 +473,9 @@ void prec_session__total_stats(const struct prec_session *s, struct prec_session
 	ret->written_bytes = s->written_total + cur.written_bytes;
 	ret->raw_bytes = ret->kept_raw_bytes;
 	ret->kept_samples = s->st.samples - s->dropped;
+}
+
+const struct prec_events *prec_session__events(const struct prec_session *s)
+{
+	return s->ev;
 }

@@ -106,6 +106,9 @@ int prec_session__flush(struct prec_session *s);
 /* The first write error of the current output, or 0. */
 int prec_session__write_error(const struct prec_session *s);
 
+/* The session's events (names, attrs as opened). */
+const struct prec_events *prec_session__events(const struct prec_session *s);
+
 /* Totals of the current output (zeros when there is none), and of the whole session. */
 void prec_session__output_stats(const struct prec_session *s, struct prec_session_stats *ret);
 void prec_session__total_stats(const struct prec_session *s, struct prec_session_stats *ret);

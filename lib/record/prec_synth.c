@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -144,6 +145,32 @@ int prec_synth_features(struct prec_writer *w, int argc, char **argv)
 	err = prec_writer__add_feature_strings(w, PREC_FEAT_CMDLINE, args, (size_t)argc);
 	free(args);
 	return err;
+}
+
+int prec_synth_clock(struct prec_writer *w, int clockid)
+{
+	struct timespec res, wall, clk, wall2;
+	uint64_t ns;
+	struct __attribute__((packed)) {
+		uint32_t version, clockid;
+		uint64_t wall_ns, clock_ns;
+	} data;
+	int err;
+
+	if (clock_getres(clockid, &res) || clock_gettime(CLOCK_REALTIME, &wall) ||
+	    clock_gettime(clockid, &clk) || clock_gettime(CLOCK_REALTIME, &wall2))
+		return -errno;
+	/* the clock is read between two wall-clock readings: take their middle */
+	ns = (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
+	err = prec_writer__add_feature(w, PREC_FEAT_CLOCKID, &ns, sizeof(ns));
+	if (err)
+		return err;
+	data.version = 1;
+	data.clockid = (uint32_t)clockid;
+	data.wall_ns = ((uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec) / 2 +
+		       ((uint64_t)wall2.tv_sec * 1000000000u + (uint64_t)wall2.tv_nsec) / 2;
+	data.clock_ns = (uint64_t)clk.tv_sec * 1000000000u + (uint64_t)clk.tv_nsec;
+	return prec_writer__add_feature(w, PREC_FEAT_CLOCK_DATA, &data, sizeof(data));
 }
 
 /* Find `_text` and, if etext is not NULL, `_etext` in /proc/kallsyms; stop after

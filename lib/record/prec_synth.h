@@ -19,6 +19,11 @@ struct prec_buildid_cache;
 /* Header features describing this machine and the command line (argv[0] is replaced by the
  * resolved path of the running program, as perf does). */
 int prec_synth_features(struct prec_writer *w, int argc, char **argv);
+/*
+ * CLOCKID (the clock's resolution) and CLOCK_DATA (the clock and the wall clock read at one
+ * moment), so that sample times, taken from `clockid`, map to wall-clock time.
+ */
+int prec_synth_clock(struct prec_writer *w, int clockid);
 /* The kernel text map, from /proc/kallsyms (skipped quietly when addresses are hidden). */
 int prec_synth_kernel_mmap(struct prec_writer *w);
 /*

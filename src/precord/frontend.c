@@ -118,6 +118,28 @@ void report_session_error(const char *cpu_list, bool threads_only, int err,
 			strerror(-err));
 }
 
+void session_opts(const struct rec_opts *o, pid_t workload, struct prec_session_opts *so)
+{
+	memset(so, 0, sizeof(*so));
+	so->ev.events = o->events;
+	so->ev.freq = o->freq;
+	so->ev.period = o->period;
+	so->ev.callchain = o->callchain;
+	so->ev.dwarf = o->dwarf;
+	so->ev.stack_size = o->stack_size;
+	so->ev.mmap_pages = o->mmap_pages;
+	so->ev.clockid = o->clockid;
+	so->cpu_list = o->cpu_list;
+	so->system_wide = o->all_cpus;
+	so->pids = o->pids;
+	so->nr_pids = o->nr_pids;
+	so->threads_only = o->threads_only;
+	so->workload = workload;
+	so->zlevel = o->zlevel;
+	so->argc = o->argc_all;
+	so->argv = o->argv_all;
+}
+
 const char *fmt_bytes(uint64_t n, char *buf, size_t len)
 {
 	if (n < 10 * 1024)

@@ -10,9 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "prec_log.h"
+#include "prec_parse.h"
 #include "precord.h"
 
 static void usage(FILE *f)
@@ -41,12 +44,43 @@ static void usage(FILE *f)
 		"  -o, --output FILE       output file (default precord.data; - for stdout)\n"
 		"  -z, --compression-level[=N]  zstd level 1-19 (default 1)\n"
 		"      --no-compress       write uncompressed records\n"
-		"  -m, --mmap-pages N      ring buffer pages per CPU, a power of two (default 128)\n"
+		"  -m, --mmap-pages N|SIZE ring buffer per CPU: pages or a size like 8M, rounded\n"
+		"                          up to a power of two (default 128 pages)\n"
 		"      --flush-interval MS write to the file at least this often (default 1000)\n"
+		"  -k, --clockid CLOCK     sample times from this clock (default monotonic; also\n"
+		"                          monotonic_raw, realtime, boottime, tai)\n"
 		"  -q, --quiet             no summary\n"
 		"  -v, --verbose           more messages\n"
 		"  -h, --help              this help\n"
-		"      --version           print the version\n");
+		"      --version           print the version\n"
+		"\n"
+		"precord daemon [options]: record in the background, see 'precord daemon --help'\n"
+		"precord ctl [--dir DIR] status|rotate|stop: ask a running daemon\n");
+}
+
+static void daemon_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: precord daemon [record options] [daemon options]\n"
+		"\n"
+		"Records in the background into a directory of segments, each a precord file that\n"
+		"preport and perf report read on its own; 'preport -i DIR' reads them all.\n"
+		"Record options are precord's (-a -p -t -C -e -F -c -g --call-graph -m -z -k\n"
+		"--flush-interval); the defaults are -a -F 99 -g.\n"
+		"\n"
+		"Daemon options:\n"
+		"      --dir DIR           where segments go (default %s, created 0700)\n"
+		"      --switch-output SPEC  a new segment after a time (30s, 10m, 1h), a size\n"
+		"                          (64M, 1G), or both: 10m,256M (the default); 'signal':\n"
+		"                          only on SIGUSR2 or 'precord ctl rotate'\n"
+		"      --switch-max-files N  keep at most N closed segments\n"
+		"      --max-disk SIZE     keep all segments together under SIZE\n"
+		"      --max-age DURATION  delete segments that ended longer ago (e.g. 7d)\n"
+		"      --min-free SIZE|PCT%%  leave this much free on the file system\n"
+		"      --background        detach from the terminal (log in DIR/precord.log)\n"
+		"Retention covers every segment in DIR, those of earlier runs too; the oldest\n"
+		"go first, the live one never.  SIGUSR2 switches segments, SIGTERM/SIGINT stop.\n",
+		PRECORD_DEFAULT_DIR);
 }
 
 static int parse_u64(const char *s, uint64_t *ret)
@@ -132,9 +166,82 @@ static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)
 	fprintf(stderr, "precord: %s\n", msg);
 }
 
-int main(int argc, char **argv)
+enum mode { MODE_RECORD, MODE_DAEMON };
+
+/* A daemon option's value, or the one-line error; 0 or 2 (usage error). */
+static int daemon_option(int c, const char *arg, struct rec_opts *o);
+
+enum {
+	OPT_CALL_GRAPH = 256,
+	OPT_NO_COMPRESS,
+	OPT_FLUSH,
+	OPT_DURATION,
+	OPT_VERSION,
+	/* daemon options */
+	OPT_DIR,
+	OPT_SWITCH_OUTPUT,
+	OPT_MAX_FILES,
+	OPT_MAX_DISK,
+	OPT_MAX_AGE,
+	OPT_MIN_FREE,
+	OPT_BACKGROUND,
+};
+
+static int daemon_option(int c, const char *arg, struct rec_opts *o)
 {
-	enum { OPT_CALL_GRAPH = 256, OPT_NO_COMPRESS, OPT_FLUSH, OPT_DURATION, OPT_VERSION };
+	struct prec_retention *r = &o->retention;
+	uint64_t v;
+
+	switch (c) {
+	case OPT_DIR:
+		o->dir = arg;
+		return 0;
+	case OPT_SWITCH_OUTPUT:
+		if (prec_parse_switch_output(arg, &o->switch_spec)) {
+			fprintf(stderr, "precord: bad --switch-output '%s'; give a time (30s, 10m, 1h), "
+					"a size (64M, 1G), both (10m,256M), or signal\n", arg);
+			return 2;
+		}
+		return 0;
+	case OPT_MAX_FILES:
+		if (parse_u64(arg, &v) || !v) {
+			fprintf(stderr, "precord: bad --switch-max-files '%s'; give a number of "
+					"segments, at least 1\n", arg);
+			return 2;
+		}
+		r->max_files = v;
+		return 0;
+	case OPT_MAX_DISK:
+		if (prec_parse_size(arg, &v) || !v) {
+			fprintf(stderr, "precord: bad --max-disk '%s'; give a size like 10G\n", arg);
+			return 2;
+		}
+		r->max_bytes = v;
+		return 0;
+	case OPT_MAX_AGE:
+		if (prec_parse_duration_ns(arg, &v) || !v) {
+			fprintf(stderr, "precord: bad --max-age '%s'; give a duration like 7d or 12h\n",
+				arg);
+			return 2;
+		}
+		r->max_age_ns = v;
+		return 0;
+	case OPT_MIN_FREE:
+		if (prec_parse_min_free(arg, &r->min_free)) {
+			fprintf(stderr, "precord: bad --min-free '%s'; give a size (5G) or a share of "
+					"the file system below 100%% (10%%)\n", arg);
+			return 2;
+		}
+		return 0;
+	case OPT_BACKGROUND:
+		o->background = true;
+		return 0;
+	}
+	return 2;
+}
+
+static int run(int argc, char **argv, enum mode mode)
+{
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tid", required_argument, NULL, 't' },
@@ -150,10 +257,18 @@ int main(int argc, char **argv)
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "flush-interval", required_argument, NULL, OPT_FLUSH },
 		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "clockid", required_argument, NULL, 'k' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "dir", required_argument, NULL, OPT_DIR },
+		{ "switch-output", required_argument, NULL, OPT_SWITCH_OUTPUT },
+		{ "switch-max-files", required_argument, NULL, OPT_MAX_FILES },
+		{ "max-disk", required_argument, NULL, OPT_MAX_DISK },
+		{ "max-age", required_argument, NULL, OPT_MAX_AGE },
+		{ "min-free", required_argument, NULL, OPT_MIN_FREE },
+		{ "background", no_argument, NULL, OPT_BACKGROUND },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rec_opts o = {
@@ -162,23 +277,35 @@ int main(int argc, char **argv)
 		.mmap_pages = 128,
 		.flush_ms = 1000,
 		.stack_size = 8192,
+		.clockid = CLOCK_MONOTONIC,
+		.dir = PRECORD_DEFAULT_DIR,
 	};
+	const char *cmd_name = mode == MODE_DAEMON ? "precord daemon" : "precord";
 	uint64_t v;
 	char *end;
 	size_t nev = 0;
 	char *events = NULL;
-	int c, rc;
+	int c, rc = 2;
 
-	while ((c = getopt_long(argc, argv, "+p:t:aC:e:F:c:go:z::m:qvh", longopts, NULL)) != -1) {
+	if (mode == MODE_DAEMON) {
+		o.all_cpus = true; /* unless -p/-t/-C say otherwise, below */
+		o.freq = 99;
+		o.callchain = true;
+		o.switch_spec.time_ms = 10 * 60 * 1000;
+		o.switch_spec.size_bytes = 256ULL << 20;
+	}
+	while ((c = getopt_long(argc, argv, "+p:t:aC:e:F:c:go:z::m:k:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':
 			if (parse_pids(optarg, &o)) {
 				fprintf(stderr, "precord: bad %s list '%s'; give numbers like 123,456\n",
 					c == 'p' ? "PID" : "TID", optarg);
-				return 2;
+				goto out;
 			}
 			o.threads_only = c == 't';
+			if (mode == MODE_DAEMON)
+				o.all_cpus = false;
 			break;
 		case 'a':
 			o.all_cpus = true;
@@ -190,8 +317,10 @@ int main(int argc, char **argv)
 			size_t n = strlen(optarg);
 			char *ne = realloc(events, nev + n + 2);
 
-			if (!ne)
-				return 1;
+			if (!ne) {
+				rc = 1;
+				goto out;
+			}
 			events = ne;
 			if (nev)
 				events[nev++] = ',';
@@ -205,14 +334,14 @@ int main(int argc, char **argv)
 			} else if (parse_u64(optarg, &o.freq) || !o.freq) {
 				fprintf(stderr, "precord: bad frequency '%s'; give a number of Hz like "
 						"999, or max\n", optarg);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'c':
 			if (parse_u64(optarg, &o.period) || !o.period) {
 				fprintf(stderr, "precord: bad period '%s'; give a positive number\n",
 					optarg);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'g':
@@ -228,14 +357,14 @@ int main(int argc, char **argv)
 					if (parse_u64(optarg + 6, &v) || !v || v > 65528) {
 						fprintf(stderr, "precord: bad stack size in '%s'; give "
 								"bytes up to 65528\n", optarg);
-						return 2;
+						goto out;
 					}
 					o.stack_size = (uint32_t)((v + 7) & ~7ULL);
 				}
 			} else {
 				fprintf(stderr, "precord: unknown call graph mode '%s'; use fp or "
 						"dwarf[,SIZE]\n", optarg);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'o':
@@ -257,26 +386,35 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, &v) || v < 1 || v > 19) {
 				fprintf(stderr, "precord: bad compression level '%s'; give 1 to 19\n",
 					optarg);
-				return 2;
+				goto out;
 			}
 			o.zlevel = (int)v;
 			break;
 		case OPT_NO_COMPRESS:
 			o.zlevel = 0;
 			break;
-		case 'm':
-			if (parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > (1 << 20)) {
-				fprintf(stderr, "precord: bad mmap pages '%s'; give a power of two "
-						"like 128\n", optarg);
-				return 2;
+		case 'm': {
+			bool rounded;
+
+			if (prec_parse_mmap_pages(optarg, (uint64_t)sysconf(_SC_PAGESIZE), &v,
+						  &rounded) ||
+			    v > (1 << 20)) {
+				fprintf(stderr, "precord: bad ring buffer size '%s'; give pages (128) "
+						"or a size (512K, 8M), at most 4G\n", optarg);
+				goto out;
 			}
+			if (rounded)
+				fprintf(stderr, "precord: ring buffer size rounded up to %" PRIu64
+						" pages (%" PRIu64 " KiB), a power of two\n", v,
+					v * (uint64_t)sysconf(_SC_PAGESIZE) / 1024);
 			o.mmap_pages = (size_t)v;
 			break;
+		}
 		case OPT_FLUSH:
 			if (parse_u64(optarg, &v) || !v || v > 3600000) {
 				fprintf(stderr, "precord: bad flush interval '%s'; give milliseconds "
 						"from 1 to 3600000\n", optarg);
-				return 2;
+				goto out;
 			}
 			o.flush_ms = (unsigned int)v;
 			break;
@@ -284,7 +422,7 @@ int main(int argc, char **argv)
 			o.duration = strtod(optarg, &end);
 			if (*end || !(o.duration > 0)) {
 				fprintf(stderr, "precord: bad duration '%s'; give seconds\n", optarg);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'q':
@@ -293,23 +431,56 @@ int main(int argc, char **argv)
 		case 'v':
 			o.verbose = true;
 			break;
+		case 'k':
+			if (prec_clockid_parse(optarg, &o.clockid)) {
+				fprintf(stderr, "precord: unknown clock '%s'; give monotonic, "
+						"monotonic_raw, realtime, boottime or tai\n", optarg);
+				goto out;
+			}
+			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			if (mode == MODE_DAEMON)
+				daemon_usage(stdout);
+			else
+				usage(stdout);
+			rc = 0;
+			goto out;
 		case OPT_VERSION:
 			printf("precord %s\n", PACKAGE_VERSION);
-			return 0;
+			rc = 0;
+			goto out;
+		case OPT_DIR:
+		case OPT_SWITCH_OUTPUT:
+		case OPT_MAX_FILES:
+		case OPT_MAX_DISK:
+		case OPT_MAX_AGE:
+		case OPT_MIN_FREE:
+		case OPT_BACKGROUND:
+			if (mode != MODE_DAEMON) {
+				fprintf(stderr, "precord: %s is an option of 'precord daemon'\n",
+					argv[optind - 1]);
+				goto out;
+			}
+			if (daemon_option(c, optarg, &o))
+				goto out;
+			break;
 		default:
-			fprintf(stderr, "precord: unknown option; run 'precord --help' for the list\n");
-			return 2;
+			fprintf(stderr, "%s: unknown option; run '%s --help' for the list\n", cmd_name,
+				cmd_name);
+			goto out;
 		}
 	}
 	o.events = events;
+	if (optind < argc && mode == MODE_DAEMON) {
+		fprintf(stderr, "precord daemon: unexpected argument '%s'; the daemon records no "
+				"command (give -p PID to follow processes)\n", argv[optind]);
+		goto out;
+	}
 	if (optind < argc)
 		o.cmd = argv + optind;
 	if (!o.cmd && !o.nr_pids && !o.all_cpus && !o.cpu_list) {
 		fprintf(stderr, "precord: nothing to record; give a command, -p PID or -a\n");
-		return 2;
+		goto out;
 	}
 	if (o.all_cpus && o.nr_pids) {
 		fprintf(stderr, "precord: warning: -a and -%c given; recording only the %s given "
@@ -319,7 +490,7 @@ int main(int argc, char **argv)
 	}
 	if (o.freq && o.period) {
 		fprintf(stderr, "precord: give either -F or -c, not both\n");
-		return 2;
+		goto out;
 	}
 	if (o.cpu_list && !o.nr_pids && !o.cmd)
 		o.all_cpus = true;
@@ -327,8 +498,18 @@ int main(int argc, char **argv)
 	o.argc_all = argc;
 	o.argv_all = argv;
 	prec_log_set_fn(log_to_stderr, &o);
-	rc = record_run(&o);
+	rc = mode == MODE_DAEMON ? daemon_run(&o) : record_run(&o);
+out:
 	free(o.pids);
 	free(events);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "daemon"))
+		return run(argc - 1, argv + 1, MODE_DAEMON);
+	if (argc > 1 && !strcmp(argv[1], "ctl"))
+		return ctl_main(argc - 1, argv + 1);
+	return run(argc, argv, MODE_RECORD);
 }

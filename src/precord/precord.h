@@ -10,6 +10,8 @@
 
 #include <signal.h>
 
+#include "prec_parse.h"
+#include "prec_segdir.h"
 #include "prec_session.h"
 
 struct rec_opts {
@@ -32,11 +34,29 @@ struct rec_opts {
 	size_t mmap_pages;
 	unsigned int flush_ms;
 	double duration; /* seconds, 0 = none */
+	int clockid; /* -k: sample times from this clock; -1 = perf's own */
 	bool quiet, verbose;
+	/* precord daemon only */
+	const char *dir; /* --dir */
+	struct prec_switch_spec switch_spec; /* --switch-output */
+	struct prec_retention retention; /* --switch-max-files, --max-disk, --max-age, --min-free */
+	bool background; /* --background */
 };
+
+#define PRECORD_DEFAULT_DIR "/var/lib/precord"
 
 /* Run the recording; returns the exit status for main(). */
 int record_run(const struct rec_opts *o);
+/* Run the daemon (daemon.c); returns the exit status for main(). */
+int daemon_run(const struct rec_opts *o);
+/* precord ctl [--dir DIR] status|rotate|stop (ctl.c); returns the exit status. */
+int ctl_main(int argc, char **argv);
+
+/* The control socket's name inside the segment directory. */
+#define PRECORD_SOCKET_NAME "precord.sock"
+
+/* The session's options from the command line's; workload > 0 if the events follow it. */
+void session_opts(const struct rec_opts *o, pid_t workload, struct prec_session_opts *so);
 
 /* ---- shared by the front ends (frontend.c) ---- */
 uint64_t now_ms(void);

@@ -171,28 +171,6 @@ static int exit_status(int status)
 	return 1;
 }
 
-/* The session's options from the command line's. */
-static void session_opts(const struct rec_opts *o, pid_t workload, struct prec_session_opts *so)
-{
-	memset(so, 0, sizeof(*so));
-	so->ev.events = o->events;
-	so->ev.freq = o->freq;
-	so->ev.period = o->period;
-	so->ev.callchain = o->callchain;
-	so->ev.dwarf = o->dwarf;
-	so->ev.stack_size = o->stack_size;
-	so->ev.mmap_pages = o->mmap_pages;
-	so->cpu_list = o->cpu_list;
-	so->system_wide = o->all_cpus;
-	so->pids = o->pids;
-	so->nr_pids = o->nr_pids;
-	so->threads_only = o->threads_only;
-	so->workload = workload;
-	so->zlevel = o->zlevel;
-	so->argc = o->argc_all;
-	so->argv = o->argv_all;
-}
-
 static void write_error(const struct rec_opts *o, int err, bool workload_runs)
 {
 	fprintf(stderr, "precord: cannot write '%s': %s; recording stopped, the file is valid up "

@@ -270,8 +270,9 @@ static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
 			priv = MAP_ANON_PRIV;
 		} else {
 			const struct prec_build_id *b = map->build_id;
-			struct prec_dso *d = prec_symtab__dso(R->st, map->path, b ? b->id : NULL,
-							      b ? b->len : 0);
+			struct prec_file_id fid = {map->maj, map->min, map->ino, map->ino_gen};
+			struct prec_dso *d = prec_symtab__dso_file(
+			    R->st, map->path, b ? b->id : NULL, b ? b->len : 0, &fid);
 
 			if (!d)
 				return -ENOMEM;

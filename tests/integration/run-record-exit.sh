@@ -4,13 +4,13 @@
 #   exit status     `precord -- sh -c 'exit 3'` exits 3, `exit 0` 0; a workload killed by
 #                   SIGUSR1 / SIGKILL gives 128+10 / 128+9
 #   SIGINT          to precord alone, mid-run: the workload is stopped (SIGTERM, status 143),
-#                   the summary is printed, perf and preport read the file (hot_a 75%) and
+#                   the summary is printed, perf and preport read the file (hot_a leads hot_b) and
 #                   agree on its record counts
 #   Ctrl-C          SIGINT to the workload and precord at once: exit 130 (the workload's
 #                   status), the file is complete
 #   SIGTERM         to precord: exit 143, the file is complete
 #   SIGKILL         precord killed mid-run with --flush-interval 200: perf report and preport
-#                   still read the file, with samples (hot_a 75%) and equal record counts
+#                   still read the file, with samples (hot_a leads hot_b) and equal record counts
 #   errors          nonexistent command: 127 and one line on stderr naming it; unwritable
 #                   output (-o /proc/x/y): 1, one line naming the file, and the workload never
 #                   runs; unknown event, bad CPU list, PID that does not exist: non-zero and
@@ -23,12 +23,12 @@
 need_record demo
 DEMO=$WL/demo
 
-# readable LABEL FILE: preport and perf read FILE, agree on its counts, and hot_a is 75%.
+# readable LABEL FILE: preport and perf read FILE, agree on its counts, and hot_a leads hot_b.
 readable() {
 	preport_reads "$1" "$2"
 	counts_agree "$1" "$2"
 	perf_report "$1" "$2" sym "$2.rep"
-	check_share "$1" "$2.rep" hot_a 75
+	check_demo_split "$1" "$2.rep"
 }
 
 # ---- exit statuses ----

@@ -9,7 +9,7 @@
 #   symlink         an output path that is a symbolic link is refused, and nothing is
 #                   written where it points; a link at FILE.old is replaced, not followed
 #   FIFO            an output that is a FIFO is refused at once (no blocking open)
-#   disk full       on a 128 KiB tmpfs: exit 1, one error line, and the summary counts only
+#   disk full       on a tmpfs with 256 KiB free: exit 1, one error line, and the summary counts only
 #                   the samples the file holds (preport -D counts the same), the rest as
 #                   not written
 # Skips when perf is missing or the kernel refuses perf_event_open; the disk-full part is
@@ -115,9 +115,13 @@ one_line "-o FIFO" "$workdir/fifo.err" "not a regular file"
 say "--- disk full"
 mnt=$workdir/small
 mkdir "$mnt"
-if mount -t tmpfs -o size=128k,mode=0700 precord-test "$mnt" 2>"$workdir/mount.err"; then
+if mount -t tmpfs -o size=1m,mode=0700 precord-test "$mnt" 2>"$workdir/mount.err"; then
+	# 256 KiB left: uncompressed samples fill it within a second, however loaded the machine;
+	# flushed every 20 ms, some samples make it first
+	head -c $((1024 * 1024 - 256 * 1024)) /dev/zero >"$mnt/filler" 2>/dev/null
 	f=$mnt/full.data
-	record full -e cpu-clock -F 20000 -g --flush-interval 100 -o "$f" -- "$DEMO" 3000
+	record full -e cpu-clock -F 20000 -g --no-compress --flush-interval 20 -o "$f" -- \
+		"$DEMO" 3000
 	check_status "disk full" "$rec_rc" 1
 	if grep -q "cannot write .*No space left on device" "$rec_err"; then
 		ok "disk full: the error says so"

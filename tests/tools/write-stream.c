@@ -4,7 +4,8 @@
  * that tests can check what Linux perf (or preport) makes of our stream.
  *
  * Usage: write-stream -o OUT [--no-compress] [--level N] [--pid N] [--caller SYMBOL
- *                     [--bad-chain N]] BINARY SYMBOL:COUNT...
+ *                     [--bad-chain N]] [--map-name PATH] [--ino-gen N] [--kernel-bug]
+ *                     BINARY SYMBOL:COUNT...
  *
  * The stream (pipe form, zstd level 1 unless told otherwise) holds one cpu-clock attr
  * (sample_type IP|TID|TIME|PERIOD, sample_id_all, period 1000000, user only), the features
@@ -16,6 +17,12 @@
  * PERF_CONTEXT_USER, the ip, a return address in the caller; with --bad-chain N every Nth
  * sample's chain ends with -72, a value above PERF_CONTEXT_MAX that is no context (a
  * frame-pointer walk can end so), which perf 6.1 takes as a corrupt chain.
+ *
+ * The MMAP2 records are in inode form: BINARY's device and inode, generation 0 (--ino-gen N
+ * gives another), named BINARY's real path (--map-name PATH names it so instead, e.g. with
+ * " (deleted)" appended as the kernel does for an unlinked file).  --kernel-bug also sets
+ * their build-id flag, as a kernel bug does in records of listeners that did not ask for
+ * build-ids (see lib/state/prec_machine.c).
  *
  * Addresses: a symbol's st_value is a link-time virtual address.  The segment holding it is
  * mapped at base + page_down(p_vaddr) with pgoff page_down(p_offset) (base 0x555555554000
@@ -74,7 +81,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s -o OUT [--no-compress] [--level N] [--pid N] [--caller SYMBOL "
-		"[--bad-chain N]] BINARY SYMBOL:COUNT...\n",
+		"[--bad-chain N]] [--map-name PATH] [--ino-gen N] [--kernel-bug] BINARY "
+		"SYMBOL:COUNT...\n",
 		prog);
 }
 
@@ -264,9 +272,15 @@ struct chain_opts {
 	unsigned long bad_every; /* 0: none */
 };
 
+struct map_opts {
+	const char *name; /* NULL: the binary's path */
+	uint64_t ino_gen;
+	bool kernel_bug;
+};
+
 static int write_stream(struct prec_writer *w, int argc, char **argv, const char *binary,
 			const struct elf_info *info, const struct sym_req *reqs, size_t n,
-			uint32_t pid, const struct chain_opts *co)
+			uint32_t pid, const struct chain_opts *co, const struct map_opts *mo)
 {
 	struct perf_event_attr attr;
 	unsigned long done[MAX_SYMS] = {0};
@@ -314,12 +328,16 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 		    .maj = major(st.st_dev),
 		    .min = minor(st.st_dev),
 		    .ino = st.st_ino,
+		    .ino_generation = mo->ino_gen,
 		    .prot = PROT_READ | PROT_EXEC,
 		    .flags = MAP_PRIVATE,
-		    .filename = binary,
+		    .filename = mo->name ? mo->name : binary,
 		};
 
-		err = prec_writer__add_mmap2(w, PERF_RECORD_MISC_USER, &m, NULL);
+		err = prec_writer__add_mmap2(
+		    w,
+		    PERF_RECORD_MISC_USER | (mo->kernel_bug ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0),
+		    &m, NULL);
 	}
 	if (!err)
 		err = prec_writer__add_finished_init(w);
@@ -364,7 +382,16 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 
 int main(int argc, char **argv)
 {
-	enum { OPT_NO_COMPRESS = 256, OPT_LEVEL, OPT_PID, OPT_CALLER, OPT_BAD_CHAIN };
+	enum {
+		OPT_NO_COMPRESS = 256,
+		OPT_LEVEL,
+		OPT_PID,
+		OPT_CALLER,
+		OPT_BAD_CHAIN,
+		OPT_MAP_NAME,
+		OPT_INO_GEN,
+		OPT_KERNEL_BUG
+	};
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"no-compress", no_argument, NULL, OPT_NO_COMPRESS},
@@ -372,6 +399,9 @@ int main(int argc, char **argv)
 	    {"pid", required_argument, NULL, OPT_PID},
 	    {"caller", required_argument, NULL, OPT_CALLER},
 	    {"bad-chain", required_argument, NULL, OPT_BAD_CHAIN},
+	    {"map-name", required_argument, NULL, OPT_MAP_NAME},
+	    {"ino-gen", required_argument, NULL, OPT_INO_GEN},
+	    {"kernel-bug", no_argument, NULL, OPT_KERNEL_BUG},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -381,6 +411,7 @@ int main(int argc, char **argv)
 	struct prec_writer *w = NULL;
 	const char *out = NULL, *caller = NULL;
 	struct chain_opts co = {0};
+	struct map_opts mo = {0};
 	char binary[PATH_MAX];
 	unsigned long v, pid = 4242;
 	size_t n = 0;
@@ -420,6 +451,20 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			co.bad_every = v;
+			break;
+		case OPT_MAP_NAME:
+			mo.name = optarg;
+			break;
+		case OPT_INO_GEN:
+			if (parse_ulong(optarg, UINT32_MAX, &v)) {
+				fprintf(stderr, "%s: --ino-gen takes a number, not '%s'\n", prog,
+					optarg);
+				return 2;
+			}
+			mo.ino_gen = v;
+			break;
+		case OPT_KERNEL_BUG:
+			mo.kernel_bug = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -478,7 +523,7 @@ int main(int argc, char **argv)
 	}
 	err = prec_writer__new(fd, &wopts, &w);
 	if (!err)
-		err = write_stream(w, argc, argv, binary, &info, reqs, n, (uint32_t)pid, &co);
+		err = write_stream(w, argc, argv, binary, &info, reqs, n, (uint32_t)pid, &co, &mo);
 	prec_writer__free(w);
 	if (fd != STDOUT_FILENO && close(fd) && !err)
 		err = -errno;

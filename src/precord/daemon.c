@@ -1,0 +1,686 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * precord daemon: a recording session writing a directory of segments.
+ *
+ * One loop waits on the rings, the signalfd and the control socket (all through one epoll
+ * fd handed to the session as its wake fd).  A segment ends when its time or size is up, on
+ * SIGUSR2 or `precord ctl rotate`, and at the stop: the session drains into it and ends its
+ * stream, the directory closes it (fsync, rename from .partial), the next one begins, and
+ * retention runs over the whole directory.  The rings never stop, so nothing falls between
+ * two segments.
+ *
+ * A full disk (ENOSPC, EDQUOT): retention frees what it may and the daemon goes on in a new
+ * segment; if nothing may go, the segment is closed and the daemon keeps draining (counting
+ * what it cannot write) and tries a new segment every RETRY_MS, saying so once each way.
+ *
+ * Memory does not grow with uptime: the session keeps no per-process state (each segment's
+ * state is read anew from /proc), the build-id cache is capped, and a status is one line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "prec_log.h"
+#include "precord.h"
+#include "service.h"
+
+#define RETRY_MS 10000 /* after a full disk, try a new segment this often */
+#define CTL_TIMEOUT_MS 1000 /* a control client has this long to send its command */
+
+struct daemon {
+	const struct rec_opts *o;
+	struct prec_session *s;
+	struct prec_segdir *dir;
+	int sig_fd, ctl_fd, ep_fd;
+
+	/* the live segment */
+	int seg_fd;
+	struct prec_segment seg;
+	uint64_t seg_start_ms;
+
+	uint64_t started_ms, started_wall_ns;
+	uint64_t samples_written; /* in closed segments */
+	uint64_t segments_closed, segments_pruned;
+	bool stopping, switch_asked;
+	bool disk_full; /* writing stopped until space returns */
+	uint64_t disk_full_since_ms, dropped_at_full, next_retry_ms;
+	char last_error[256];
+};
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void note_error(struct daemon *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Log an error once and keep it for `precord ctl status`. */
+static void note_error(struct daemon *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->last_error, sizeof(d->last_error), fmt, ap);
+	va_end(ap);
+	service_log(LOG_ERR, "%s", d->last_error);
+}
+
+static void on_pruned(const struct prec_segment *seg, enum prec_prune_reason why, void *ctx)
+{
+	static const char *const reasons[] = {
+		[PREC_PRUNE_FILES] = "--switch-max-files",
+		[PREC_PRUNE_BYTES] = "--max-disk",
+		[PREC_PRUNE_AGE] = "--max-age",
+		[PREC_PRUNE_FREE] = "free space",
+	};
+	struct daemon *d = ctx;
+
+	d->segments_pruned++;
+	service_log(LOG_INFO, "deleted %s (%" PRIu64 " bytes) for %s", seg->name, seg->size,
+		    reasons[why]);
+}
+
+static void prune(struct daemon *d)
+{
+	int n = prec_segdir__prune(d->dir, &d->o->retention, wall_ns(), on_pruned, d);
+
+	if (n < 0)
+		note_error(d, "cannot apply retention in %s: %s", d->o->dir, strerror(-n));
+}
+
+/* Begin a new live segment; false (said once) if it cannot be. */
+static bool begin_segment(struct daemon *d)
+{
+	uint64_t t0;
+	int err;
+
+	err = prec_segdir__create_segment(d->dir, wall_ns(), &d->seg, &d->seg_fd);
+	if (err) {
+		if (!d->disk_full)
+			note_error(d, "cannot create a segment in %s: %s", d->o->dir, strerror(-err));
+		return false;
+	}
+	t0 = now_ms();
+	err = prec_session__begin_output(d->s, d->seg_fd);
+	if (err) {
+		struct prec_segment closed;
+
+		/* an empty segment has nothing to keep: take it back */
+		prec_session__end_output(d->s, NULL);
+		if (!prec_segdir__close_segment(d->dir, d->seg_fd, &closed))
+			unlinkat(prec_segdir__fd(d->dir), closed.name, 0);
+		close(d->seg_fd);
+		d->seg_fd = -1;
+		if (!d->disk_full)
+			note_error(d, "cannot write a segment in %s: %s", d->o->dir, strerror(-err));
+		return false;
+	}
+	d->seg_start_ms = now_ms();
+	if (d->o->verbose)
+		service_log(LOG_DEBUG, "segment %s began: its header and synthesized state took "
+				       "%" PRIu64 " ms", d->seg.name, d->seg_start_ms - t0);
+	return true;
+}
+
+/* End the live segment: its stream, then its name.  Returns its write error, or 0. */
+static int end_segment(struct daemon *d)
+{
+	struct prec_session_stats st;
+	int werr, err;
+
+	if (d->seg_fd < 0)
+		return 0;
+	werr = prec_session__end_output(d->s, &st);
+	d->samples_written += st.kept_samples;
+	err = prec_segdir__close_segment(d->dir, d->seg_fd, NULL);
+	if (err)
+		note_error(d, "cannot close segment %s: %s", d->seg.name, strerror(-err));
+	else
+		d->segments_closed++;
+	close(d->seg_fd);
+	d->seg_fd = -1;
+	return werr;
+}
+
+static bool space_error(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT;
+}
+
+/*
+ * A write failed.  The segment is ended either way (a writer that failed takes nothing more).
+ * For a full disk retention may free space; if it frees nothing, writing stops until a retry
+ * finds space.
+ */
+static void handle_write_error(struct daemon *d, int err)
+{
+	struct prec_session_stats total;
+	int n = 0;
+
+	end_segment(d);
+	if (space_error(err))
+		n = prec_segdir__prune_for_space(d->dir, &d->o->retention, wall_ns(), on_pruned, d);
+	else
+		note_error(d, "cannot write segment %s: %s", d->seg.name, strerror(-err));
+	if (n > 0 && begin_segment(d))
+		return;
+	prec_session__total_stats(d->s, &total);
+	d->disk_full = true;
+	d->disk_full_since_ms = now_ms();
+	d->dropped_at_full = total.dropped_samples;
+	d->next_retry_ms = now_ms() + RETRY_MS;
+	note_error(d, "%s is full (%s): writing stopped; nothing closed is lost, the samples "
+		      "meanwhile are counted and writing resumes when space returns",
+		   d->o->dir, strerror(-err));
+}
+
+static void retry_after_full(struct daemon *d)
+{
+	struct prec_session_stats total;
+
+	if (!d->disk_full || now_ms() < d->next_retry_ms)
+		return;
+	d->next_retry_ms = now_ms() + RETRY_MS;
+	prune(d);
+	if (!begin_segment(d))
+		return;
+	prec_session__total_stats(d->s, &total);
+	d->disk_full = false;
+	service_log(LOG_NOTICE, "writing again after %.0f s: %" PRIu64 " samples were not written",
+		    (double)(now_ms() - d->disk_full_since_ms) / 1000.0,
+		    total.dropped_samples - d->dropped_at_full);
+	d->last_error[0] = 0;
+}
+
+static void switch_segment(struct daemon *d)
+{
+	int err;
+
+	d->switch_asked = false;
+	if (d->disk_full)
+		return;
+	err = end_segment(d);
+	if (err)
+		service_log(LOG_WARNING, "segment %s ended early: %s", d->seg.name, strerror(-err));
+	prune(d);
+	if (!begin_segment(d))
+		handle_write_error(d, -ENOSPC);
+}
+
+/* ---- status ---- */
+
+static void self_usage(double *cpu_s, uint64_t *rss_kb)
+{
+	struct rusage ru;
+	char line[256];
+	FILE *f;
+
+	*cpu_s = 0;
+	*rss_kb = 0;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		*cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+			 ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			*rss_kb = strtoull(line + 6, NULL, 10);
+	fclose(f);
+}
+
+static void target_text(const struct daemon *d, char *buf, size_t len)
+{
+	const struct rec_opts *o = d->o;
+	const struct prec_events *ev = prec_session__events(d->s);
+	const char *name = prec_events__name(ev, 0);
+	int n;
+
+	if (o->all_cpus)
+		n = snprintf(buf, len, "all CPUs%s%s", o->cpu_list ? " in " : "",
+			     o->cpu_list ? o->cpu_list : "");
+	else
+		n = snprintf(buf, len, "%zu %s", o->nr_pids, o->threads_only ? "threads" : "processes");
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (o->period)
+		snprintf(buf + n, len - (size_t)n, ", %s every %" PRIu64 " events",
+			 name, o->period);
+	else
+		snprintf(buf + n, len - (size_t)n, ", %s at %" PRIu64 " Hz%s",
+			 name, o->freq,
+			 o->dwarf ? ", dwarf stacks" : o->callchain ? ", call chains" : "");
+}
+
+/* The status, one fact a line, into buf. */
+static void status_text(struct daemon *d, char *buf, size_t len)
+{
+	struct prec_session_stats total, cur;
+	struct prec_segment *segs = NULL;
+	uint64_t bytes = 0, rss_kb, written;
+	size_t nseg = 0, i;
+	double cpu_s, pct;
+	char target[256], b1[32];
+
+	prec_session__total_stats(d->s, &total);
+	prec_session__output_stats(d->s, &cur);
+	if (!prec_segdir__list(d->dir, &segs, &nseg))
+		for (i = 0; i < nseg; i++)
+			bytes += segs[i].size;
+	free(segs);
+	self_usage(&cpu_s, &rss_kb);
+	target_text(d, target, sizeof(target));
+	written = d->samples_written + (d->seg_fd >= 0 ? cur.kept_samples : 0);
+	pct = total.ring.samples + total.ring.lost ?
+		100.0 * (double)total.ring.lost / (double)(total.ring.samples + total.ring.lost) :
+		0;
+	snprintf(buf, len,
+		 "pid: %d\n"
+		 "uptime: %.0f s\n"
+		 "target: %s\n"
+		 "directory: %s\n"
+		 "segments: %zu\n"
+		 "bytes on disk: %" PRIu64 " (%s)\n"
+		 "samples written: %" PRIu64 "\n"
+		 "samples not written: %" PRIu64 "\n"
+		 "lost records: %" PRIu64 "\n"
+		 "lost samples: %" PRIu64 " (%.2f%%)\n"
+		 "throttle events: %" PRIu64 "\n"
+		 "daemon cpu: %.2f s\n"
+		 "daemon rss: %" PRIu64 " KiB\n"
+		 "live segment: %s\n"
+		 "last error: %s\n",
+		 (int)getpid(), (double)(now_ms() - d->started_ms) / 1000.0, target, d->o->dir,
+		 nseg, bytes, fmt_bytes(bytes, b1, sizeof(b1)), written, total.dropped_samples,
+		 total.ring.lost_records, total.ring.lost, pct, total.ring.throttles, cpu_s, rss_kb,
+		 d->seg_fd >= 0 ? d->seg.name : d->disk_full ? "none (disk full)" : "none",
+		 d->last_error[0] ? d->last_error : "none");
+}
+
+static void update_service_status(struct daemon *d)
+{
+	struct prec_session_stats total;
+
+	if (!service_notifying())
+		return;
+	prec_session__total_stats(d->s, &total);
+	service_status("%s; %" PRIu64 " samples, %" PRIu64 " lost; segment %s",
+		       d->disk_full ? "disk full, not writing" : "recording", total.ring.samples,
+		       total.ring.lost, d->seg_fd >= 0 ? d->seg.name : "none");
+}
+
+/* ---- control socket ---- */
+
+static int open_ctl_socket(struct daemon *d)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, err;
+
+	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", d->o->dir,
+			     PRECORD_SOCKET_NAME) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	/* the directory is ours and locked: a socket left by a crashed daemon is stale */
+	unlinkat(prec_segdir__fd(d->dir), PRECORD_SOCKET_NAME, 0);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	fchmodat(prec_segdir__fd(d->dir), PRECORD_SOCKET_NAME, 0600, 0);
+	d->ctl_fd = fd;
+	return 0;
+}
+
+/* One client: a command line in, an answer out.  Only root and our own user are answered. */
+static void serve_ctl(struct daemon *d)
+{
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	struct pollfd pfd;
+	char cmd[64], reply[2048];
+	ssize_t n = 0;
+	int fd;
+
+	fd = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
+	    (cred.uid != 0 && cred.uid != geteuid())) {
+		service_log(LOG_WARNING, "control socket: refused a client with uid %d",
+			    (int)cred.uid);
+		snprintf(reply, sizeof(reply), "error: permission denied\n");
+		goto answer;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, CTL_TIMEOUT_MS) == 1)
+		n = read(fd, cmd, sizeof(cmd) - 1);
+	if (n <= 0) {
+		close(fd);
+		return;
+	}
+	cmd[n] = 0;
+	cmd[strcspn(cmd, "\r\n")] = 0;
+	if (!strcmp(cmd, "status")) {
+		status_text(d, reply, sizeof(reply));
+	} else if (!strcmp(cmd, "rotate")) {
+		d->switch_asked = true;
+		snprintf(reply, sizeof(reply), "ok: switching to a new segment\n");
+	} else if (!strcmp(cmd, "stop")) {
+		d->stopping = true;
+		snprintf(reply, sizeof(reply), "ok: stopping\n");
+	} else {
+		snprintf(reply, sizeof(reply), "error: unknown command '%.40s'\n", cmd);
+	}
+answer:
+	if (write(fd, reply, strlen(reply)) < 0) {
+		/* the client went away: nothing to tell it */
+	}
+	close(fd);
+}
+
+/* ---- setup ---- */
+
+static int open_dir(struct daemon *d)
+{
+	struct prec_segdir_refusal why = { 0 };
+	int err = prec_segdir__open(d->o->dir, PREC_SEGDIR_CREATE, &why, &d->dir);
+
+	switch (err) {
+	case 0:
+		return 0;
+	case -EBUSY:
+		if (why.lock_pid)
+			fprintf(stderr, "precord: another precord daemon (pid %d) is using %s; stop "
+					"it first (precord ctl --dir %s stop) or choose another --dir\n",
+				(int)why.lock_pid, d->o->dir, d->o->dir);
+		else
+			fprintf(stderr, "precord: another precord daemon is using %s; stop it first "
+					"or choose another --dir\n", d->o->dir);
+		break;
+	case -EPERM:
+		fprintf(stderr, "precord: refusing %s: it is owned by uid %d with mode %04o; the "
+				"daemon's directory must be its own and not writable by others "
+				"(chown/chmod 0700 it, or choose another --dir)\n", d->o->dir,
+			(int)why.owner, (unsigned int)why.mode & 07777);
+		break;
+	case -ELOOP:
+		fprintf(stderr, "precord: refusing %s: it is a symbolic link; give the directory "
+				"itself with --dir\n", d->o->dir);
+		break;
+	case -ENOTDIR:
+		fprintf(stderr, "precord: %s is not a directory; choose another --dir\n", d->o->dir);
+		break;
+	case -ENOENT:
+		fprintf(stderr, "precord: cannot create %s: its parent directory does not exist; "
+				"create it or choose another --dir\n", d->o->dir);
+		break;
+	default:
+		fprintf(stderr, "precord: cannot use %s: %s; choose another --dir\n", d->o->dir,
+			strerror(-err));
+	}
+	return err;
+}
+
+/*
+ * --background: the parent waits until the child is recording (or says why not), then
+ * exits; the child leaves the terminal and logs into DIR/precord.log.
+ */
+static int go_background(struct daemon *d, int *ret_ready_fd)
+{
+	int p[2], logfd;
+	char msg[512];
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(p[1]);
+		n = read(p[0], msg, sizeof(msg) - 1);
+		close(p[0]);
+		if (n > 0 && msg[0] == '+') {
+			printf("precord daemon: recording into %s (pid %d); stop it with 'precord "
+			       "ctl --dir %s stop'\n", d->o->dir, (int)pid, d->o->dir);
+			_exit(0);
+		}
+		_exit(1); /* the child said why on stderr */
+	}
+	close(p[0]);
+	setsid();
+	logfd = openat(prec_segdir__fd(d->dir), "precord.log",
+		       O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	*ret_ready_fd = p[1];
+	prec_segdir__write_pid(d->dir);
+	if (logfd >= 0) {
+		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (nul >= 0) {
+			dup2(nul, STDIN_FILENO);
+			close(nul);
+		}
+		dup2(logfd, STDOUT_FILENO);
+		dup2(logfd, STDERR_FILENO);
+		close(logfd);
+	}
+	return 0;
+}
+
+static void tell_ready(int *fd, bool ok)
+{
+	if (*fd < 0)
+		return;
+	if (write(*fd, ok ? "+" : "-", 1) < 0) {
+		/* the parent is gone */
+	}
+	close(*fd);
+	*fd = -1;
+}
+
+static void log_from_lib(enum prec_log_level level, const char *msg, void *ctx)
+{
+	const struct rec_opts *o = ctx;
+
+	if (level >= PREC_LOG_INFO && !o->verbose)
+		return;
+	service_log(level == PREC_LOG_ERROR ? LOG_ERR :
+		    level == PREC_LOG_WARN  ? LOG_WARNING :
+		    level == PREC_LOG_INFO  ? LOG_INFO :
+					      LOG_DEBUG,
+		    "%s", msg);
+}
+
+static int add_epoll(int ep, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+/* ---- the loop ---- */
+
+static int next_timeout(struct daemon *d, uint64_t next_flush, uint64_t next_watchdog)
+{
+	uint64_t now = now_ms(), t = next_flush;
+
+	if (d->o->switch_spec.time_ms && d->seg_fd >= 0 &&
+	    d->seg_start_ms + d->o->switch_spec.time_ms < t)
+		t = d->seg_start_ms + d->o->switch_spec.time_ms;
+	if (next_watchdog && next_watchdog < t)
+		t = next_watchdog;
+	if (d->disk_full && d->next_retry_ms < t)
+		t = d->next_retry_ms;
+	return t > now ? (int)(t - now) : 0;
+}
+
+static void run_loop(struct daemon *d)
+{
+	const struct rec_opts *o = d->o;
+	uint64_t wd_ms = service_watchdog_interval_ms();
+	uint64_t next_flush = now_ms() + o->flush_ms, next_wd = wd_ms ? now_ms() + wd_ms : 0;
+	uint64_t next_status = now_ms() + 10000;
+
+	while (!d->stopping) {
+		struct epoll_event evs[4];
+		int i, n, sig, err;
+
+		err = prec_session__wait(d->s, next_timeout(d, next_flush, next_wd), d->ep_fd);
+		if (err) {
+			note_error(d, "waiting for samples failed: %s", strerror(-err));
+			break;
+		}
+		n = epoll_wait(d->ep_fd, evs, 4, 0);
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.fd == d->ctl_fd) {
+				serve_ctl(d);
+				continue;
+			}
+			sig = read_signals(d->sig_fd);
+			if (sig == SIGUSR2)
+				d->switch_asked = true;
+			else if (sig)
+				d->stopping = true;
+		}
+		prec_session__drain(d->s);
+		if (now_ms() >= next_flush) {
+			prec_session__flush(d->s);
+			next_flush = now_ms() + o->flush_ms;
+		}
+		err = prec_session__write_error(d->s);
+		if (err && d->seg_fd >= 0)
+			handle_write_error(d, err);
+		retry_after_full(d);
+		if (d->seg_fd >= 0 && !d->switch_asked && !o->switch_spec.signal_only) {
+			struct prec_session_stats cur;
+
+			prec_session__output_stats(d->s, &cur);
+			if ((o->switch_spec.time_ms &&
+			     now_ms() >= d->seg_start_ms + o->switch_spec.time_ms) ||
+			    (o->switch_spec.size_bytes && cur.written_bytes >= o->switch_spec.size_bytes))
+				d->switch_asked = true;
+		}
+		if (d->switch_asked && !d->stopping)
+			switch_segment(d);
+		if (next_wd && now_ms() >= next_wd) {
+			service_watchdog();
+			next_wd = now_ms() + wd_ms;
+		}
+		if (now_ms() >= next_status) {
+			update_service_status(d);
+			next_status = now_ms() + 10000;
+		}
+		if (prec_session__targets_gone(d->s)) {
+			service_log(LOG_NOTICE, "every process recorded has exited; stopping");
+			break;
+		}
+	}
+}
+
+static void log_totals(struct daemon *d)
+{
+	struct prec_session_stats total;
+
+	prec_session__total_stats(d->s, &total);
+	service_log(LOG_NOTICE, "stopped: %" PRIu64 " samples written in %" PRIu64 " segments, %" PRIu64
+				" not written, %" PRIu64 " lost",
+		    d->samples_written, d->segments_closed, total.dropped_samples, total.ring.lost);
+}
+
+int daemon_run(const struct rec_opts *o)
+{
+	struct daemon d = { .o = o, .sig_fd = -1, .ctl_fd = -1, .ep_fd = -1, .seg_fd = -1 };
+	struct prec_session_opts so;
+	struct prec_events_error eerr;
+	sigset_t sigs;
+	int err, rc = 1, ready_fd = -1;
+
+	service_init();
+	if (open_dir(&d))
+		return 1;
+	if (o->background && (err = go_background(&d, &ready_fd))) {
+		fprintf(stderr, "precord: cannot go to the background: %s\n", strerror(-err));
+		goto out;
+	}
+	prec_log_set_fn(log_from_lib, (void *)o);
+	signal(SIGPIPE, SIG_IGN);
+	d.sig_fd = stop_signals(&sigs, false);
+	if (d.sig_fd < 0) {
+		note_error(&d, "cannot set up signal handling: %s", strerror(-d.sig_fd));
+		goto out;
+	}
+	session_opts(o, -1, &so);
+	err = prec_session__new(&so, &d.s, &eerr);
+	if (err) {
+		report_session_error(o->cpu_list, o->threads_only, err, &eerr);
+		goto out;
+	}
+	err = open_ctl_socket(&d);
+	if (err) {
+		note_error(&d, "cannot create the control socket %s/%s: %s", o->dir,
+			   PRECORD_SOCKET_NAME, strerror(-err));
+		goto out;
+	}
+	d.ep_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (d.ep_fd < 0 || add_epoll(d.ep_fd, d.sig_fd) || add_epoll(d.ep_fd, d.ctl_fd)) {
+		note_error(&d, "cannot set up the event loop: %s", strerror(errno));
+		goto out;
+	}
+	prune(&d); /* segments of earlier runs count */
+	if (!begin_segment(&d))
+		goto out;
+	d.started_ms = now_ms();
+	d.started_wall_ns = wall_ns();
+	prec_session__enable(d.s, true);
+	service_log(LOG_NOTICE, "recording into %s (segment %s)", o->dir, d.seg.name);
+	service_ready("recording; segment %s", d.seg.name);
+	tell_ready(&ready_fd, true);
+
+	run_loop(&d);
+
+	service_stopping();
+	prec_session__enable(d.s, false);
+	if (d.seg_fd >= 0)
+		end_segment(&d);
+	prune(&d);
+	log_totals(&d);
+	rc = 0;
+out:
+	tell_ready(&ready_fd, false);
+	if (d.ctl_fd >= 0) {
+		unlinkat(prec_segdir__fd(d.dir), PRECORD_SOCKET_NAME, 0);
+		close(d.ctl_fd);
+	}
+	if (d.seg_fd >= 0)
+		end_segment(&d);
+	if (d.ep_fd >= 0)
+		close(d.ep_fd);
+	if (d.sig_fd >= 0)
+		close(d.sig_fd);
+	prec_session__free(d.s);
+	prec_segdir__free(d.dir);
+	return rc;
+}
