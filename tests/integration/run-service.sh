@@ -17,6 +17,9 @@
 #               user with only the unit's AmbientCapabilities= records a root-owned
 #               workload's maps, its build-id read through /proc/PID/root (the file is in
 #               another mount namespace), and the kernel map (kallsyms addresses)
+#   daemon      precord daemon with NOTIFY_SOCKET and WATCHDOG_USEC (as the unit's user, where
+#               the caps part runs): READY=1 with a STATUS, WATCHDOG=1, STOPPING=1 after
+#               SIGTERM, all from the main pid; it exits 0 and leaves closed segments only
 # Skips (77) when python3 (the notify listener) or systemd-analyze with --offline is missing,
 # after the checks it could make; the caps part is skipped, said so, where it cannot run.
 # shellcheck disable=SC2016 # sh -c scripts in single quotes, expanded by that shell
@@ -157,7 +160,7 @@ else
 	u=$workdir/precord.service
 	sed "s|^ExecStart=[^ ]*/precord |ExecStart=$PRECORD |" "$UNIT" >"$u"
 	mkdir -p "$workdir/man/man1"
-	ln -s "$top_srcdir/doc/precord.1" "$workdir/man/man1/precord.1"
+	ln -s "$top_srcdir/doc/precord-daemon.1" "$workdir/man/man1/precord-daemon.1"
 	MANPATH=$workdir/man systemd-analyze verify "$u" >"$workdir/verify.out" 2>&1
 	rc=$?
 	if [ "$rc" -eq 0 ] && [ ! -s "$workdir/verify.out" ]; then
@@ -260,6 +263,71 @@ else
 		fi
 	else
 		bad "precord -a as uid $uid with $caps exits $rc: $(lines "$workdir/caps.err" 3)"
+	fi
+fi
+
+say "--- daemon"
+# precord daemon under a NOTIFY_SOCKET with a watchdog, as the unit runs it (its dynamic user
+# and capabilities, where the caps part ran): READY=1 with a STATUS, WATCHDOG=1 every half
+# WATCHDOG_USEC, and STOPPING=1 after SIGTERM (sent once a WATCHDOG=1 came).
+if [ "$built" != yes ] || ! command -v python3 >/dev/null 2>&1; then
+	say "skipped the daemon part: needs libsystemd and python3"
+elif ! "$PRECORD" -q -a -e cpu-clock -o "$workdir/probe-d.data" -- true 2>"$workdir/probe-d.err"
+then
+	say "skipped the daemon part: cannot record -a here: $(lines "$workdir/probe-d.err" 1)"
+else
+	dir=$workdir/segs
+	mkdir -m 700 "$dir"
+	as=
+	if [ -z "$why" ]; then
+		chown $uid:$uid "$dir"
+		as="setpriv --reuid=$uid --regid=$uid --clear-groups --no-new-privs"
+		as="$as --bounding-set=-all,$caps --inh-caps=$caps --ambient-caps=$caps"
+	fi
+	# the unit's own command line, with this test's directory ("%%" is "%" in a unit)
+	args=$(sed -n 's/^ExecStart=[^ ]*\/precord //p' "$UNIT" | sed "s/%%/%/g; s|--dir [^ ]*|--dir $dir|")
+	# shellcheck disable=SC2086 # $as and $args are words on purpose
+	WATCHDOG_USEC=1000000 python3 "$LISTEN" --signal-on WATCHDOG=1:TERM -- \
+		$as "$PRECORD" $args >"$workdir/d.out" 2>"$workdir/d.err"
+	rc=$?
+	say "precord $args${as:+ (as uid $uid with $caps)}: exit $rc"
+	child=$(sed -n 's/^child //p' "$workdir/d.out")
+	grep -E '^[0-9]+ [0-9]+ ' "$workdir/d.out" >"$workdir/d.msgs"
+	if [ "$rc" -eq 0 ]; then
+		ok "daemon: exit status 0 after SIGTERM"
+	else
+		bad "daemon: exit status $rc; its stderr: $(lines "$workdir/d.err" 4)"
+	fi
+	first=$(awk '$1 == 1 { $1 = $2 = ""; sub(/^ +/, ""); printf "%s%s", s, $0; s = " | " }' \
+		"$workdir/d.msgs")
+	case $first in
+	"READY=1 | STATUS="?*) ok "daemon: first notification: $first" ;;
+	*) bad "daemon: first notification '$first', want READY=1 and a STATUS" ;;
+	esac
+	if grep -q ' WATCHDOG=1$' "$workdir/d.msgs"; then
+		ok "daemon: WATCHDOG=1 ($(grep -c ' WATCHDOG=1$' "$workdir/d.msgs") times)"
+	else
+		bad "daemon: no WATCHDOG=1 under WATCHDOG_USEC=1 s: $(join_lines <"$workdir/d.msgs")"
+	fi
+	last=$(tail -n 1 "$workdir/d.msgs" | cut -d' ' -f3-)
+	if [ "$last" = STOPPING=1 ]; then
+		ok "daemon: STOPPING=1 last"
+	else
+		bad "daemon: last notification '$last', want STOPPING=1"
+	fi
+	pids=$(cut -d' ' -f2 "$workdir/d.msgs" | sort -u | join_lines)
+	if [ -n "$child" ] && [ "$pids" = "$child" ]; then
+		ok "daemon: every datagram comes from the main pid"
+	else
+		bad "daemon: datagrams from pids '$pids', want only the main pid $child"
+	fi
+	segs=$(find "$dir" -name 'precord-*.data' | wc -l)
+	partial=$(find "$dir" -name '*.partial' | wc -l)
+	if [ "$segs" -ge 1 ] && [ "$partial" -eq 0 ]; then
+		ok "daemon: $segs closed segment(s), none left live"
+	else
+		bad "daemon: $segs closed and $partial live segments: $(find "$dir" -mindepth 1 -printf '%f\n' | join_lines);" \
+			"$(df -h "$dir" | tail -n 1); its stderr: $(lines "$workdir/d.err" 4)"
 	fi
 fi
 
