@@ -20,8 +20,11 @@
 #   daemon      precord daemon with NOTIFY_SOCKET and WATCHDOG_USEC (as the unit's user, where
 #               the caps part runs): READY=1 with a STATUS, WATCHDOG=1, STOPPING=1 after
 #               SIGTERM, all from the main pid; it exits 0 and leaves closed segments only
+#   syscalls    (with strace) every system call precord daemon makes while recording,
+#               switching and answering precord ctl passes the unit's SystemCallFilter=
 # Skips (77) when python3 (the notify listener) or systemd-analyze with --offline is missing,
-# after the checks it could make; the caps part is skipped, said so, where it cannot run.
+# after the checks it could make; the caps, daemon and syscalls parts are skipped, said so,
+# where they cannot run.
 # shellcheck disable=SC2016 # sh -c scripts in single quotes, expanded by that shell
 # shellcheck source=tests/integration/test-lib.sh
 . "$(dirname "$0")/test-lib.sh"
@@ -328,6 +331,78 @@ else
 	else
 		bad "daemon: $segs closed and $partial live segments: $(find "$dir" -mindepth 1 -printf '%f\n' | join_lines);" \
 			"$(df -h "$dir" | tail -n 1); its stderr: $(lines "$workdir/d.err" 4)"
+	fi
+fi
+
+say "--- syscalls"
+# Every system call the daemon makes while it records, switches segments and answers
+# precord ctl (status, rotate, stop) must pass the unit's SystemCallFilter= (a call it
+# denies fails with EPERM, and the daemon with it).
+if ! command -v strace >/dev/null 2>&1; then
+	say "skipped the syscalls part: strace is missing (Debian: strace)"
+elif ! command -v systemd-analyze >/dev/null 2>&1; then
+	say "skipped the syscalls part: systemd-analyze is missing"
+elif ! "$PRECORD" -q -a -e cpu-clock -o "$workdir/probe-s.data" -- true 2>"$workdir/probe-s.err"
+then
+	say "skipped the syscalls part: cannot record -a here: $(lines "$workdir/probe-s.err" 1)"
+else
+	# group_calls @GROUP|NAME: the system calls it stands for, nested groups resolved
+	group_calls() {
+		case $1 in
+		@*)
+			for _c in $(systemd-analyze syscall-filter "$1" 2>/dev/null |
+				awk 'NR > 1 && /^ +[-@a-z0-9_]+$/ { print $1 }'); do
+				group_calls "$_c"
+			done
+			;;
+		*) echo "$1" ;;
+		esac
+	}
+	: >"$workdir/allow"
+	: >"$workdir/deny"
+	sed -n 's/^SystemCallFilter=//p' "$UNIT" >"$workdir/filter"
+	while read -r list; do
+		case $list in
+		"~"*) to=deny list=${list#"~"} ;;
+		*) to=allow ;;
+		esac
+		for item in $list; do
+			group_calls "$item" >>"$workdir/$to"
+		done
+	done <"$workdir/filter"
+	sdir=$workdir/strace-segs
+	mkdir -m 700 "$sdir"
+	strace -f -qq -o "$workdir/strace.out" "$PRECORD" daemon -e cpu-clock --dir "$sdir" \
+		--max-disk=1G --min-free=1% >"$workdir/s.out" 2>"$workdir/s.err" &
+	spid=$!
+	i=0
+	while [ $i -lt 300 ] && [ ! -S "$sdir/precord.sock" ] && kill -0 $spid 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$PRECORD" ctl --dir "$sdir" status >"$workdir/ctl.out" 2>&1 &&
+		"$PRECORD" ctl --dir "$sdir" rotate >>"$workdir/ctl.out" 2>&1 &&
+		"$PRECORD" ctl --dir "$sdir" stop >>"$workdir/ctl.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] || kill $spid 2>/dev/null
+	wait $spid
+	src=$?
+	awk '{ sub(/^[0-9]+ +/, "") } match($0, /^[a-z0-9_]+\(/) {
+		print substr($0, 1, RLENGTH - 1) }' "$workdir/strace.out" | sort -u >"$workdir/used"
+	refused=
+	while read -r call; do
+		if ! grep -q -x "$call" "$workdir/allow" || grep -q -x "$call" "$workdir/deny"; then
+			refused="$refused $call"
+		fi
+	done <"$workdir/used"
+	if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		bad "syscalls: the daemon under strace: ctl $rc, exit $src: $(lines "$workdir/ctl.out" 2) $(lines "$workdir/s.err" 3)"
+	elif [ "$(grep -c . "$workdir/allow")" -lt 100 ]; then
+		bad "syscalls: the unit's filter allows $(grep -c . "$workdir/allow") calls: cannot read its groups"
+	elif [ -z "$refused" ]; then
+		ok "syscalls: the unit's filter admits all $(grep -c . "$workdir/used") the daemon made"
+	else
+		bad "syscalls: the unit's filter refuses what the daemon made:$refused"
 	fi
 fi
 
