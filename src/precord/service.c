@@ -5,12 +5,13 @@
  *
  * The environment is read once, by service_init() (or the first call that needs it), and
  * never changed: NOTIFY_SOCKET decides whether anything is sent, WATCHDOG_USEC (for this
- * pid, WATCHDOG_PID) the watchdog interval, JOURNAL_STREAM whether stderr is journald's
- * stream.  Built without libsystemd (configure --with-systemd=no) every notification is a
- * no-op, and a set NOTIFY_SOCKET gets one warning, since the manager would wait for READY=1
- * in vain.  A failed notification is reported once, never more.  Each log line is one
- * write(2) of one line, so that journald files it whole under its own priority; a line
- * never reaches the manager as a notification, nor a notification as a log line.
+ * pid, WATCHDOG_PID) the watchdog interval, JOURNAL_STREAM which stream is journald's (each
+ * log line compares stderr with it, since stderr may be redirected later).  Built without
+ * libsystemd (configure --with-systemd=no) every notification is a no-op, and a set
+ * NOTIFY_SOCKET gets one warning, since the manager would wait for READY=1 in vain.  A failed
+ * notification is reported once, never more.  Each log line is one write(2) of one line, so that
+ * journald files it whole under its own priority; a line never reaches the manager as a
+ * notification, nor a notification as a log line.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,8 +32,9 @@
 static struct {
 	bool initialized;
 	bool notify;	    /* NOTIFY_SOCKET set and libsystemd built in */
-	bool journal;	    /* stderr is journald's stream */
+	bool journal_env;   /* JOURNAL_STREAM was set and well formed */
 	bool notify_failed; /* a failed notification was reported */
+	unsigned long long journal_dev, journal_ino;
 	uint64_t watchdog_usec;
 } svc;
 
@@ -51,21 +53,31 @@ static bool parse_dec(const char *s, unsigned long long *ret, const char **end)
 	return true;
 }
 
-/*
- * JOURNAL_STREAM is "DEV:INO" of the stream journald gave us; stderr may have been redirected
- * since (by a shell in ExecStart=, or a user who runs the daemon by hand from such a unit).
- */
-static bool stderr_is_journal(void)
+/* JOURNAL_STREAM is "DEV:INO" of the stream journald gave the service. */
+static void read_journal_stream(void)
 {
 	const char *s = getenv("JOURNAL_STREAM");
 	unsigned long long dev, ino;
-	struct stat st;
 
 	if (!s || !parse_dec(s, &dev, &s) || *s++ != ':' || !parse_dec(s, &ino, &s) || *s)
+		return;
+	svc.journal_env = true;
+	svc.journal_dev = dev;
+	svc.journal_ino = ino;
+}
+
+/*
+ * Asked at each line, not once: stderr may be redirected after service_init() (to the log
+ * file of --background, or by a shell in ExecStart=), and then it is no longer journald's.
+ */
+static bool stderr_is_journal(void)
+{
+	struct stat st;
+
+	if (!svc.journal_env || fstat(STDERR_FILENO, &st))
 		return false;
-	if (fstat(STDERR_FILENO, &st))
-		return false;
-	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+	return (unsigned long long)st.st_dev == svc.journal_dev &&
+	       (unsigned long long)st.st_ino == svc.journal_ino;
 }
 
 #ifdef HAVE_LIBSYSTEMD
@@ -109,7 +121,7 @@ void service_init(void)
 	if (svc.initialized)
 		return;
 	svc.initialized = true;
-	svc.journal = stderr_is_journal();
+	read_journal_stream();
 	sock = getenv("NOTIFY_SOCKET");
 	if (sock && *sock)
 		init_notify();
@@ -220,7 +232,7 @@ void service_vlog(int priority, const char *fmt, va_list ap)
 		priority = LOG_EMERG;
 	if (priority > LOG_DEBUG)
 		priority = LOG_DEBUG;
-	if (svc.journal)
+	if (stderr_is_journal())
 		head = (size_t)snprintf(line, 16, "<%d>", priority);
 	else
 		head = (size_t)snprintf(line, 16, "precord: ");

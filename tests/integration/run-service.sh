@@ -6,7 +6,8 @@
 #               the watchdog interval is half WATCHDOG_USEC, and 0 when WATCHDOG_PID names
 #               another process.  Built without libsystemd: one warning, nothing sent.
 #   journal     service_log writes "<N>MSG" when JOURNAL_STREAM names stderr, else
-#               "precord: MSG" (also when JOURNAL_STREAM names another file); one line each
+#               "precord: MSG" (also when JOURNAL_STREAM names another file, or stderr was
+#               redirected since); one line each
 #   unit        `systemd-analyze verify` of the unit (ExecStart= pointed at this build, its
 #               man page found in doc/) prints nothing; `systemd-analyze security
 #               --offline=true` rates it at most 2.5, and the only capabilities it leaves
@@ -146,6 +147,14 @@ lines' log-errno 'cannot write segment' log 7 'ends in a newline
 printf '%s\n' '<4>disk full; pruning' '<3>two lines' \
 	'<3>cannot write segment: No space left on device' '<7>ends in a newline' >"$workdir/log.want"
 expect "under journald" "$log" "$workdir/log.want"
+# stderr redirected after service_init() (as --background does) is no longer journald's
+: >"$log"
+env -u NOTIFY_SOCKET JOURNAL_STREAM="$stream" "$PROBE" init log 6 before stderr "$workdir/later" \
+	log 6 after >/dev/null 2>>"$log"
+printf '%s\n' '<6>before' >"$workdir/log.want"
+printf '%s\n' 'precord: after' >"$workdir/later.want"
+expect "under journald, before stderr is redirected" "$log" "$workdir/log.want"
+expect "after stderr is redirected" "$workdir/later" "$workdir/later.want"
 env -u NOTIFY_SOCKET -u JOURNAL_STREAM "$PROBE" log 4 'disk full' 2>"$workdir/plain"
 printf '%s\n' 'precord: disk full' >"$workdir/plain.want"
 expect "without JOURNAL_STREAM" "$workdir/plain" "$workdir/plain.want"

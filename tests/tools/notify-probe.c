@@ -10,12 +10,16 @@
  *   ready-bare      service_ready(NULL)              watchdog      service_watchdog()
  *   stopping        service_stopping()               log N TEXT    service_log(N, "%s", TEXT)
  *   log-errno TEXT  service_log(LOG_ERR, "TEXT: %m") with errno = ENOSPC
- * run in order.  The exit status is 0, or 2 for a usage error (one line on stderr).
+ *   stderr FILE     stderr is FILE from now on (appended to), as --background does
+ * run in order.  The exit status is 0, 1 if FILE cannot be opened, or 2 for a usage error
+ * (one line on stderr).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "service.h"
 
@@ -59,6 +63,15 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(op, "status") && arg) {
 			service_status("%s", arg);
+			i++;
+		} else if (!strcmp(op, "stderr") && arg) {
+			int fd = open(arg, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+
+			if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) {
+				perror("notify-probe: stderr");
+				return 1;
+			}
+			close(fd);
 			i++;
 		} else if (!strcmp(op, "log-errno") && arg) {
 			errno = ENOSPC;
