@@ -66,6 +66,10 @@ trap _cleanup EXIT
 # preport's kernel symbol cache: this test's own, not the user's
 PRECORD_CACHE_DIR=$workdir/cache
 export PRECORD_CACHE_DIR
+# perf's build-id cache (~/.debug): this test's own too, so that what one test's perf record
+# put there (a binary by its build-id) cannot symbolize another test's recording
+PERF_BUILDID_DIR=$workdir/perf-debug
+export PERF_BUILDID_DIR
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
