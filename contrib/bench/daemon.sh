@@ -13,12 +13,12 @@
 # Every $STEP seconds (default 5) each recorder's VmRSS is read from /proc; CPU seconds are
 # the recorder's user+system time from getrusage (/usr/bin/time around it, all its threads).
 # At the end: CPU (and the ratio precord/perf), peak and final RSS, RSS drift from minute 2
-# to the end (from 1/5 of DURATION when shorter), bytes of the segment files, samples and
-# lost samples (perf report's "Total Lost Samples" summed over each tool's files; precord
-# also by `precord ctl status` before the stop and by the LOST records of `preport -D`),
-# and whether every file reads (`perf report --stdio` on all files of both, `preport` on
-# precord's segments).  Then one table of the issue's targets with
-# pass or fail.  Needs root (system-wide recording) and Linux perf.  KEEP=1 keeps the
+# to the end (from 1/5 of DURATION when shorter), bytes of the segment files, samples,
+# lost records (perf report's "Total Lost Samples" summed over each tool's files; precord
+# also by `precord ctl status` before the stop), missing samples (estimated from gaps, see
+# below), and whether every file reads (`perf report --stdio` on all files of both,
+# `preport` on precord's segments).  Then one table of the issue's targets with pass or
+# fail.  Needs root (system-wide recording) and Linux perf.  KEEP=1 keeps the
 # directories (printed).  The machine's load average is printed at start and end: both
 # recorders see the same noise, since they run side by side.
 set -u
@@ -81,6 +81,9 @@ procs() {
 rss() { # PID: VmRSS in KiB, or empty once it is gone
 	awk '$1 == "VmRSS:" {print $2}' "/proc/$1/status" 2>/dev/null
 }
+anon() { # PID: RssAnon in KiB (the rest of VmRSS is mapped files and shared memory)
+	awk '$1 == "RssAnon:" {print $2}' "/proc/$1/status" 2>/dev/null
+}
 hwm() { # PID: VmHWM (peak RSS) in KiB
 	awk '$1 == "VmHWM:" {print $2}' "/proc/$1/status" 2>/dev/null
 }
@@ -112,28 +115,30 @@ PREC_TIME=$!
 PERF_TIME=$!
 PREC=$(child "$PREC_TIME")
 PERF=$(child "$PERF_TIME")
-if [ -z "$PREC" ] || [ -z "$PERF" ]; then
-	echo "daemon.sh: a recorder did not start" >&2
+failed() { # MESSAGE: say it, show both recorders' stderr, stop
+	echo "daemon.sh: $1" >&2
 	cat "$T/precord.err" "$T/perf.err" >&2
 	exit 1
+}
+if [ -z "$PREC" ] || [ -z "$PERF" ]; then
+	failed "a recorder did not start"
 fi
 
-# RSS timeline: "SECONDS PRECORD_KIB PERF_KIB", every STEP seconds.
+# RSS timeline: "SECONDS PRECORD_KIB PERF_KIB PRECORD_ANON_KIB PERF_ANON_KIB", every STEP
+# seconds.
 t0=${EPOCHREALTIME/./}
 el=0
 while [ "$el" -lt "$DURATION" ]; do
 	r1=$(rss "$PREC")
 	r2=$(rss "$PERF")
 	if [ -z "$r1" ] || [ -z "$r2" ]; then
-		echo "daemon.sh: a recorder ended early (precord rss '$r1', perf rss '$r2')" >&2
-		cat "$T/precord.err" "$T/perf.err" >&2
-		exit 1
+		failed "a recorder ended early (precord rss '$r1', perf rss '$r2')"
 	fi
-	echo "$el $r1 $r2" >>"$T/rss"
+	echo "$el $r1 $r2 $(anon "$PREC") $(anon "$PERF")" >>"$T/rss"
 	sleep "$STEP"
 	el=$(((${EPOCHREALTIME/./} - t0) / 1000000))
 done
-echo "$el $(rss "$PREC") $(rss "$PERF")" >>"$T/rss"
+echo "$el $(rss "$PREC") $(rss "$PERF") $(anon "$PREC") $(anon "$PERF")" >>"$T/rss"
 prec_hwm=$(hwm "$PREC")
 perf_hwm=$(hwm "$PERF")
 "$PRECORD" ctl --dir "$PD" status >"$T/status" 2>&1
@@ -157,52 +162,77 @@ echo "short processes started: $(cat "$T/procs.count" 2>/dev/null)"
 # perf record ends a SIGINT by raising it again once its files are written: 130 is normal.
 [ "$perf_rc" = 0 ] || [ "$perf_rc" = 130 ] || { echo "perf record exited $perf_rc:" >&2; cat "$T/perf.err" >&2; }
 
-# Files: each read by perf report (both tools'), precord's also by preport, alone and as a
-# directory.  Samples: precord's by preport -D's record count, perf's by perf report --stats
-# (perf 6.1's --stats cannot read compressed pipe files, precord's or perf's own -z -o -).
-# Lost samples: perf report's "Total Lost Samples", summed over each tool's files.
-reads() { # TOOL FILE...: "FILES BAD SAMPLES LOST" over the files
-	local tool=$1 f bad=0 n=0 s=0 l=0 v
+# Files: each read by perf report (both tools'), precord's also by preport.  Samples:
+# precord's by preport -D's record count, perf's by perf report --stats (perf 6.1's --stats
+# cannot read compressed pipe files, precord's or perf's own -z -o -).  Lost: perf report's
+# "Total Lost Samples", summed over each tool's files.  The kernel counts there every record
+# it could not write, side records too (precord's context switches are most of its
+# records), so the samples actually missing are also estimated from the samples themselves:
+# the spinning threads keep both CPUs busy, so on each CPU consecutive samples of one file
+# are one period (1/99 s) apart; a gap longer than 4 periods counts as gap/period - 1
+# missing samples (in the files that read).  A stall of the (virtual) machine shows as the
+# same gap in both tools.
+PERIOD_NS=$((1000000000 / 99))
+gaps() { # stdin "CPU TIME_NS" lines of one file: estimated missing samples
+	sort -k1,1n -k2,2n | awk -v p="$PERIOD_NS" '
+		NR > 1 && $1 == c && $2 - t > 4 * p {m += int(($2 - t) / p + 0.5) - 1}
+		{c = $1; t = $2}
+		END {print m + 0}'
+}
+reads() { # TOOL FILE...: "FILES BAD SAMPLES LOST MISSING" over the files
+	local tool=$1 f bad=0 n=0 s=0 l=0 m=0 v fbad
 	shift
 	for f in "$@"; do
 		n=$((n + 1))
+		fbad=0
 		if ! perf report -i "$f" --stdio >"$T/pr.out" 2>"$T/pr.err"; then
+			fbad=1
 			bad=$((bad + 1))
 			echo "perf report cannot read $tool's $f:" >&2
-			head -n 5 "$T/pr.err" >&2
+			head -n 3 "$T/pr.err" >&2
 		fi
 		v=$(awk '/^# Total Lost Samples:/ {l += $5} END {print l + 0}' "$T/pr.out")
 		l=$((l + v))
 		if [ "$tool" = perf ]; then
 			v=$(perf report -i "$f" --stats 2>/dev/null |
 				sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -n 1)
+			s=$((s + ${v:-0}))
+			v=$(perf script -i "$f" -F cpu,time 2>/dev/null | tr -d '[]:.' |
+				awk '{printf "%d %.0f\n", $1, $2 * 1000}' | gaps) # us to ns
 		else
-			v=$("$PREPORT" -D -i "$f" 2>/dev/null | awk '$1 == "SAMPLE:" {print $2}')
+			if ! "$PREPORT" -i "$f" --stdio >/dev/null 2>"$T/pp.err"; then
+				[ "$fbad" = 1 ] || bad=$((bad + 1))
+				fbad=1
+				echo "preport cannot read $f:" >&2
+				head -n 3 "$T/pp.err" >&2
+			fi
+			"$PREPORT" -D -i "$f" 2>/dev/null | awk -v st="$T/dump.samples" '
+				$1 == "SAMPLE:" {print $2 > st}
+				/ SAMPLE / {
+					for (i = 1; i < NF; i++) {
+						if ($i == "time")
+							t = $(i + 1)
+						if ($i == "cpu")
+							c = $(i + 1)
+					}
+					print c, t
+				}' >"$T/dump.ct"
+			v=$(cat "$T/dump.samples" 2>/dev/null)
+			s=$((s + ${v:-0}))
+			rm -f "$T/dump.samples"
+			v=$(gaps <"$T/dump.ct")
 		fi
-		s=$((s + ${v:-0}))
+		# a file a reader gave up on has no gaps to count (perf script aborts there too)
+		[ "$fbad" = 1 ] || m=$((m + v))
 	done
-	echo "$n $bad $s $l"
+	echo "$n $bad $s $l $m"
 }
 shopt -s nullglob
 pfiles=("$PD"/precord-*.data)
 ffiles=("$FD"/perf.data.*)
 partial=("$PD"/*.partial)
-read -r pn pbad psam plost <<<"$(reads precord "${pfiles[@]}")"
-read -r fn fbad fsam flost <<<"$(reads perf "${ffiles[@]}")"
-# precord's own reader, per segment; the drops its LOST and
-# LOST_SAMPLES records count
-qbad=0
-qlost=0
-for f in "${pfiles[@]}"; do
-	if ! "$PREPORT" -i "$f" --stdio >/dev/null 2>"$T/pp.err"; then
-		qbad=$((qbad + 1))
-		echo "preport cannot read $f:" >&2
-		head -n 5 "$T/pp.err" >&2
-	fi
-	l=$("$PREPORT" -D -i "$f" 2>/dev/null | awk '/ LOST(_SAMPLES)? / {
-		for (i = 1; i < NF; i++) if ($i == "lost") s += $(i + 1) } END {print s + 0}')
-	qlost=$((qlost + l))
-done
+read -r pn pbad psam plost pmiss <<<"$(reads precord "${pfiles[@]}")"
+read -r fn fbad fsam flost fmiss <<<"$(reads perf "${ffiles[@]}")"
 pbytes=$(cat "${pfiles[@]}" /dev/null | wc -c)
 fbytes=$(cat "${ffiles[@]}" /dev/null | wc -c)
 slost=$(sed -n 's/^lost samples: \([0-9]*\).*/\1/p' "$T/status")
@@ -222,15 +252,15 @@ pk() { printf '%s\n' "$@" | sort -n | tail -n 1; }
 ppeak=$(pk "$ppeak" "$prss_max" "${prec_hwm:-0}")
 fpeak=$(pk "$fpeak" "$frss_max" "${perf_hwm:-0}")
 
-echo "RSS timeline (s, precord KiB, perf KiB), every minute:"
+echo "RSS timeline (s, precord KiB, perf KiB, and of these anonymous), every minute:"
 awk -v s="$STEP" 'NR == 1 || int($1 / 60) != m {print "  " $0; m = int($1 / 60)}' "$T/rss"
 awk -v d="$DURATION" -v at="$at" \
     -v pcpu="$pcpu" -v fcpu="$fcpu" -v scpu="$scpu" \
     -v ppeak="$ppeak" -v fpeak="$fpeak" -v pend="$prss_end" -v fend="$frss_end" \
     -v pat="$prss_at" -v fat="$frss_at" -v pb="$pbytes" -v fb="$fbytes" \
     -v pn="$pn" -v fn="$fn" -v psam="$psam" -v fsam="$fsam" -v ssam="$ssam" \
-    -v plost="$plost" -v flost="$flost" -v slost="$slost" -v qlost="$qlost" \
-    -v pbad="$pbad" -v fbad="$fbad" -v qbad="$qbad" -v npart="${#partial[@]}" \
+    -v plost="$plost" -v flost="$flost" -v slost="$slost" -v pmiss="$pmiss" -v fmiss="$fmiss" \
+    -v pbad="$pbad" -v fbad="$fbad" -v npart="${#partial[@]}" \
     -v prc="$prec_rc" -v frc="$perf_rc" 'BEGIN {
 	pdrift = pat ? 100 * (pend - pat) / pat : 0
 	fdrift = fat ? 100 * (fend - fat) / fat : 0
@@ -242,10 +272,10 @@ awk -v d="$DURATION" -v at="$at" \
 	printf "%-34s %14d %14d\n", "files", pn, fn
 	printf "%-34s %14d %14d\n", "bytes on disk", pb, fb
 	printf "%-34s %14d %14d   (precord by ctl status: %s)\n", "samples (perf report)", psam, fsam, ssam
-	printf "%-34s %14d %14d   (precord by ctl status: %s, LOST records: %d)\n",
-		"lost samples (perf report)", plost, flost, slost, qlost
-	printf "%-34s %14d %14d   (+ preport: %d unreadable)\n", "files perf report cannot read",
-		pbad, fbad, qbad
+	printf "%-34s %14d %14d   (precord by ctl status: %s)\n",
+		"lost records (perf report)", plost, flost, slost
+	printf "%-34s %14d %14d\n", "missing samples (gaps)", pmiss, fmiss
+	printf "%-34s %14d %14d\n", "files unreadable", pbad, fbad
 	printf "%-34s %14d %14d   (perf: 130 is its normal end on SIGINT)\n", "exit status", prc, frc
 	print ""
 	print "target                                      figure            result"
@@ -255,10 +285,11 @@ awk -v d="$DURATION" -v at="$at" \
 	t("peak RSS <= 32 MiB", sprintf("%.1f MiB", ppeak / 1024), ppeak <= 32768)
 	t(sprintf("RSS drift %d s to end < 10%%", at), sprintf("%+.1f%%", pdrift), pdrift < 10 && pdrift > -10)
 	t("bytes on disk <= perf", sprintf("%.3f of perf", fb ? pb / fb : 0), pb <= fb)
-	t("nothing lost that perf does not", sprintf("%d vs %d", plost > slost ? plost : slost, flost),
+	t("no more missing samples than perf", sprintf("%d vs %d", pmiss, fmiss), pmiss <= fmiss)
+	t("no more lost records than perf", sprintf("%d vs %d", plost > slost ? plost : slost, flost),
 		(plost > slost ? plost : slost) <= flost)
-	t("every file reads", sprintf("%d+%d bad, %d partial", pbad + qbad, fbad, npart),
-		pbad + qbad + fbad + npart == 0 && pn > 0 && fn > 0)
+	t("every file reads", sprintf("%d+%d bad, %d partial", pbad, fbad, npart),
+		pbad + fbad + npart == 0 && pn > 0 && fn > 0)
 	print ok ? "all targets met" : "some targets missed"
 }
 function t(name, fig, pass) {
