@@ -18,17 +18,22 @@
 # also by `precord ctl status` before the stop), missing samples (estimated from gaps, see
 # below), and whether every file reads (`perf report --stdio` on all files of both,
 # `preport` on precord's segments).  Then one table of the issue's targets with pass or
-# fail.  Needs root (system-wide recording) and Linux perf.  KEEP=1 keeps the
-# directories (printed).  The machine's load average is printed at start and end: both
-# recorders see the same noise, since they run side by side.
+# fail.  PERF_OPTS adds perf record options (PERF_OPTS=-z: perf compresses too, the
+# like-for-like CPU comparison).  Needs root (system-wide recording) and Linux perf.
+# KEEP=1 keeps the directories (printed).  The machine's load average is printed at start
+# and end: both recorders see the same noise, since they run side by side.
 set -u
 B=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 PRECORD=$B/src/precord/precord
 PREPORT=$B/src/preport/preport
 DURATION=${DURATION:-600}
+case $DURATION in
+*[!0-9]* | "") echo "daemon.sh: DURATION=$DURATION: give whole seconds, 10 or more" >&2; exit 1 ;;
+esac
 PROCS=${PROCS:-$((50000 * DURATION / 600))}
 STEP=${STEP:-5}
 EV=${EV:-cpu-clock}
+PERF_OPTS=${PERF_OPTS:-} # more perf record options, e.g. -z to have perf compress too
 T=${T:-$(mktemp -d)}
 KEEP=${KEEP:-0}
 export PERF_PAGER=cat PAGER=cat
@@ -36,9 +41,12 @@ export PERF_PAGER=cat PAGER=cat
 for f in "$PRECORD" "$PREPORT"; do
 	[ -x "$f" ] || { echo "daemon.sh: $f not built; run make" >&2; exit 1; }
 done
-command -v perf >/dev/null || { echo "daemon.sh: perf not installed (apt-get install linux-perf)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "daemon.sh: /usr/bin/time missing (apt-get install time)" >&2; exit 1; }
-[ "$DURATION" -ge 10 ] 2>/dev/null || { echo "daemon.sh: DURATION=$DURATION: give 10 seconds or more" >&2; exit 1; }
+command -v perf >/dev/null ||
+	{ echo "daemon.sh: perf not installed (apt-get install linux-perf)" >&2; exit 1; }
+[ -x /usr/bin/time ] ||
+	{ echo "daemon.sh: /usr/bin/time missing (apt-get install time)" >&2; exit 1; }
+[ "$DURATION" -ge 10 ] ||
+	{ echo "daemon.sh: DURATION=$DURATION: give whole seconds, 10 or more" >&2; exit 1; }
 
 PD=$T/precord
 FD=$T/perf
@@ -96,7 +104,8 @@ child() { # PID: the one child of /usr/bin/time PID
 	done
 }
 
-echo "== daemon benchmark: $DURATION s, -a -g -F 99 -e $EV, switch every minute, $PROCS short processes"
+echo "== daemon benchmark: $DURATION s, -a -g -F 99 -e $EV, switch every minute," \
+	"$PROCS short processes${PERF_OPTS:+, perf $PERF_OPTS}"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$SPIN" 2 100000000 >/dev/null &
@@ -109,7 +118,8 @@ sleep 2
 /usr/bin/time -o "$T/precord.time" -f "%U %S %M" "$PRECORD" daemon -a -g -F 99 -e "$EV" \
 	--switch-output=1m --dir "$PD" 2>"$T/precord.err" &
 PREC_TIME=$!
-/usr/bin/time -o "$T/perf.time" -f "%U %S %M" perf record -q -a -g -F 99 -e "$EV" \
+# shellcheck disable=SC2086 # PERF_OPTS is a list of options
+/usr/bin/time -o "$T/perf.time" -f "%U %S %M" perf record -q -a -g -F 99 -e "$EV" $PERF_OPTS \
 	--switch-output=1m --switch-max-files=100000 -o "$FD/perf.data" >"$T/perf.out" \
 	2>"$T/perf.err" &
 PERF_TIME=$!
@@ -160,7 +170,8 @@ echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "short processes started: $(cat "$T/procs.count" 2>/dev/null)"
 [ "$prec_rc" = 0 ] || { echo "precord daemon exited $prec_rc:" >&2; cat "$T/precord.err" >&2; }
 # perf record ends a SIGINT by raising it again once its files are written: 130 is normal.
-[ "$perf_rc" = 0 ] || [ "$perf_rc" = 130 ] || { echo "perf record exited $perf_rc:" >&2; cat "$T/perf.err" >&2; }
+[ "$perf_rc" = 0 ] || [ "$perf_rc" = 130 ] ||
+	{ echo "perf record exited $perf_rc:" >&2; cat "$T/perf.err" >&2; }
 
 # Files: each read by perf report (both tools'), precord's also by preport.  Samples:
 # precord's by preport -D's record count, perf's by perf report --stats (perf 6.1's --stats
@@ -185,7 +196,9 @@ reads() { # TOOL FILE...: "FILES BAD SAMPLES LOST MISSING" over the files
 	for f in "$@"; do
 		n=$((n + 1))
 		fbad=0
-		if ! perf report -i "$f" --stdio >"$T/pr.out" 2>"$T/pr.err"; then
+		# perf report exits 0 on a file whose compressed records it cannot decode
+		if ! perf report -i "$f" --stdio >"$T/pr.out" 2>"$T/pr.err" ||
+			grep -q -e "failed to process" -e "decompress" "$T/pr.err"; then
 			fbad=1
 			bad=$((bad + 1))
 			echo "perf report cannot read $tool's $f:" >&2
@@ -283,7 +296,8 @@ awk -v d="$DURATION" -v at="$at" \
 	r = fcpu > 0 ? pcpu / fcpu : 0
 	t(sprintf("recorder CPU <= 1/4 of perf"), sprintf("%.3f of perf", r), fcpu > 0 && r <= 0.25)
 	t("peak RSS <= 32 MiB", sprintf("%.1f MiB", ppeak / 1024), ppeak <= 32768)
-	t(sprintf("RSS drift %d s to end < 10%%", at), sprintf("%+.1f%%", pdrift), pdrift < 10 && pdrift > -10)
+	t(sprintf("RSS drift %d s to end < 10%%", at), sprintf("%+.1f%%", pdrift),
+		pdrift < 10 && pdrift > -10)
 	t("bytes on disk <= perf", sprintf("%.3f of perf", fb ? pb / fb : 0), pb <= fb)
 	t("no more missing samples than perf", sprintf("%d vs %d", pmiss, fmiss), pmiss <= fmiss)
 	t("no more lost records than perf", sprintf("%d vs %d", plost > slost ? plost : slost, flost),
