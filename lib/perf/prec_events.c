@@ -143,7 +143,7 @@ static void set_attr(struct perf_event_attr *a, const struct prec_events_opts *o
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
-		a->context_switch = 1;
+		a->context_switch = o->switch_events;
 		/*
 		 * Never attr.build_id: the kernel sets the build-id flag in the mmap event it
 		 * shares with every listener and does not clear it for the others, which

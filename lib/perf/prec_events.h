@@ -46,6 +46,7 @@ struct prec_events_opts {
 	bool enable_on_exec; /* start at the target's next exec */
 	size_t mmap_pages; /* ring data pages per CPU, a power of two */
 	int clockid; /* sample timestamps from this clock (CLOCK_MONOTONIC...); -1: perf's own */
+	bool switch_events; /* context-switch records (perf's --switch-events) */
 };
 
 /* What failed, for the caller's message. */

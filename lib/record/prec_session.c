@@ -36,6 +36,7 @@ struct prec_session {
 	struct prec_ring_stats st;
 	uint64_t dropped, raw_total, written_total;
 	uint64_t lost_reported[PREC_EVENTS_MAX]; /* lost samples already written, per event */
+	uint64_t lost_base; /* the counters' sum when the current output began */
 
 	/* the current output */
 	struct prec_writer *w;
@@ -183,6 +184,17 @@ void prec_session__enable(struct prec_session *s, bool on)
 	prec_events__enable(s->ev, on);
 }
 
+/* The sum of the kernel's lost-sample counters, a running total. */
+static uint64_t lost_samples(const struct prec_session *s)
+{
+	uint64_t n = 0;
+	size_t e;
+
+	for (e = 0; e < prec_events__nr(s->ev); e++)
+		n += prec_events__lost_samples(s->ev, e);
+	return n;
+}
+
 static void set_werr(struct prec_session *s, int err)
 {
 	if (err && !s->werr)
@@ -248,6 +260,7 @@ int prec_session__begin_output(struct prec_session *s, int fd)
 	s->werr = 0;
 	s->out_base = s->st;
 	s->out_dropped_base = s->dropped;
+	s->lost_base = lost_samples(s);
 	s->kept_samples = s->kept_raw = 0;
 	prec_buildid_cache__new_epoch(s->bids); /* each output names its own files */
 	err = prec_writer__new(fd, &wo, &s->w);
@@ -269,9 +282,11 @@ static bool accepting(const struct prec_session *s)
 }
 
 /*
- * A run of ring records to the writer, with the build-id record of each file an MMAP2 maps
- * written just before that MMAP2 the first time the output sees the file (readers apply
- * build-id records at once, so they are in place before any sample in the file).
+ * A run of ring records to the writer, after the build-id records of the files its MMAP2s
+ * map for the first time in this output (readers apply build-id records at once, so they
+ * are in place before any sample in the file).  They go before the whole run, not before
+ * each MMAP2: a record of ours ends the compressed group, and a flush per file cost an
+ * eighth of the daemon's CPU on a host that starts processes all the time.
  *
  * Our events never ask for build-ids, yet an MMAP2 may arrive with the build-id flag: the
  * kernel sets it in the event it shares with every listener when one of them (another tool)
@@ -286,30 +301,33 @@ static int write_run(struct prec_session *s, const unsigned char *p, size_t len)
 	int err = 0;
 
 	for (off = 0; !err && len - off >= sizeof(h); off += h.size) {
-		const unsigned char *rec = p + off;
 		struct prec_mmap2 m;
 
-		memcpy(&h, rec, sizeof(h));
+		memcpy(&h, p + off, sizeof(h));
 		if (h.size < sizeof(h) || h.size > len - off)
 			break; /* the ring checked the run: not reached */
-		if (h.type != PERF_RECORD_MMAP2)
-			continue;
-		if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && h.size <= sizeof(fixed)) {
-			h.misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
-			memcpy(fixed, rec, h.size);
-			memcpy(fixed, &h, sizeof(h));
-			rec = fixed;
-		}
-		if (prec_mmap2__parse(rec, h.size, &m))
-			continue;
-		err = prec_writer__add_raw(s->w, p + start, off - start);
-		start = off;
-		if (!err)
+		if (h.type == PERF_RECORD_MMAP2 && !(h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+		    !prec_mmap2__parse(p + off, h.size, &m))
 			err = prec_synth_build_id(s->w, s->bids, h.misc, &m);
-		if (!err && rec == fixed) {
+	}
+	for (off = 0; !err && len - off >= sizeof(h); off += h.size) {
+		struct prec_mmap2 m;
+
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			break;
+		if (h.type != PERF_RECORD_MMAP2 || !(h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+		    h.size > sizeof(fixed))
+			continue;
+		h.misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
+		memcpy(fixed, p + off, h.size);
+		memcpy(fixed, &h, sizeof(h));
+		err = prec_writer__add_raw(s->w, p + start, off - start);
+		if (!err && !prec_mmap2__parse(fixed, h.size, &m))
+			err = prec_synth_build_id(s->w, s->bids, h.misc, &m);
+		if (!err)
 			err = prec_writer__add_raw(s->w, fixed, h.size);
-			start = off + h.size;
-		}
+		start = off + h.size;
 	}
 	if (!err)
 		err = prec_writer__add_raw(s->w, p + start, len - start);
@@ -397,6 +415,7 @@ static void stats_since(const struct prec_session *s, struct prec_session_stats 
 	ret->raw_bytes = ws.raw_bytes;
 	ret->written_bytes = ws.written_bytes;
 	ret->dropped_samples = s->dropped - s->out_dropped_base;
+	ret->lost_samples = lost_samples(s) - s->lost_base;
 	ret->kept_samples = s->werr ? s->kept_samples : ret->ring.samples;
 	ret->kept_raw_bytes = s->werr ? s->kept_raw : ws.raw_bytes;
 }
@@ -404,19 +423,12 @@ static void stats_since(const struct prec_session *s, struct prec_session_stats 
 int prec_session__end_output(struct prec_session *s, struct prec_session_stats *ret)
 {
 	struct prec_session_stats st;
-	uint64_t lost = 0;
-	size_t e;
 	int err;
 
 	if (!s->w)
 		return -EINVAL;
 	prec_session__drain(s);
 	write_lost_samples(s);
-	/* the LOST records and the counters describe the same drops: count the larger */
-	for (e = 0; e < prec_events__nr(s->ev); e++)
-		lost += s->lost_reported[e];
-	if (lost > s->st.lost)
-		s->st.lost = lost;
 	if (accepting(s)) {
 		set_werr(s, prec_writer__finish(s->w));
 		if (!s->werr)
@@ -473,6 +485,7 @@ void prec_session__total_stats(const struct prec_session *s, struct prec_session
 	ret->written_bytes = s->written_total + cur.written_bytes;
 	ret->raw_bytes = ret->kept_raw_bytes;
 	ret->kept_samples = s->st.samples - s->dropped;
+	ret->lost_samples = lost_samples(s);
 }
 
 const struct prec_events *prec_session__events(const struct prec_session *s)

@@ -60,6 +60,7 @@ struct prec_session_stats {
 	uint64_t raw_bytes; /* raw record bytes handed to the writer */
 	uint64_t written_bytes; /* bytes on disk */
 	uint64_t dropped_samples; /* drained after a write error, never written */
+	uint64_t lost_samples; /* samples the kernel dropped (its PERF_FORMAT_LOST counters) */
 };
 
 /*

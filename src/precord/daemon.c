@@ -289,8 +289,9 @@ static void status_text(struct daemon *d, char *buf, size_t len)
 	self_usage(&cpu_s, &rss_kb);
 	target_text(d, target, sizeof(target));
 	written = d->samples_written + (d->seg_fd >= 0 ? cur.kept_samples : 0);
-	pct = total.ring.samples + total.ring.lost ?
-		100.0 * (double)total.ring.lost / (double)(total.ring.samples + total.ring.lost) :
+	pct = total.ring.samples + total.lost_samples ?
+		100.0 * (double)total.lost_samples /
+			(double)(total.ring.samples + total.lost_samples) :
 		0;
 	snprintf(buf, len,
 		 "pid: %d\n"
@@ -301,7 +302,7 @@ static void status_text(struct daemon *d, char *buf, size_t len)
 		 "bytes on disk: %" PRIu64 " (%s)\n"
 		 "samples written: %" PRIu64 "\n"
 		 "samples not written: %" PRIu64 "\n"
-		 "lost records: %" PRIu64 "\n"
+		 "lost records: %" PRIu64 " (in %" PRIu64 " LOST records)\n"
 		 "lost samples: %" PRIu64 " (%.2f%%)\n"
 		 "throttle events: %" PRIu64 "\n"
 		 "daemon cpu: %.2f s\n"
@@ -310,7 +311,8 @@ static void status_text(struct daemon *d, char *buf, size_t len)
 		 "last error: %s\n",
 		 (int)getpid(), (double)(now_ms() - d->started_ms) / 1000.0, target, d->o->dir,
 		 nseg, bytes, fmt_bytes(bytes, b1, sizeof(b1)), written, total.dropped_samples,
-		 total.ring.lost_records, total.ring.lost, pct, total.ring.throttles, cpu_s, rss_kb,
+		 total.ring.lost, total.ring.lost_records, total.lost_samples, pct,
+		 total.ring.throttles, cpu_s, rss_kb,
 		 d->seg_fd >= 0 ? d->seg.name : d->disk_full ? "none (disk full)" : "none",
 		 d->last_error[0] ? d->last_error : "none");
 }
@@ -324,7 +326,7 @@ static void update_service_status(struct daemon *d)
 	prec_session__total_stats(d->s, &total);
 	service_status("%s; %" PRIu64 " samples, %" PRIu64 " lost; segment %s",
 		       d->disk_full ? "disk full, not writing" : "recording", total.ring.samples,
-		       total.ring.lost, d->seg_fd >= 0 ? d->seg.name : "none");
+		       total.lost_samples, d->seg_fd >= 0 ? d->seg.name : "none");
 }
 
 /* ---- control socket ---- */
@@ -606,8 +608,9 @@ static void log_totals(struct daemon *d)
 
 	prec_session__total_stats(d->s, &total);
 	service_log(LOG_NOTICE, "stopped: %" PRIu64 " samples written in %" PRIu64 " segments, %" PRIu64
-				" not written, %" PRIu64 " lost",
-		    d->samples_written, d->segments_closed, total.dropped_samples, total.ring.lost);
+				" not written, %" PRIu64 " lost samples, %" PRIu64 " lost records",
+		    d->samples_written, d->segments_closed, total.dropped_samples, total.lost_samples,
+		    total.ring.lost);
 }
 
 int daemon_run(const struct rec_opts *o)

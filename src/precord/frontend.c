@@ -129,6 +129,7 @@ void session_opts(const struct rec_opts *o, pid_t workload, struct prec_session_
 	so->ev.stack_size = o->stack_size;
 	so->ev.mmap_pages = o->mmap_pages;
 	so->ev.clockid = o->clockid;
+	so->ev.switch_events = o->switch_events;
 	so->cpu_list = o->cpu_list;
 	so->system_wide = o->all_cpus;
 	so->pids = o->pids;
@@ -155,23 +156,25 @@ void print_summary(const struct rec_opts *o, const struct prec_session_stats *st
 		   bool write_failed)
 {
 	const struct prec_ring_stats *r = &st->ring;
+	/* the LOST records and the counters describe the same drops: count the larger */
+	uint64_t lost = r->lost > st->lost_samples ? r->lost : st->lost_samples;
 	char b1[32], b2[32];
 	double ratio, pct;
 
 	ratio = st->written_bytes ? (double)st->kept_raw_bytes / (double)st->written_bytes : 0;
-	pct = r->samples + r->lost ? 100.0 * (double)r->lost / (double)(r->samples + r->lost) : 0;
+	pct = r->samples + lost ? 100.0 * (double)lost / (double)(r->samples + lost) : 0;
 	fprintf(stderr,
 		"precord: %" PRIu64 " samples in %.2f s, %" PRIu64 " lost records (%" PRIu64
 		" samples, %.2f%%), %" PRIu64 " throttle events; wrote %s (%s raw, "
 		"%.1fx) to %s\n",
-		st->kept_samples, secs, r->lost_records, r->lost, pct, r->throttles,
+		st->kept_samples, secs, r->lost_records, lost, pct, r->throttles,
 		fmt_bytes(st->written_bytes, b1, sizeof(b1)),
 		fmt_bytes(st->kept_raw_bytes, b2, sizeof(b2)), ratio,
 		strcmp(o->output, "-") ? o->output : "standard output");
 	if (write_failed)
 		fprintf(stderr, "precord: warning: %" PRIu64 " samples recorded after the last "
 				"good flush were not written\n", r->samples - st->kept_samples);
-	if (r->lost)
+	if (lost)
 		fprintf(stderr, "precord: warning: %.2f%% of samples were lost; use a larger "
 				"buffer (-m) or a lower frequency (-F)\n", pct);
 	if (r->bad)

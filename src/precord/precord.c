@@ -49,6 +49,7 @@ static void usage(FILE *f)
 		"  -m, --mmap-pages N|SIZE ring buffer per CPU: pages or a size like 8M, rounded\n"
 		"                          up to a power of two (default 128 pages)\n"
 		"      --flush-interval MS write to the file at least this often (default 1000)\n"
+		"      --[no-]switch-events  context-switch records (default on; the daemon's off)\n"
 		"  -k, --clockid CLOCK     sample times from this clock (default monotonic; also\n"
 		"                          monotonic_raw, realtime, boottime, tai)\n"
 		"  -q, --quiet             no summary\n"
@@ -68,7 +69,8 @@ static void daemon_usage(FILE *f)
 		"Records in the background into a directory of segments, each a precord file that\n"
 		"preport and perf report read on its own; 'preport -i DIR' reads them all.\n"
 		"Record options are precord's (-a -p -t -C -e -F -c -g --call-graph -m -z -k\n"
-		"--flush-interval); the defaults are -a -F 99 -g.\n"
+		"--flush-interval --switch-events); the defaults are -a -F 99 -g, no context-switch\n"
+		"records.\n"
 		"\n"
 		"Daemon options:\n"
 		"      --dir DIR           where segments go (default %s, created 0700)\n"
@@ -179,6 +181,8 @@ enum {
 	OPT_FLUSH,
 	OPT_DURATION,
 	OPT_VERSION,
+	OPT_SWITCH_EVENTS,
+	OPT_NO_SWITCH_EVENTS,
 	/* daemon options */
 	OPT_DIR,
 	OPT_SWITCH_OUTPUT,
@@ -260,6 +264,8 @@ static int run(int argc, char **argv, enum mode mode)
 		{ "flush-interval", required_argument, NULL, OPT_FLUSH },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "clockid", required_argument, NULL, 'k' },
+		{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
+		{ "no-switch-events", no_argument, NULL, OPT_NO_SWITCH_EVENTS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -280,6 +286,7 @@ static int run(int argc, char **argv, enum mode mode)
 		.flush_ms = 1000,
 		.stack_size = 8192,
 		.clockid = CLOCK_MONOTONIC,
+		.switch_events = true,
 		.dir = PRECORD_DEFAULT_DIR,
 	};
 	const char *cmd_name = mode == MODE_DAEMON ? "precord daemon" : "precord";
@@ -295,6 +302,8 @@ static int run(int argc, char **argv, enum mode mode)
 		o.callchain = true;
 		o.switch_spec.time_ms = 10 * 60 * 1000;
 		o.switch_spec.size_bytes = 256ULL << 20;
+		/* half the bytes to compress, and most ring overflows, on a busy host */
+		o.switch_events = false;
 	}
 	while ((c = getopt_long(argc, argv, "+p:t:aC:e:F:c:go:z::m:k:qvh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -432,6 +441,10 @@ static int run(int argc, char **argv, enum mode mode)
 			break;
 		case 'v':
 			o.verbose = true;
+			break;
+		case OPT_SWITCH_EVENTS:
+		case OPT_NO_SWITCH_EVENTS:
+			o.switch_events = c == OPT_SWITCH_EVENTS;
 			break;
 		case 'k':
 			if (prec_clockid_parse(optarg, &o.clockid)) {

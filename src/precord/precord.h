@@ -35,6 +35,7 @@ struct rec_opts {
 	unsigned int flush_ms;
 	double duration; /* seconds, 0 = none */
 	int clockid; /* -k: sample times from this clock; -1 = perf's own */
+	bool switch_events; /* context-switch records (one-shot: yes; daemon: --switch-events) */
 	bool quiet, verbose;
 	/* precord daemon only */
 	const char *dir; /* --dir */

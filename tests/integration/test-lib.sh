@@ -66,10 +66,11 @@ trap _cleanup EXIT
 # preport's kernel symbol cache: this test's own, not the user's
 PRECORD_CACHE_DIR=$workdir/cache
 export PRECORD_CACHE_DIR
-# perf's build-id cache (~/.debug): this test's own too, so that what one test's perf record
-# put there (a binary by its build-id) cannot symbolize another test's recording
-PERF_BUILDID_DIR=$workdir/perf-debug
-export PERF_BUILDID_DIR
+# perf's build-id cache (~/.debug) and configuration: this test's own too (a HOME of its
+# own; perf 6.1 still looked in ~/.debug with PERF_BUILDID_DIR set), so that what one test's
+# perf record put there (a binary by its build-id) cannot symbolize another test's recording
+HOME=$workdir/home
+mkdir -p "$HOME" && export HOME
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
