@@ -69,7 +69,7 @@ static void usage(FILE *f)
 		"      --max-stack N        use at most N frames of each call chain (default: the\n"
 		"                           kernel's perf_event_max_stack, as perf)\n"
 		"      --no-demangle        show C++ and Rust function names as mangled\n"
-		"      --symfs DIR          look for binaries under DIR first\n"
+		"      --symfs DIR          look for binaries only under DIR (the recorded root)\n"
 		"      --kallsyms FILE      kernel symbols of the recorded machine\n"
 		"      --no-symbol-cache    neither use nor write the kernel symbol cache\n"
 		"                           (default: $PRECORD_CACHE_DIR, else ~/.cache/precord)\n"

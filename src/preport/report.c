@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -1027,6 +1028,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	struct prec_view_opts vo;
 	struct prec_view_evsel *ve = NULL;
 	struct utsname un;
+	char jit_dir[PATH_MAX];
 	struct rep R;
 	struct phases ph;
 	size_t nev, i;
@@ -1062,9 +1064,17 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	so.no_demangle = o->no_demangle;
 	so.cache_dir = o->cache_dir;
 	have_un = !uname(&un);
-	so.use_proc_kallsyms = have_un && feature_equals(r, FEAT_HOSTNAME, un.nodename) &&
+	/* --symfs stands for the recorded machine, as in perf: nothing of this host's kernel
+	 * (kallsyms, vdso) or /tmp (JIT maps) is used then */
+	so.use_proc_kallsyms = !o->symfs && have_un &&
+			       feature_equals(r, FEAT_HOSTNAME, un.nodename) &&
 			       feature_equals(r, FEAT_OSRELEASE, un.release);
-	if (!o->kallsyms && !so.use_proc_kallsyms)
+	if (o->symfs &&
+	    snprintf(jit_dir, sizeof(jit_dir), "%s/tmp", o->symfs) < (int)sizeof(jit_dir))
+		so.jit_dir = jit_dir;
+	if (!o->kallsyms && o->symfs)
+		prec_warn("with --symfs, kernel symbols come only from --kallsyms FILE");
+	else if (!o->kallsyms && !so.use_proc_kallsyms)
 		prec_warn("the recording was made on another host or kernel: kernel symbols need "
 			  "--kallsyms FILE from that machine");
 
