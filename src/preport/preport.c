@@ -446,7 +446,7 @@ int main(int argc, char **argv)
 	ro.graph = -1;
 	ro.order = -1;
 	ro.graph_threshold = 0.5;
-	ro.max_stack = default_max_stack();
+	ro.max_stack = UINT32_MAX; /* not given: default_max_stack() after the options */
 	ro.keys[0] = PREC_SORT_COMM;
 	ro.keys[1] = PREC_SORT_DSO;
 	ro.keys[2] = PREC_SORT_SYM;
@@ -491,7 +491,7 @@ int main(int argc, char **argv)
 
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || v > UINT32_MAX) {
+			if (errno || end == optarg || *end || optarg[0] == '-' || v >= UINT32_MAX) {
 				rc = bad_value("--max-stack", optarg, "give a number of frames");
 				goto out;
 			}
@@ -635,6 +635,8 @@ int main(int argc, char **argv)
 			argv[optind]);
 		goto out;
 	}
+	if (ro.max_stack == UINT32_MAX)
+		ro.max_stack = default_max_stack();
 	ro.comms = comms;
 	ro.dsos = dsos;
 	ro.syms = syms;
