@@ -86,6 +86,9 @@ struct rep {
 	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
 	uint32_t *jit_val;
 	size_t jit_cap;
+	struct prec_keyset file_ids; /* interned path -> file_val: the path's first DSO */
+	struct file_dso *file_val;
+	size_t file_cap;
 	bool ordered; /* every event has time and sample_id_all */
 	struct qent *q;
 	size_t nq, qcap;
@@ -212,6 +215,58 @@ enum {
 	TU_JIT,	     /* jit_id() of its process + 1; 0: not asked yet */
 };
 
+/* The DSO that a path's maps without a build-id share with the path's maps of build-id bid. */
+struct file_dso {
+	const struct prec_build_id *bid; /* NULL: not known yet */
+	uint32_t id; /* hist DSO id */
+};
+
+/*
+ * The hist DSO id of a file mapping.  Maps of processes that ran before the recording began
+ * come in inode form (no build-id), those of processes started during it in build-id form:
+ * one file, one DSO, whatever form its maps came in.  As perf does, a map that lacks the
+ * build-id is the same file as the other maps of its path; maps whose build-ids differ are
+ * different files.  So the first DSO of a path serves its maps without a build-id, and the
+ * first build-id seen for the path (before or after) is taken as that DSO's.
+ */
+static long file_dso_id(struct rep *R, const struct prec_map *map)
+{
+	const struct prec_build_id *b = map->build_id;
+	struct file_dso *e = NULL;
+	struct prec_dso *d;
+	bool is_new;
+	long i, id;
+
+	i = prec_keyset__intern(&R->file_ids, &map->path, &is_new);
+	if (i < 0)
+		return i;
+	if (is_new) {
+		if (prec_array__grow((void **)&R->file_val, &R->file_cap, (size_t)i + 1,
+				     sizeof(*R->file_val), 64))
+			return -ENOMEM;
+	} else {
+		e = &R->file_val[i];
+		if (!b || !e->bid || e->bid == b) {
+			if (!e->bid)
+				e->bid = b;
+			return e->id;
+		}
+	}
+	/* interned build-ids: one pointer per distinct build-id */
+	d = prec_symtab__dso(R->st, map->path, b ? b->id : NULL, b ? b->len : 0);
+	if (!d)
+		return -ENOMEM;
+	id = prec_hist__dso_id(R->h, d);
+	if (id < 0)
+		return id;
+	prec_symtab__prefetch(R->st, d);
+	if (is_new) {
+		R->file_val[i].bid = b;
+		R->file_val[i].id = (uint32_t)id;
+	}
+	return id;
+}
+
 /* The hist DSO id of the JIT map of thread t's process, 0 when it has none. */
 static long jit_id(struct rep *R, struct prec_thread *t)
 {
@@ -270,17 +325,10 @@ static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
 		    !strcmp(map->path, "[stack]")) {
 			priv = MAP_ANON_PRIV;
 		} else {
-			const struct prec_build_id *b = map->build_id;
-			struct prec_dso *d = prec_symtab__dso(R->st, map->path, b ? b->id : NULL,
-							      b ? b->len : 0);
-
-			if (!d)
-				return -ENOMEM;
-			id = prec_hist__dso_id(R->h, d);
+			id = file_dso_id(R, map);
 			if (id < 0)
 				return (int)id;
 			priv = (void *)(uintptr_t)((uint64_t)id << 1);
-			prec_symtab__prefetch(R->st, d);
 		}
 		if (!memfd)
 			map->priv = priv;
@@ -1016,6 +1064,8 @@ static void free_rep(struct rep *R)
 	prec_machine__free(R->m);
 	prec_keyset__release(&R->jit_ids);
 	free(R->jit_val);
+	prec_keyset__release(&R->file_ids);
+	free(R->file_val);
 	free(R->lost);
 	free_reading(R);
 }
@@ -1042,6 +1092,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	R.frames = R.frbuf[0];
 	R.o = o;
 	prec_keyset__init(&R.jit_ids, sizeof(uint64_t));
+	prec_keyset__init(&R.file_ids, sizeof(const char *));
 	err = prec_reader__read_header(r);
 	if (err)
 		return err;

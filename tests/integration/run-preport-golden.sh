@@ -183,6 +183,19 @@ for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe
 	esac
 done
 
+# One file is one DSO whatever form its maps came in: in the system-wide recording, demo ran
+# before it began (maps synthesized in inode form) and during it (build-id form).  Said here
+# as well as in the expected output, so that a regenerated golden cannot lose it unseen.
+if [ -f "$workdir/precord-sys.dso-only.out" ]; then
+	dup=$(awk '$1 ~ /%$/ { print $2 }' "$workdir/precord-sys.dso-only.out" | sort | uniq -d |
+		join_lines)
+	if [ -z "$dup" ]; then
+		ok "precord-sys: each shared object is one entry of --sort dso"
+	else
+		bad "precord-sys: one file split into several entries of --sort dso: $dup"
+	fi
+fi
+
 # Expected files that no view produced: a view was removed or renamed.
 if [ "$update" != 1 ] && [ -z "${GOLDEN_ONLY:-}" ]; then
 	(cd "$EXP" && find . -type f | sed 's|^\./||' | sort) >"$workdir/present"
