@@ -80,7 +80,9 @@ struct rep {
 	struct prec_machine *m;
 	struct prec_symtab *st;
 	struct prec_hist *h;
-	uint64_t *lost; /* per evsel */
+	/* samples lost per evsel: [0] by LOST records, [1] by LOST_SAMPLES records */
+	uint64_t *lost[2];
+	bool have_lost_samples; /* LOST_SAMPLES records count what LOST records also do */
 	uint32_t kernel_id;
 	bool kernel_queued; /* the kernel's symbols were handed to the loader */
 	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
@@ -976,8 +978,11 @@ static int read_records(struct rep *R, const char *input)
 			evsel = prec_reader__evsel_of(R->r, &rec);
 			if (rec.size >= at + 8) {
 				memcpy(&lost, (const unsigned char *)rec.data + at, 8);
-				R->lost[evsel >= 0 ? evsel : 0] += lost;
+				R->lost[rec.type == PERF_RECORD_LOST_SAMPLES]
+				       [evsel >= 0 ? evsel : 0] += lost;
 			}
+			if (rec.type == PERF_RECORD_LOST_SAMPLES)
+				R->have_lost_samples = true;
 			continue;
 		}
 		case REC_HEADER_BUILD_ID:
@@ -1066,7 +1071,8 @@ static void free_rep(struct rep *R)
 	free(R->jit_val);
 	prec_keyset__release(&R->file_ids);
 	free(R->file_val);
-	free(R->lost);
+	free(R->lost[0]);
+	free(R->lost[1]);
 	free_reading(R);
 }
 
@@ -1176,10 +1182,11 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 		err = prec_hist__new(&ho, R.st, (uint32_t)nev, &R.h);
 	if (err)
 		goto out;
-	R.lost = calloc(nev ? nev : 1, sizeof(*R.lost));
+	R.lost[0] = calloc(nev ? nev : 1, sizeof(*R.lost[0]));
+	R.lost[1] = calloc(nev ? nev : 1, sizeof(*R.lost[1]));
 	ve = calloc(nev ? nev : 1, sizeof(*ve));
 	R.cc = prec_calloc_written(CC_SLOTS, sizeof(*R.cc));
-	if (!R.lost || !ve || !R.cc) {
+	if (!R.lost[0] || !R.lost[1] || !ve || !R.cc) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1234,7 +1241,10 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	phase_end(&ph, "finish");
 	for (i = 0; i < nev; i++) {
 		ve[i].name = prec_reader__evsel(r, i)->name;
-		ve[i].lost_samples = R.lost[i];
+		/* the kernel's count of samples dropped for a full ring comes in LOST
+		 * records while recording and, from perf 6.0 and precord, once more in
+		 * LOST_SAMPLES records at the end: perf reports the latter alone */
+		ve[i].lost_samples = R.lost[R.have_lost_samples][i];
 	}
 	vo.evsels = ve;
 	{

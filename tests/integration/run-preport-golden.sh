@@ -34,9 +34,9 @@ export HOME XDG_CACHE_HOME
 unset PREPORT_TIMES
 
 if [ "$update" = 1 ]; then
-	rm -rf "$EXP"
+	rm -rf "$EXP/${GOLDEN_ONLY:-}"
 	mkdir -p "$EXP" || fail "cannot rewrite $EXP"
-	say "rewriting the expected outputs in $EXP"
+	say "rewriting the expected outputs in $EXP/${GOLDEN_ONLY:-}"
 fi
 
 # golden REC VIEW ARGS...: preport -i REC.data ARGS... (from the data directory, so that no
@@ -119,9 +119,21 @@ x86_64=false
 [ "$(uname -m)" = x86_64 ] && x86_64=true
 
 for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe-z19 \
-	precord-sys; do
+	precord-sys perf-lost; do
 	[ -z "${GOLDEN_ONLY:-}" ] || [ "$GOLDEN_ONLY" = "$rec" ] || continue
 	case $rec in
+	perf-lost)
+		# samples lost, in LOST and LOST_SAMPLES records: a few views suffice
+		if ! $x86_64 && [ "$update" != 1 ]; then
+			say "--- $rec: not checked, preport unwinds DWARF stacks on x86-64 only"
+			continue
+		fi
+		say "--- $rec"
+		golden "$rec" default
+		golden "$rec" no-children --no-children -g none
+		golden "$rec" dump -D
+		continue
+		;;
 	*dwarf)
 		if ! $x86_64 && [ "$update" != 1 ]; then
 			say "--- $rec: not checked, preport unwinds DWARF stacks on x86-64 only"
@@ -196,6 +208,16 @@ if [ -f "$workdir/precord-sys.dso-only.out" ]; then
 	fi
 fi
 
+# perf's total of lost samples, not twice it: the recording has 11 LOST records and one
+# LOST_SAMPLES record, which count the same 42 drops ("Processed 129 samples and lost 32.56%").
+if [ -f "$workdir/perf-lost.default.out" ]; then
+	if grep -q '^# Total Lost Samples: 42 (32.56% of 129)$' "$workdir/perf-lost.default.out"; then
+		ok "perf-lost: 42 lost samples, as perf counts them"
+	else
+		bad "perf-lost: $(grep 'Lost Samples' "$workdir/perf-lost.default.out"), want 42 as perf"
+	fi
+fi
+
 # Expected files that no view produced: a view was removed or renamed.
 if [ "$update" != 1 ] && [ -z "${GOLDEN_ONLY:-}" ]; then
 	(cd "$EXP" && find . -type f | sed 's|^\./||' | sort) >"$workdir/present"
@@ -218,7 +240,7 @@ if [ "$update" != 1 ] && command -v strace >/dev/null 2>&1 &&
 	sed -n 's/^[0-9]* *[a-z0-9_]*([A-Z_]*,* *"\([^"]*\)".*/\1/p' "$workdir/base.trace" |
 		sort -u >"$workdir/base.paths"
 	for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe-z19 \
-		precord-sys; do
+		precord-sys perf-lost; do
 		[ -z "${GOLDEN_ONLY:-}" ] || [ "$GOLDEN_ONLY" = "$rec" ] || continue
 		for args in "" "--inline --sort sym,srcline"; do
 			# shellcheck disable=SC2086 # args is split on purpose
