@@ -361,6 +361,17 @@ static void on_sigbus(int sig)
 	_exit(1);
 }
 
+/* Whether some event of the recording records the CPU of its samples (header read). */
+static bool has_cpu_numbers(const struct prec_reader *r)
+{
+	size_t i, n = prec_reader__nr_evsels(r);
+
+	for (i = 0; i < n; i++)
+		if (prec_reader__evsel(r, i)->layout.sample_type & PERF_SAMPLE_CPU)
+			return true;
+	return false;
+}
+
 static void tune_memory(void)
 {
 	mallopt(M_ARENA_MAX, 1);
@@ -672,7 +683,18 @@ int main(int argc, char **argv)
 	}
 
 	err = 0;
-	if (o.header || o.header_only) {
+	/* as perf: --cpu on samples without CPU numbers would silently select none, or all */
+	if (cpus && !o.header_only && !o.dump_raw) {
+		err = prec_reader__read_header(r);
+		if (!err && !has_cpu_numbers(r)) {
+			fprintf(stderr, "preport: '%s' does not contain CPU events (its samples carry "
+					"no CPU number); remove --cpu to proceed\n", o.input);
+			prec_reader__free(r);
+			rc = 2;
+			goto out;
+		}
+	}
+	if (!err && (o.header || o.header_only)) {
 		/* pipe form: the features come as records; read them now, -D still sees them */
 		err = prec_reader__read_header(r);
 		if (!err)

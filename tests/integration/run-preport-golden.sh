@@ -157,6 +157,7 @@ for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe
 		golden "$rec" symbols --symbols hot_a
 		golden "$rec" dsos --dsos demo --no-children --sort dso,sym
 		golden "$rec" time --time 691.3,691.4 --no-children
+		golden "$rec" cpu-none --cpu 0
 		;;
 	perf-pipe)
 		golden "$rec" comms --comms thread_a
