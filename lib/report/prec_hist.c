@@ -805,7 +805,8 @@ static int seq_push(struct prec_hist *h, size_t *cap, uint32_t v)
 	return 0;
 }
 
-/* perf's srcline for an address without line info: "sym+0xOFF", else "dso+0xADDR". */
+/* perf's srcline for an address without line info: "sym+OFF" (decimal), else "dso[ADDR]"
+ * (hexadecimal), else, outside any mapping, "??:0". */
 static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame *f,
 			      struct prec_dso *d, uint64_t addr, const struct prec_sym *sym,
 			      bool have_sym)
@@ -816,11 +817,12 @@ static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame 
 	if (s)
 		return prec_strset__intern(&h->strs, s);
 	if (have_sym)
-		snprintf(buf, sizeof(buf), "%s+%#" PRIx64, sym->name,
+		snprintf(buf, sizeof(buf), "%s+%" PRIu64, sym->name,
 			 addr >= sym->start ? addr - sym->start : 0);
+	else if (d)
+		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", prec_dso__short_name(d), f->addr);
 	else
-		snprintf(buf, sizeof(buf), "%s+%#" PRIx64, d ? prec_dso__short_name(d) : "[unknown]",
-			 f->addr);
+		snprintf(buf, sizeof(buf), "??:0");
 	return prec_strset__intern(&h->strs, buf);
 }
 

@@ -196,14 +196,15 @@ static const char *cell(const struct view *v, const struct col *c, const struct 
 	switch (c->key) {
 	case PREC_SORT_COMM:
 		return e->key.comm ? e->key.comm : "[unknown]";
+	/* signed, as perf prints them: a pid of -1 is "-1", a sample without a CPU "-001" */
 	case PREC_SORT_PID:
-		snprintf(buf, len, "%7" PRIu32 ":%s", e->key.pid, e->key.comm ? e->key.comm : "");
+		snprintf(buf, len, "%7d:%s", (int32_t)e->key.pid, e->key.comm ? e->key.comm : "");
 		return buf;
 	case PREC_SORT_TID:
-		snprintf(buf, len, "%7" PRIu32 ":%s", e->key.tid, e->key.comm ? e->key.comm : "");
+		snprintf(buf, len, "%7d:%s", (int32_t)e->key.tid, e->key.comm ? e->key.comm : "");
 		return buf;
 	case PREC_SORT_CPU:
-		snprintf(buf, len, "%03d", (int)e->key.cpu);
+		snprintf(buf, len, "%3.3d", (int32_t)e->key.cpu);
 		return buf;
 	case PREC_SORT_DSO:
 		return dso_text(h, prec_hist__sframe(h, e->sframe)->dso);

@@ -1161,6 +1161,8 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 				  "graphs");
 		vo.graph = PREC_GRAPH_NONE;
 	}
+	if (o->max_stack == 0)
+		vo.graph = PREC_GRAPH_NONE; /* as perf: no frame of a chain, nothing to draw */
 	if (o->folded && !callchains)
 		prec_warn("the recording has no call chains (record with -g): each stack is its "
 			  "sampled function only");
