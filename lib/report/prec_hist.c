@@ -47,6 +47,11 @@ int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *re
 		for (k = 0; k < PREC_SORT__MAX; k++)
 			if (strlen(key_names[k]) == len && !strncmp(p, key_names[k], len))
 				found = k;
+		/* perf's Overhead column, always shown: not a key of ours */
+		if (len == 8 && !strncmp(p, "overhead", 8)) {
+			p += len + (p[len] == ',');
+			continue;
+		}
 		/* perf's long names for the same keys */
 		if (found < 0 && len == 6 && !strncmp(p, "symbol", 6))
 			found = PREC_SORT_SYM;

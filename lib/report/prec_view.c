@@ -112,7 +112,7 @@ static void sym_text(const struct prec_hist *h, uint32_t sfid, char *buf, size_t
 
 /* ---- flat entries ---- */
 
-enum col_kind { COL_CHILDREN, COL_SELF, COL_SAMPLES, COL_KEY };
+enum col_kind { COL_CHILDREN, COL_SELF, COL_SAMPLES, COL_PERIOD, COL_KEY };
 
 struct col {
 	enum col_kind kind;
@@ -190,6 +190,8 @@ static const char *cell(const struct view *v, const struct col *c, const struct 
 		return buf;
 	case COL_SAMPLES:
 		return u64_text(e->self_count, buf);
+	case COL_PERIOD:
+		return u64_text(e->self_period, buf);
 	case COL_KEY:
 		break;
 	}
@@ -1241,6 +1243,7 @@ static uint64_t col_number(const struct col *c, const struct prec_entry *e)
 	case COL_CHILDREN:
 		return e->acc_period;
 	case COL_SELF:
+	case COL_PERIOD:
 		return e->self_period;
 	default:
 		return e->self_count;
@@ -1409,6 +1412,8 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 		}
 		if (o->show_nr_samples)
 			add_col(&v, COL_SAMPLES, 0, "Samples", true, 12);
+		if (o->show_total_period)
+			add_col(&v, COL_PERIOD, 0, "Period", true, 12);
 		for (k = 0; k < h->opts.nr_keys; k++)
 			add_col(&v, COL_KEY, h->opts.keys[k], key_title(h->opts.keys[k]), false, 0);
 		err = stdio_event(&v, &g);

@@ -47,14 +47,17 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: preport [options]\n"
 		"  -i, --input FILE         input file (default: precord.data, then perf.data; - for stdin)\n"
-		"      --stdio              text output (the only one; accepted for perf's habits)\n"
+		"      --stdio              text output (the only one; accepted for perf's habits,\n"
+		"                           as are --tui and --gtk, with a warning)\n"
 		"  -s, --sort KEYS          comm,pid,tid,dso,sym,srcline,cpu (default comm,dso,sym)\n"
 		"      --children           add callees' samples to each function (default with call chains)\n"
 		"      --no-children        self samples only\n"
 		"  -n, --show-nr-samples    a column with the number of samples\n"
+		"      --show-total-period  a column with the entry's period (event count)\n"
 		"      --percent-limit PCT  hide entries below PCT percent\n"
 		"  -g, --call-graph[=SPEC]  MODE,THRESHOLD,ORDER: graph|flat|folded|none, percent\n"
 		"                           (default 0.5), caller|callee; default graph with call chains\n"
+		"      --no-call-graph      no call graphs (as -g none)\n"
 		"  -G, --inverted           call graphs from the outermost caller down\n"
 		"      --folded             one line per stack: comm;outer;...;leaf COUNT (flame graphs)\n"
 		"  -t, --field-separator S  separate fields with S, no padding (for scripts)\n"
@@ -64,13 +67,14 @@ static void usage(FILE *f)
 		"      --cpu LIST           only these CPUs (e.g. 0-3,6)\n"
 		"      --time START,END     only samples in this time window (seconds, as -D shows)\n"
 		"      --dsos LIST          only entries in these shared objects\n"
-		"      --symbols LIST       only these functions\n"
+		"  -S, --symbols LIST       only these functions\n"
 		"      --inline             show inlined functions as frames of their own\n"
 		"      --max-stack N        use at most N frames of each call chain (default: the\n"
 		"                           kernel's perf_event_max_stack, as perf)\n"
 		"      --no-demangle        show C++ and Rust function names as mangled\n"
 		"      --symfs DIR          look for binaries only under DIR (the recorded root)\n"
 		"      --kallsyms FILE      kernel symbols of the recorded machine\n"
+		"                           (-k/--vmlinux is not supported: use this)\n"
 		"      --no-symbol-cache    neither use nor write the kernel symbol cache\n"
 		"                           (default: $PRECORD_CACHE_DIR, else ~/.cache/precord)\n"
 		"  -D, --dump-raw-trace     print every record, then totals per record type\n"
@@ -396,7 +400,6 @@ int main(int argc, char **argv)
 		OPT_CPU,
 		OPT_TIME,
 		OPT_DSOS,
-		OPT_SYMBOLS,
 		OPT_INLINE,
 		OPT_NO_INLINE,
 		OPT_DEMANGLE,
@@ -405,6 +408,9 @@ int main(int argc, char **argv)
 		OPT_SYMFS,
 		OPT_KALLSYMS,
 		OPT_NO_SYMBOL_CACHE,
+		OPT_SHOW_TOTAL_PERIOD,
+		OPT_NO_CALL_GRAPH,
+		OPT_TUI,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -427,7 +433,12 @@ int main(int argc, char **argv)
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "dsos", required_argument, NULL, OPT_DSOS },
-		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "symbols", required_argument, NULL, 'S' },
+		{ "show-total-period", no_argument, NULL, OPT_SHOW_TOTAL_PERIOD },
+		{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
+		{ "tui", no_argument, NULL, OPT_TUI },
+		{ "gtk", no_argument, NULL, OPT_TUI },
+		{ "vmlinux", required_argument, NULL, 'k' },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "demangle", no_argument, NULL, OPT_DEMANGLE },
@@ -464,7 +475,7 @@ int main(int argc, char **argv)
 	ro.nr_keys = 3;
 	opterr = 0;
 	/* '+': no permutation, so "-g caller" can take its value from the next word */
-	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:S:k:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -482,8 +493,15 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			if (prec_sort_keys__parse(optarg, ro.keys, &ro.nr_keys, &bad, &bad_len)) {
+				if (!bad_len) {
+					fprintf(stderr, "preport: --sort '%s' has no key; the keys "
+							"are comm, pid, tid, dso, sym, srcline, "
+							"cpu\n", optarg);
+					goto out;
+				}
 				fprintf(stderr, "preport: unknown sort key '%.*s'; the keys are comm, "
-						"pid, tid, dso, sym, srcline, cpu\n", (int)bad_len, bad);
+						"pid, tid, dso, sym, srcline, cpu (and overhead, "
+						"always shown)\n", (int)bad_len, bad);
 				goto out;
 			}
 			break;
@@ -539,6 +557,21 @@ int main(int argc, char **argv)
 		case 'G':
 			ro.order = 1;
 			break;
+		case OPT_NO_CALL_GRAPH:
+			ro.graph = PREC_GRAPH_NONE;
+			break;
+		case OPT_SHOW_TOTAL_PERIOD:
+			ro.show_total_period = true;
+			break;
+		case OPT_TUI:
+			fprintf(stderr, "preport: warning: %s: only text output exists; printing it "
+					"(as --stdio)\n", argv[optind - 1]);
+			break;
+		case 'k':
+			fprintf(stderr, "preport: -k/--vmlinux is not supported: preport reads kernel "
+					"symbols from a kallsyms file; give --kallsyms FILE (the "
+					"recorded machine's /proc/kallsyms)\n");
+			goto out;
 		case OPT_FOLDED:
 			ro.folded = true;
 			break;
@@ -553,7 +586,7 @@ int main(int argc, char **argv)
 			if (set_list(&dsos, optarg))
 				goto nomem;
 			break;
-		case OPT_SYMBOLS:
+		case 'S':
 			if (set_list(&syms, optarg))
 				goto nomem;
 			break;

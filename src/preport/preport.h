@@ -29,6 +29,7 @@ struct preport_report_opts {
 	int order; /* -1: perf's default, 0: callee, 1: caller */
 	bool folded;
 	bool show_nr_samples;
+	bool show_total_period;
 	double percent_limit;
 	const char *field_sep;
 	bool inline_frames;

@@ -1173,6 +1173,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	ho.dso_filter = o->dsos;
 	ho.sym_filter = o->syms;
 	vo.show_nr_samples = o->show_nr_samples;
+	vo.show_total_period = o->show_total_period;
 	vo.percent_limit = o->percent_limit;
 	vo.field_sep = o->field_sep;
 	vo.graph_threshold = o->graph_threshold;

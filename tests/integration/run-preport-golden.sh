@@ -158,6 +158,15 @@ for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe
 		golden "$rec" dsos --dsos demo --no-children --sort dso,sym
 		golden "$rec" time --time 691.3,691.4 --no-children
 		golden "$rec" cpu-none --cpu 0
+		# perf's options and spellings: -S, --show-total-period, --no-call-graph, the
+		# sort key overhead, --tui/--gtk (text anyway), -k (refused with what to do)
+		golden "$rec" perf-opts -S hot_a --no-children --show-total-period -n \
+			--no-call-graph --sort overhead,sym
+		golden "$rec" total-period --show-total-period -n -g none
+		golden "$rec" tui --tui --no-children -g none
+		golden "$rec" gtk --gtk --sort sym
+		golden "$rec" vmlinux -k vmlinux
+		golden "$rec" sort-overhead-only --sort overhead
 		;;
 	perf-pipe)
 		golden "$rec" comms --comms thread_a
