@@ -53,6 +53,8 @@ static void usage(FILE *f)
 		"      --children           add callees' samples to each function (default with call chains)\n"
 		"      --no-children        self samples only\n"
 		"  -n, --show-nr-samples    a column with the number of samples\n"
+		"  -F, --fields LIST        these columns, in this order: overhead,\n"
+		"                           overhead_children, sample, period, sort keys\n"
 		"      --show-total-period  a column with the entry's period (event count)\n"
 		"      --percent-limit PCT  hide entries below PCT percent\n"
 		"  -g, --call-graph[=SPEC]  MODE,THRESHOLD,ORDER: graph|flat|folded|none, percent\n"
@@ -258,6 +260,76 @@ static int parse_graph_spec(const char *spec, struct preport_report_opts *o)
 	return 0;
 }
 
+/*
+ * -F/--fields LIST: perf's output fields overhead, overhead_children, sample, period and the
+ * sort keys, as columns in this order.  The key fields are also the sort keys, after those of
+ * --sort if it is given (keys, nr_keys: --sort's or the default; sort_given: --sort was given).
+ * Returns 0, or -EINVAL with the bad field in *ret_bad / *ret_bad_len.
+ */
+static int parse_fields(const char *list, struct preport_report_opts *o, bool sort_given,
+			const char **ret_bad, size_t *ret_bad_len)
+{
+	static const struct {
+		const char *name;
+		enum prec_view_col col;
+	} cols[] = {
+		{ "overhead", PREC_COL_SELF },
+		{ "overhead_children", PREC_COL_CHILDREN },
+		{ "sample", PREC_COL_SAMPLES },
+		{ "period", PREC_COL_PERIOD },
+	};
+	const char *p = list;
+	size_t nf = 0, nk = sort_given ? o->nr_keys : 0, i;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		struct prec_view_field f = { .col = PREC_COL_KEY };
+		char tok[32];
+		bool known = false;
+
+		*ret_bad = p;
+		*ret_bad_len = len;
+		if (!len || len >= sizeof(tok) || nf == PREC_VIEW_MAX_FIELDS)
+			return -EINVAL;
+		memcpy(tok, p, len);
+		tok[len] = 0;
+		for (i = 0; i < sizeof(cols) / sizeof(cols[0]) && !known; i++)
+			if (!strcmp(tok, cols[i].name)) {
+				f.col = cols[i].col;
+				known = true;
+			}
+		if (!known) {
+			enum prec_sort_key k[PREC_HIST_MAX_KEYS];
+			size_t n, j;
+			const char *b;
+
+			if (prec_sort_keys__parse(tok, k, &n, &b, &i) || n != 1)
+				return -EINVAL;
+			f.key = k[0];
+			for (j = 0; j < nk && o->keys[j] != f.key; j++)
+				;
+			if (j == nk) {
+				if (nk == PREC_HIST_MAX_KEYS)
+					return -EINVAL;
+				o->keys[nk++] = f.key;
+			}
+		}
+		o->fields[nf++] = f;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!nf || !nk) {
+		*ret_bad = list;
+		*ret_bad_len = strlen(list);
+		return -EINVAL;
+	}
+	o->nr_fields = nf;
+	o->nr_keys = nk;
+	o->fields_sorted = sort_given;
+	return 0;
+}
+
 static bool looks_like_graph_spec(const char *s)
 {
 	static const char *const words[] = { "graph", "flat", "folded", "fractal", "none",
@@ -434,6 +506,7 @@ int main(int argc, char **argv)
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "dsos", required_argument, NULL, OPT_DSOS },
 		{ "symbols", required_argument, NULL, 'S' },
+		{ "fields", required_argument, NULL, 'F' },
 		{ "show-total-period", no_argument, NULL, OPT_SHOW_TOTAL_PERIOD },
 		{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
 		{ "tui", no_argument, NULL, OPT_TUI },
@@ -455,7 +528,8 @@ int main(int argc, char **argv)
 	};
 	struct preport_opts o = { 0 };
 	struct preport_report_opts ro = { 0 };
-	const char **comms = NULL, **dsos = NULL, **syms = NULL, *bad;
+	const char **comms = NULL, **dsos = NULL, **syms = NULL, *bad, *fields_arg = NULL;
+	bool sort_given = false;
 	uint32_t *pids = NULL, *tids = NULL;
 	bool *cpus = NULL;
 	struct prec_reader *r = NULL;
@@ -475,7 +549,7 @@ int main(int argc, char **argv)
 	ro.nr_keys = 3;
 	opterr = 0;
 	/* '+': no permutation, so "-g caller" can take its value from the next word */
-	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:S:k:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:S:k:F:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -491,7 +565,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STDIO:
 			break;
+		case 'F':
+			fields_arg = optarg;
+			break;
 		case 's':
+			sort_given = true;
 			if (prec_sort_keys__parse(optarg, ro.keys, &ro.nr_keys, &bad, &bad_len)) {
 				if (!bad_len) {
 					fprintf(stderr, "preport: --sort '%s' has no key; the keys "
@@ -677,6 +755,13 @@ int main(int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, "preport: unexpected argument '%s'; run 'preport --help' for usage\n",
 			argv[optind]);
+		goto out;
+	}
+	if (fields_arg && parse_fields(fields_arg, &ro, sort_given, &bad, &bad_len)) {
+		fprintf(stderr, "preport: bad field '%.*s' in -F '%s': the fields are overhead, "
+				"overhead_children, sample, period and the sort keys comm, pid, tid, "
+				"dso, sym, srcline, cpu, with at least one key\n", (int)bad_len, bad,
+			fields_arg);
 		goto out;
 	}
 	if (ro.max_stack == UINT32_MAX)

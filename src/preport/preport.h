@@ -30,6 +30,9 @@ struct preport_report_opts {
 	bool folded;
 	bool show_nr_samples;
 	bool show_total_period;
+	struct prec_view_field fields[PREC_VIEW_MAX_FIELDS]; /* -F */
+	size_t nr_fields;
+	bool fields_sorted; /* -F and --sort */
 	double percent_limit;
 	const char *field_sep;
 	bool inline_frames;

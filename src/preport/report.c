@@ -1174,6 +1174,9 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	ho.sym_filter = o->syms;
 	vo.show_nr_samples = o->show_nr_samples;
 	vo.show_total_period = o->show_total_period;
+	memcpy(vo.fields, o->fields, sizeof(vo.fields));
+	vo.nr_fields = o->nr_fields;
+	vo.fields_sorted = o->fields_sorted;
 	vo.percent_limit = o->percent_limit;
 	vo.field_sep = o->field_sep;
 	vo.graph_threshold = o->graph_threshold;

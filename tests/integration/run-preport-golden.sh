@@ -167,6 +167,14 @@ for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe
 		golden "$rec" gtk --gtk --sort sym
 		golden "$rec" vmlinux -k vmlinux
 		golden "$rec" sort-overhead-only --sort overhead
+		golden "$rec" fields-self -g none -F overhead,sym
+		golden "$rec" fields-children -g none -F overhead_children,overhead,sym
+		golden "$rec" fields-sym-only -g none --no-children -F sym
+		golden "$rec" fields-sort --no-children -g none -F comm,sym --sort sym
+		golden "$rec" fields-counts --no-children -g none -F sym,overhead,sample,period
+		golden "$rec" fields-limit -g none -F sym,overhead --percent-limit 10
+		golden "$rec" fields-bad -F overhead,nosuch
+		golden "$rec" fields-no-key -F overhead
 		;;
 	perf-pipe)
 		golden "$rec" comms --comms thread_a
@@ -201,6 +209,7 @@ for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe
 		golden "$rec" dsos --dsos '[kernel.kallsyms]' --no-children -g caller
 		golden "$rec" symbols --symbols do_syscall_64,hot_a
 		golden "$rec" dso-only --no-children --sort dso -g none
+		golden "$rec" fields-pid -F pid,overhead,sample --sort dso -g none
 		;;
 	esac
 done
