@@ -1313,6 +1313,9 @@ static int stdio_event(struct view *v, struct graph *g)
 		if ((h->opts.dso_filter || h->opts.sym_filter) &&
 		    !prec_hist__sframe_shown(h, e->sframe))
 			continue;
+		if (o->hide_unresolved && prec_hist__sframe(h, e->sframe)->kind != PREC_SF_SYM &&
+		    prec_hist__sframe(h, e->sframe)->kind != PREC_SF_INLINE)
+			continue;
 		rows[nr++] = i;
 	}
 	/* a big report's rows are sorted on another thread, a copy of them, while the columns'

@@ -44,6 +44,7 @@ struct prec_view_field {
 struct prec_view_opts {
 	bool show_nr_samples; /* -n */
 	bool show_total_period; /* --show-total-period: the entry's own period */
+	bool hide_unresolved; /* -U: no entry for a function that is not known */
 	double percent_limit; /* hide entries under this share (percent) */
 	const char *field_sep; /* -t: no alignment, fields joined by this; NULL: columns */
 	enum prec_graph_mode graph;

@@ -70,6 +70,7 @@ static void usage(FILE *f)
 		"      --time START,END     only samples in this time window (seconds, as -D shows)\n"
 		"      --dsos LIST          only entries in these shared objects\n"
 		"  -S, --symbols LIST       only these functions\n"
+		"  -U, --hide-unresolved    leave out samples whose function is not known\n"
 		"      --inline             show inlined functions as frames of their own\n"
 		"      --max-stack N        use at most N frames of each call chain (default: the\n"
 		"                           kernel's perf_event_max_stack, as perf)\n"
@@ -507,6 +508,7 @@ int main(int argc, char **argv)
 		{ "dsos", required_argument, NULL, OPT_DSOS },
 		{ "symbols", required_argument, NULL, 'S' },
 		{ "fields", required_argument, NULL, 'F' },
+		{ "hide-unresolved", no_argument, NULL, 'U' },
 		{ "show-total-period", no_argument, NULL, OPT_SHOW_TOTAL_PERIOD },
 		{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
 		{ "tui", no_argument, NULL, OPT_TUI },
@@ -549,7 +551,7 @@ int main(int argc, char **argv)
 	ro.nr_keys = 3;
 	opterr = 0;
 	/* '+': no permutation, so "-g caller" can take its value from the next word */
-	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:S:k:F:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:S:k:F:U", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -637,6 +639,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_CALL_GRAPH:
 			ro.graph = PREC_GRAPH_NONE;
+			break;
+		case 'U':
+			ro.hide_unresolved = true;
 			break;
 		case OPT_SHOW_TOTAL_PERIOD:
 			ro.show_total_period = true;

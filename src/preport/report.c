@@ -588,6 +588,15 @@ static const uint64_t *unwound_chain(struct rep *R, const struct prec_evsel *ev,
 	return R->uw_ips;
 }
 
+/* -U: whether a sample's own frame has a function.  perf leaves the other samples out
+ * before counting anything.  Looks the DSO up now, so no loader thread runs then. */
+static bool leaf_resolved(struct rep *R, const struct prec_hist_frame *f)
+{
+	struct prec_dso *d = f->dso ? prec_hist__dso(R->h, f->dso) : NULL;
+
+	return d && !prec_dso__lookup(d, f->addr, NULL, NULL);
+}
+
 static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t misc, int evidx)
 {
 	const struct prec_evsel *ev = prec_reader__evsel(R->r, (size_t)evidx);
@@ -597,7 +606,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	struct cc_slot *slot;
 	const uint64_t *ips;
 	size_t n;
-	uint64_t hash, gen;
+	uint64_t hash = 0, gen = 0;
 	uint32_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool chain, unwound = false;
 	long ctx, node, nf;
@@ -667,6 +676,8 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	nf = resolve_frames(R, t, &s, ips, n, misc, chain, unwound);
 	if (nf < 0)
 		return (int)nf;
+	if (R->o->hide_unresolved && (!nf || !leaf_resolved(R, &R->frames[0])))
+		return 0;
 	if (!slot)
 		return defer_stack(R, (uint32_t)ctx, (size_t)nf, hs.period);
 	/* the waiting stack first: nodes are made in sample order */
@@ -1174,6 +1185,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	ho.sym_filter = o->syms;
 	vo.show_nr_samples = o->show_nr_samples;
 	vo.show_total_period = o->show_total_period;
+	vo.hide_unresolved = o->hide_unresolved;
 	memcpy(vo.fields, o->fields, sizeof(vo.fields));
 	vo.nr_fields = o->nr_fields;
 	vo.fields_sorted = o->fields_sorted;
@@ -1207,9 +1219,9 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	/* symbol tables load on the other CPU while the records are read, and the frames read
 	 * so far are indexed and symbolized there when it has nothing to load; without a thread
 	 * all that is done when first needed, as before */
-	if (!R.unwind && prec_symtab__loader_start(R.st))
+	if (!R.unwind && !o->hide_unresolved && prec_symtab__loader_start(R.st))
 		prec_log(PREC_LOG_INFO, "no background thread for symbol loading");
-	else if (!R.unwind && prec_hist__feed_start(R.h))
+	else if (!R.unwind && !o->hide_unresolved && prec_hist__feed_start(R.h))
 		prec_log(PREC_LOG_INFO, "frames not symbolized while reading: out of memory");
 	phase_end(&ph, "setup");
 	err = read_records(&R, input);

@@ -175,6 +175,7 @@ for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe
 		golden "$rec" fields-limit -g none -F sym,overhead --percent-limit 10
 		golden "$rec" fields-bad -F overhead,nosuch
 		golden "$rec" fields-no-key -F overhead
+		golden "$rec" hide-unresolved -U
 		;;
 	perf-pipe)
 		golden "$rec" comms --comms thread_a
@@ -210,6 +211,8 @@ for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe
 		golden "$rec" symbols --symbols do_syscall_64,hot_a
 		golden "$rec" dso-only --no-children --sort dso -g none
 		golden "$rec" fields-pid -F pid,overhead,sample --sort dso -g none
+		golden "$rec" hide-unresolved -U --no-children -g none --sort dso,sym
+		golden "$rec" hide-unresolved-children --hide-unresolved -g caller
 		;;
 	esac
 done
