@@ -71,6 +71,7 @@ static void usage(FILE *f)
 		"      --dsos LIST          only entries in these shared objects\n"
 		"  -S, --symbols LIST       only these functions\n"
 		"  -U, --hide-unresolved    leave out samples whose function is not known\n"
+		"  -T, --threads            per-thread counts (of perf record -s) after the report\n"
 		"      --inline             show inlined functions as frames of their own\n"
 		"      --max-stack N        use at most N frames of each call chain (default: the\n"
 		"                           kernel's perf_event_max_stack, as perf)\n"
@@ -509,6 +510,7 @@ int main(int argc, char **argv)
 		{ "symbols", required_argument, NULL, 'S' },
 		{ "fields", required_argument, NULL, 'F' },
 		{ "hide-unresolved", no_argument, NULL, 'U' },
+		{ "threads", no_argument, NULL, 'T' },
 		{ "show-total-period", no_argument, NULL, OPT_SHOW_TOTAL_PERIOD },
 		{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
 		{ "tui", no_argument, NULL, OPT_TUI },
@@ -551,7 +553,7 @@ int main(int argc, char **argv)
 	ro.nr_keys = 3;
 	opterr = 0;
 	/* '+': no permutation, so "-g caller" can take its value from the next word */
-	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:S:k:F:U", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:S:k:F:UT", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -642,6 +644,9 @@ int main(int argc, char **argv)
 			break;
 		case 'U':
 			ro.hide_unresolved = true;
+			break;
+		case 'T':
+			ro.show_threads = true;
 			break;
 		case OPT_SHOW_TOTAL_PERIOD:
 			ro.show_total_period = true;

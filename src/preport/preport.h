@@ -31,6 +31,7 @@ struct preport_report_opts {
 	bool show_nr_samples;
 	bool show_total_period;
 	bool hide_unresolved; /* -U: samples whose own function is unknown are left out */
+	bool show_threads; /* -T: per-thread counts of perf record -s, after the report */
 	struct prec_view_field fields[PREC_VIEW_MAX_FIELDS]; /* -F */
 	size_t nr_fields;
 	bool fields_sorted; /* -F and --sort */

@@ -88,6 +88,10 @@ struct rep {
 	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
 	uint32_t *jit_val;
 	size_t jit_cap;
+	/* -T: counts of READ records (perf record -s), per thread in order of appearance */
+	struct prec_keyset read_ids; /* pid << 32 | tid -> index */
+	uint64_t *read_vals; /* nr_evsels per thread */
+	size_t read_cap, nr_ev;
 	struct prec_keyset file_ids; /* interned path -> file_val: the path's first DSO */
 	struct file_dso *file_val;
 	size_t file_cap;
@@ -588,6 +592,77 @@ static const uint64_t *unwound_chain(struct rep *R, const struct prec_evsel *ev,
 	return R->uw_ips;
 }
 
+/*
+ * A READ record (u32 pid, tid; then read_format's value, without a group), written by perf
+ * record -s for each thread and event: its value is added to the thread's count of the
+ * event, for -T.  Records of a group read are left out.
+ */
+static int add_read(struct rep *R, const struct prec_record *rec)
+{
+	int evsel = prec_reader__evsel_of(R->r, rec);
+	const unsigned char *p = rec->data;
+	uint32_t pid, tid;
+	uint64_t key, v;
+	bool is_new;
+	long i;
+
+	if (evsel < 0 || rec->size < 24 ||
+	    prec_reader__evsel(R->r, (size_t)evsel)->attr.read_format & PERF_FORMAT_GROUP)
+		return 0;
+	memcpy(&pid, p + 8, 4);
+	memcpy(&tid, p + 12, 4);
+	memcpy(&v, p + 16, 8);
+	key = (uint64_t)pid << 32 | tid;
+	i = prec_keyset__intern(&R->read_ids, &key, &is_new);
+	if (i < 0)
+		return (int)i;
+	if (is_new) {
+		if (prec_array__grow((void **)&R->read_vals, &R->read_cap,
+				     ((size_t)i + 1) * R->nr_ev, sizeof(*R->read_vals), 64))
+			return -ENOMEM;
+		memset(R->read_vals + (size_t)i * R->nr_ev, 0, R->nr_ev * sizeof(*R->read_vals));
+	}
+	R->read_vals[(size_t)i * R->nr_ev + (size_t)evsel] += v;
+	return 0;
+}
+
+static int ndigits(int64_t v)
+{
+	return snprintf(NULL, 0, "%" PRId64, v);
+}
+
+/* -T: perf's table of the threads' counts (the header alone when there are none). */
+static void print_threads(const struct rep *R, FILE *out)
+{
+	const uint64_t *keys = (const uint64_t *)(const void *)R->read_ids.keys;
+	size_t n = R->read_ids.n, i, e;
+	int pw = 3, tw = 3, w[64];
+
+	for (e = 0; e < R->nr_ev && e < 64; e++)
+		w[e] = (int)strlen(prec_reader__evsel(R->r, e)->name);
+	for (i = 0; i < n; i++) {
+		int a = ndigits((int32_t)(keys[i] >> 32)), b = ndigits((int32_t)keys[i]);
+
+		pw = a > pw ? a : pw;
+		tw = b > tw ? b : tw;
+		for (e = 0; e < R->nr_ev && e < 64; e++) {
+			int c = snprintf(NULL, 0, "%" PRIu64, R->read_vals[i * R->nr_ev + e]);
+
+			w[e] = c > w[e] ? c : w[e];
+		}
+	}
+	fprintf(out, "#\n# %*s  %*s", pw, "PID", tw, "TID");
+	for (e = 0; e < R->nr_ev && e < 64 && n; e++)
+		fprintf(out, "  %*s", w[e], prec_reader__evsel(R->r, e)->name);
+	fputc('\n', out);
+	for (i = 0; i < n; i++) {
+		fprintf(out, "  %*d  %*d", pw, (int32_t)(keys[i] >> 32), tw, (int32_t)keys[i]);
+		for (e = 0; e < R->nr_ev && e < 64; e++)
+			fprintf(out, "  %*" PRIu64, w[e], R->read_vals[i * R->nr_ev + e]);
+		fputc('\n', out);
+	}
+}
+
 /* -U: whether a sample's own frame has a function.  perf leaves the other samples out
  * before counting anything.  Looks the DSO up now, so no loader thread runs then. */
 static bool leaf_resolved(struct rep *R, const struct prec_hist_frame *f)
@@ -999,6 +1074,13 @@ static int read_records(struct rep *R, const char *input)
 		case REC_HEADER_BUILD_ID:
 			add_build_id(R, rec.data, rec.size);
 			continue;
+		case PERF_RECORD_READ:
+			if (R->o->show_threads) {
+				err = add_read(R, &rec);
+				if (err)
+					return err;
+			}
+			continue;
 		case REC_FINISHED_ROUND:
 			if (R->ordered) {
 				err = flush_queue(R, R->prev_round_max);
@@ -1082,6 +1164,8 @@ static void free_rep(struct rep *R)
 	free(R->jit_val);
 	prec_keyset__release(&R->file_ids);
 	free(R->file_val);
+	prec_keyset__release(&R->read_ids);
+	free(R->read_vals);
 	free(R->lost[0]);
 	free(R->lost[1]);
 	free_reading(R);
@@ -1110,10 +1194,12 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	R.o = o;
 	prec_keyset__init(&R.jit_ids, sizeof(uint64_t));
 	prec_keyset__init(&R.file_ids, sizeof(const char *));
+	prec_keyset__init(&R.read_ids, sizeof(uint64_t));
 	err = prec_reader__read_header(r);
 	if (err)
 		return err;
 	nev = prec_reader__nr_evsels(r);
+	R.nr_ev = nev;
 	R.ordered = nev > 0;
 	for (i = 0; i < nev; i++) {
 		const struct prec_evsel *ev = prec_reader__evsel(r, i);
@@ -1270,6 +1356,8 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 
 		if (e2)
 			err = e2;
+		else if (o->show_threads && !o->folded)
+			print_threads(&R, out);
 	}
 	phase_end(&ph, "view");
 out:

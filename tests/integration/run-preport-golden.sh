@@ -119,9 +119,17 @@ x86_64=false
 [ "$(uname -m)" = x86_64 ] && x86_64=true
 
 for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe-z19 \
-	precord-sys perf-lost; do
+	precord-sys perf-lost perf-read; do
 	[ -z "${GOLDEN_ONLY:-}" ] || [ "$GOLDEN_ONLY" = "$rec" ] || continue
 	case $rec in
+	perf-read)
+		# per-thread counts in READ records (perf record -s), for -T
+		say "--- $rec"
+		golden "$rec" threads -T --no-children -g none
+		golden "$rec" threads-children -T
+		golden "$rec" dump -D
+		continue
+		;;
 	perf-lost)
 		# samples lost, in LOST and LOST_SAMPLES records: a few views suffice
 		if ! $x86_64 && [ "$update" != 1 ]; then
@@ -176,6 +184,7 @@ for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe
 		golden "$rec" fields-bad -F overhead,nosuch
 		golden "$rec" fields-no-key -F overhead
 		golden "$rec" hide-unresolved -U
+		golden "$rec" threads-none -T --no-children -g none
 		;;
 	perf-pipe)
 		golden "$rec" comms --comms thread_a
@@ -262,7 +271,7 @@ if [ "$update" != 1 ] && command -v strace >/dev/null 2>&1 &&
 	sed -n 's/^[0-9]* *[a-z0-9_]*([A-Z_]*,* *"\([^"]*\)".*/\1/p' "$workdir/base.trace" |
 		sort -u >"$workdir/base.paths"
 	for rec in perf-file perf-pipe perf-z-dwarf precord-g precord-dwarf precord-pipe-z19 \
-		precord-sys perf-lost; do
+		precord-sys perf-lost perf-read; do
 		[ -z "${GOLDEN_ONLY:-}" ] || [ "$GOLDEN_ONLY" = "$rec" ] || continue
 		for args in "" "--inline --sort sym,srcline"; do
 			# shellcheck disable=SC2086 # args is split on purpose

@@ -38,6 +38,8 @@ perf record -q -z -e cpu-clock:u -F 100 --call-graph dwarf,4096 -o perf-z-dwarf.
 # samples lost: a 32 KiB ring for 16 KiB stack copies at 20 kHz
 perf record -q -z -e cpu-clock:u --call-graph dwarf,16384 -m 8 -F 20000 -o perf-lost.data -- \
 	$B/demo 10
+# per-thread counts (READ records) for -T
+perf record -q -s -e cpu-clock:u -F 200 -g -o perf-read.data -- $B/threads 100
 precord -q -e cpu-clock:u -F 500 -g -o precord-g.data -- $B/mangled 300
 precord -q -e cpu-clock:u -F 200 --call-graph dwarf,4096 -o precord-dwarf.data -- $B/deep 300
 precord -q -e cpu-clock:u -F 250 -g -z 19 -o - -- $B/forkexec 200 $B/demo 200 >precord-pipe-z19.data
