@@ -47,8 +47,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: preport [options]\n"
 		"  -i, --input FILE         input file (default: precord.data, then perf.data; - for stdin)\n"
-		"      --stdio              text output (the only one; accepted for perf's habits,\n"
-		"                           as are --tui and --gtk, with a warning)\n"
+		"      --stdio              text output (the only one; accepted for perf's\n"
+		"                           habits, as are --tui and --gtk, with a warning)\n"
 		"  -s, --sort KEYS          comm,pid,tid,dso,sym,srcline,cpu (default comm,dso,sym)\n"
 		"      --children           add callees' samples to each function (default with call chains)\n"
 		"      --no-children        self samples only\n"
@@ -71,7 +71,7 @@ static void usage(FILE *f)
 		"      --dsos LIST          only entries in these shared objects\n"
 		"  -S, --symbols LIST       only these functions\n"
 		"  -U, --hide-unresolved    leave out samples whose function is not known\n"
-		"  -T, --threads            per-thread counts (of perf record -s) after the report\n"
+		"  -T, --threads            per-thread counts (perf record -s) after the report\n"
 		"      --inline             show inlined functions as frames of their own\n"
 		"      --max-stack N        use at most N frames of each call chain (default: the\n"
 		"                           kernel's perf_event_max_stack, as perf)\n"
@@ -652,13 +652,13 @@ int main(int argc, char **argv)
 			ro.show_total_period = true;
 			break;
 		case OPT_TUI:
-			fprintf(stderr, "preport: warning: %s: only text output exists; printing it "
-					"(as --stdio)\n", argv[optind - 1]);
+			fprintf(stderr, "preport: warning: %s: only text output exists; "
+					"printing it (as --stdio)\n", argv[optind - 1]);
 			break;
 		case 'k':
-			fprintf(stderr, "preport: -k/--vmlinux is not supported: preport reads kernel "
-					"symbols from a kallsyms file; give --kallsyms FILE (the "
-					"recorded machine's /proc/kallsyms)\n");
+			fprintf(stderr, "preport: -k/--vmlinux is not supported: preport reads "
+					"kernel symbols from a kallsyms file; give --kallsyms FILE "
+					"(the recorded machine's /proc/kallsyms)\n");
 			goto out;
 		case OPT_FOLDED:
 			ro.folded = true;
@@ -768,10 +768,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (fields_arg && parse_fields(fields_arg, &ro, sort_given, &bad, &bad_len)) {
-		fprintf(stderr, "preport: bad field '%.*s' in -F '%s': the fields are overhead, "
-				"overhead_children, sample, period and the sort keys comm, pid, tid, "
-				"dso, sym, srcline, cpu, with at least one key\n", (int)bad_len, bad,
-			fields_arg);
+		fprintf(stderr, "preport: bad field '%.*s' in -F '%s': the fields are "
+				"overhead, overhead_children, sample, period and the sort keys "
+				"comm, pid, tid, dso, sym, srcline, cpu, with at least one key\n",
+			(int)bad_len, bad, fields_arg);
 		goto out;
 	}
 	if (ro.max_stack == UINT32_MAX)
@@ -815,8 +815,8 @@ int main(int argc, char **argv)
 	if (cpus && !o.header_only && !o.dump_raw) {
 		err = prec_reader__read_header(r);
 		if (!err && !has_cpu_numbers(r)) {
-			fprintf(stderr, "preport: '%s' does not contain CPU events (its samples carry "
-					"no CPU number); remove --cpu to proceed\n", o.input);
+			fprintf(stderr, "preport: '%s' does not contain CPU events (its samples "
+					"carry no CPU number); remove --cpu to proceed\n", o.input);
 			prec_reader__free(r);
 			rc = 2;
 			goto out;
