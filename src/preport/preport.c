@@ -265,7 +265,8 @@ static int parse_graph_spec(const char *spec, struct preport_report_opts *o)
 /*
  * -F/--fields LIST: perf's output fields overhead, overhead_children, sample, period and the
  * sort keys, as columns in this order.  The key fields are also the sort keys, after those of
- * --sort if it is given (keys, nr_keys: --sort's or the default; sort_given: --sort was given).
+ * --sort if it is given (keys, nr_keys: --sort's or the default; sort_given: --sort was given);
+ * without any, all samples make one entry, as in perf.
  * Returns 0, or -EINVAL with the bad field in *ret_bad / *ret_bad_len.
  */
 static int parse_fields(const char *list, struct preport_report_opts *o, bool sort_given,
@@ -321,7 +322,7 @@ static int parse_fields(const char *list, struct preport_report_opts *o, bool so
 		if (*p == ',')
 			p++;
 	}
-	if (!nf || !nk) {
+	if (!nf) {
 		*ret_bad = list;
 		*ret_bad_len = strlen(list);
 		return -EINVAL;
@@ -770,7 +771,7 @@ int main(int argc, char **argv)
 	if (fields_arg && parse_fields(fields_arg, &ro, sort_given, &bad, &bad_len)) {
 		fprintf(stderr, "preport: bad field '%.*s' in -F '%s': the fields are "
 				"overhead, overhead_children, sample, period and the sort keys "
-				"comm, pid, tid, dso, sym, srcline, cpu, with at least one key\n",
+				"comm, pid, tid, dso, sym, srcline, cpu\n",
 			(int)bad_len, bad, fields_arg);
 		goto out;
 	}
