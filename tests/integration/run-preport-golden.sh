@@ -250,6 +250,74 @@ if [ -f "$workdir/perf-lost.default.out" ]; then
 	fi
 fi
 
+# A directory of segments is read as one recording (preport -i DIR): two copies of a
+# recording as two segments must give twice its counts, where each fix above is kept per
+# stream: lost samples counted once in each, -T's counts, one DSO per file across segments,
+# and --cpu refused when no segment has CPU numbers.
+# segdir REC: $workdir/seg-REC holding REC.data twice, as precord daemon names segments.
+segdir() {
+	_d=$workdir/seg-$1
+	mkdir -p -m 700 "$_d" &&
+		cp "$G/$1.data" "$_d/precord-20261126T100000.000Z-000001.data" &&
+		cp "$G/$1.data" "$_d/precord-20261126T100100.000Z-000002.data" ||
+		fail "cannot make the segment directory $_d"
+}
+# rep_dir REC NAME ARGS...: preport -i the segment directory of REC into $workdir/NAME.dir.*
+rep_dir() {
+	_rec=$1
+	_name=$2
+	shift 2
+	(cd "$G" && exec "$PREPORT" -i "$workdir/seg-$_rec" --symfs symfs --kallsyms kallsyms \
+		--max-stack 127 "$@") >"$workdir/$_name.dir.out" 2>"$workdir/$_name.dir.err"
+}
+if [ "$update" != 1 ] && [ -z "${GOLDEN_ONLY:-}" ]; then
+	segdir perf-lost
+	rep_dir perf-lost lost
+	lost=$(grep '^# Total Lost Samples:' "$workdir/lost.dir.out")
+	if [ "$lost" = "# Total Lost Samples: 84 (32.56% of 258)" ]; then
+		ok "two segments of perf-lost: 84 lost samples, 42 in each"
+	else
+		bad "two segments of perf-lost: '$lost', want 84 (32.56% of 258):" \
+			"$(lines "$workdir/lost.dir.err" 4)"
+	fi
+
+	segdir perf-read
+	rep_dir perf-read threads -T --no-children -g none
+	# the single file's rows with every count doubled
+	awk '/^# *PID/ { t = 1; print; next }
+	     t && NF == 3 { printf "  %s  %s  %d\n", $1, $2, 2 * $3; next } t' \
+		"$workdir/perf-read.threads.out" | tr -s ' ' >"$workdir/threads.want"
+	sed -n '/^# *PID/,$p' "$workdir/threads.dir.out" | tr -s ' ' >"$workdir/threads.got"
+	if [ -s "$workdir/threads.want" ] && cmp -s "$workdir/threads.want" "$workdir/threads.got"
+	then
+		ok "two segments of perf-read: -T gives each thread twice its count"
+	else
+		bad "two segments of perf-read: -T gives '$(join_lines <"$workdir/threads.got")'," \
+			"want '$(join_lines <"$workdir/threads.want")':" \
+			"$(lines "$workdir/threads.dir.err" 4)"
+	fi
+
+	segdir precord-sys
+	rep_dir precord-sys dso --no-children --sort dso -g none
+	if grep '%' "$workdir/precord-sys.dso-only.out" >"$workdir/dso.want" &&
+		grep '%' "$workdir/dso.dir.out" | cmp -s "$workdir/dso.want" -; then
+		ok "two segments of precord-sys: --sort dso gives the file's rows, each file once"
+	else
+		bad "two segments of precord-sys: --sort dso differs from the single file's:" \
+			"$(grep '%' "$workdir/dso.dir.out" | join_lines)"
+	fi
+
+	segdir perf-file
+	rep_dir perf-file cpu --cpu 0
+	rc=$?
+	if [ "$rc" = 2 ] && grep -q 'does not contain CPU events' "$workdir/cpu.dir.err"; then
+		ok "two segments of perf-file: --cpu is refused (no CPU numbers), exit 2"
+	else
+		bad "two segments of perf-file: --cpu gave exit $rc:" \
+			"$(lines "$workdir/cpu.dir.err" 4)"
+	fi
+fi
+
 # Expected files that no view produced: a view was removed or renamed.
 if [ "$update" != 1 ] && [ -z "${GOLDEN_ONLY:-}" ]; then
 	(cd "$EXP" && find . -type f | sed 's|^\./||' | sort) >"$workdir/present"
