@@ -268,7 +268,7 @@ static long file_dso_id(struct rep *R, const struct prec_map *map)
 	const char *path = prec_strset__intern(&R->paths, map->path);
 	struct file_dso *e;
 	struct prec_dso *d;
-	bool is_new;
+	bool is_new, same_bid, same_ino;
 	long i, id;
 
 	if (!path)
@@ -283,9 +283,10 @@ static long file_dso_id(struct rep *R, const struct prec_map *map)
 		memset(&R->file_val[i], 0, sizeof(R->file_val[i]));
 	}
 	e = &R->file_val[i];
-	if (!is_new &&
-	    (!b || !e->bid.len || (e->bid.len == b->len && !memcmp(e->bid.id, b->id, b->len))) &&
-	    (!fid.ino || !e->ino || (e->ino == fid.ino && e->maj == fid.maj && e->min == fid.min))) {
+	same_bid = !b || !e->bid.len || (e->bid.len == b->len && !memcmp(e->bid.id, b->id, b->len));
+	same_ino = !fid.ino || !e->ino ||
+		   (e->ino == fid.ino && e->maj == fid.maj && e->min == fid.min);
+	if (!is_new && same_bid && same_ino) {
 		if (b && !e->bid.len)
 			e->bid = *b;
 		if (fid.ino && !e->ino)
