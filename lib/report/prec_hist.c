@@ -47,6 +47,11 @@ int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *re
 		for (k = 0; k < PREC_SORT__MAX; k++)
 			if (strlen(key_names[k]) == len && !strncmp(p, key_names[k], len))
 				found = k;
+		/* perf's Overhead column, always shown: not a key of ours */
+		if (len == 8 && !strncmp(p, "overhead", 8)) {
+			p += len + (p[len] == ',');
+			continue;
+		}
 		/* perf's long names for the same keys */
 		if (found < 0 && len == 6 && !strncmp(p, "symbol", 6))
 			found = PREC_SORT_SYM;
@@ -805,7 +810,8 @@ static int seq_push(struct prec_hist *h, size_t *cap, uint32_t v)
 	return 0;
 }
 
-/* perf's srcline for an address without line info: "sym+0xOFF", else "dso+0xADDR". */
+/* perf's srcline for an address without line info: "sym+OFF" (decimal), else "dso[ADDR]"
+ * (hexadecimal), else, outside any mapping, "??:0". */
 static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame *f,
 			      struct prec_dso *d, uint64_t addr, const struct prec_sym *sym,
 			      bool have_sym)
@@ -816,11 +822,12 @@ static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame 
 	if (s)
 		return prec_strset__intern(&h->strs, s);
 	if (have_sym)
-		snprintf(buf, sizeof(buf), "%s+%#" PRIx64, sym->name,
+		snprintf(buf, sizeof(buf), "%s+%" PRIu64, sym->name,
 			 addr >= sym->start ? addr - sym->start : 0);
+	else if (d)
+		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", prec_dso__short_name(d), f->addr);
 	else
-		snprintf(buf, sizeof(buf), "%s+%#" PRIx64, d ? prec_dso__short_name(d) : "[unknown]",
-			 f->addr);
+		snprintf(buf, sizeof(buf), "??:0");
 	return prec_strset__intern(&h->strs, buf);
 }
 

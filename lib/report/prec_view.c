@@ -112,7 +112,10 @@ static void sym_text(const struct prec_hist *h, uint32_t sfid, char *buf, size_t
 
 /* ---- flat entries ---- */
 
-enum col_kind { COL_CHILDREN, COL_SELF, COL_SAMPLES, COL_KEY };
+/* one to one with enum prec_view_col */
+enum col_kind { COL_CHILDREN, COL_SELF, COL_SAMPLES, COL_PERIOD, COL_KEY };
+_Static_assert((int)COL_PERIOD == (int)PREC_COL_PERIOD && (int)COL_KEY == (int)PREC_COL_KEY,
+	       "enum col_kind follows enum prec_view_col");
 
 struct col {
 	enum col_kind kind;
@@ -128,8 +131,10 @@ struct view {
 	FILE *out;
 	uint32_t evsel;
 	uint64_t total; /* the event's period */
-	struct col cols[PREC_HIST_MAX_KEYS + 3];
+	struct col cols[PREC_VIEW_MAX_FIELDS];
 	size_t nr_cols;
+	bool by_self; /* children counted, but entries ordered by their own share (-F) */
+	bool by_keys; /* entries ordered by the sort keys alone (-F with --sort, as perf) */
 };
 
 static double pct(uint64_t v, uint64_t total)
@@ -190,20 +195,23 @@ static const char *cell(const struct view *v, const struct col *c, const struct 
 		return buf;
 	case COL_SAMPLES:
 		return u64_text(e->self_count, buf);
+	case COL_PERIOD:
+		return u64_text(e->self_period, buf);
 	case COL_KEY:
 		break;
 	}
 	switch (c->key) {
 	case PREC_SORT_COMM:
 		return e->key.comm ? e->key.comm : "[unknown]";
+	/* signed, as perf prints them: a pid of -1 is "-1", a sample without a CPU "-001" */
 	case PREC_SORT_PID:
-		snprintf(buf, len, "%7" PRIu32 ":%s", e->key.pid, e->key.comm ? e->key.comm : "");
+		snprintf(buf, len, "%7d:%s", (int32_t)e->key.pid, e->key.comm ? e->key.comm : "");
 		return buf;
 	case PREC_SORT_TID:
-		snprintf(buf, len, "%7" PRIu32 ":%s", e->key.tid, e->key.comm ? e->key.comm : "");
+		snprintf(buf, len, "%7d:%s", (int32_t)e->key.tid, e->key.comm ? e->key.comm : "");
 		return buf;
 	case PREC_SORT_CPU:
-		snprintf(buf, len, "%03d", (int)e->key.cpu);
+		snprintf(buf, len, "%3.3d", (int32_t)e->key.cpu);
 		return buf;
 	case PREC_SORT_DSO:
 		return dso_text(h, prec_hist__sframe(h, e->sframe)->dso);
@@ -256,6 +264,12 @@ static uint64_t primary(const struct view *v, const struct prec_entry *e)
 	return v->h->opts.children ? e->acc_period : e->self_period;
 }
 
+/* What the entries are ordered by. */
+static uint64_t order_value(const struct view *v, const struct prec_entry *e)
+{
+	return v->by_self ? e->self_period : primary(v, e);
+}
+
 static int cmp_text(const char *a, const char *b)
 {
 	return strcmp(a ? a : "", b ? b : "");
@@ -280,6 +294,7 @@ struct rowkey {
 	uint64_t addr;
 	uint32_t depth;
 	uint32_t entry;
+	bool by_keys; /* ordered by the sort keys alone (-F with --sort) */
 };
 
 static void rowkey_of(const struct view *v, uint32_t entry, struct rowkey *k)
@@ -289,8 +304,9 @@ static void rowkey_of(const struct view *v, uint32_t entry, struct rowkey *k)
 	const struct prec_sframe *f = prec_hist__sframe(h, e->sframe);
 	bool named = f->kind == PREC_SF_SYM || f->kind == PREC_SF_INLINE;
 
-	k->primary = primary(v, e);
-	k->self = e->self_period;
+	k->by_keys = v->by_keys;
+	k->primary = v->by_keys ? 0 : order_value(v, e);
+	k->self = v->by_keys ? 0 : e->self_period;
 	k->comm = e->key.comm;
 	k->dso = f->dso ? dso_text(h, f->dso) : NULL;
 	if (f->dso && !k->dso)
@@ -322,7 +338,7 @@ static int cmp_rowkeys(const struct prec_hist *h, const struct rowkey *x, const 
 
 	if (x->primary != y->primary)
 		return x->primary < y->primary ? 1 : -1;
-	if (h->opts.children && x->depth != y->depth && x->comm == y->comm)
+	if (h->opts.children && !x->by_keys && x->depth != y->depth && x->comm == y->comm)
 		return x->depth > y->depth ? -1 : 1;
 	if (x->self != y->self)
 		return x->self < y->self ? 1 : -1;
@@ -344,8 +360,8 @@ static int cmp_rowkeys(const struct prec_hist *h, const struct rowkey *x, const 
 			c = cmp_text(ex->key.srcline, ey->key.srcline);
 			break;
 		case PREC_SORT_DSO:
-			if (!x->dso != !y->dso)
-				return x->dso ? 1 : -1;
+			if (!x->dso != !y->dso) /* perf: first, but last when ordered by keys */
+				return (x->dso ? 1 : -1) * (x->by_keys ? -1 : 1);
 			c = x->dso ? cmp_name(x->dso, y->dso) : 0;
 			break;
 		case PREC_SORT_SYM:
@@ -551,7 +567,7 @@ static void sort_rows(const struct view *v, uint32_t *rows, size_t nr)
 		rowkey_of(v, rows[i], &k[i]);
 		pos[i] = (uint32_t)i;
 	}
-	if (v->h->opts.children || !sort_by_radix(&rs, pos, nr))
+	if (v->h->opts.children || v->by_keys || !sort_by_radix(&rs, pos, nr))
 		qsort_r(pos, nr, sizeof(*pos), cmp_rows, &rs);
 	for (i = 0; i < nr; i++)
 		rows[i] = k[pos[i]].entry;
@@ -979,7 +995,7 @@ static void print_row(const struct view *v, const struct prec_entry *e, struct l
 			line_put(row, v->out, sep, c ? strlen(sep) : 0, 0);
 			line_put(row, v->out, t, strlen(t), 0);
 		} else if (c + 1 == v->nr_cols && !col->right) {
-			line_put(row, v->out, "  ", 2, 0);
+			line_put(row, v->out, "  ", c ? 2 : 0, 0);
 			line_put(row, v->out, t, strlen(t), 0);
 		} else {
 			line_put(row, v->out, "  ", c ? 2 : 0, 0);
@@ -1240,6 +1256,7 @@ static uint64_t col_number(const struct col *c, const struct prec_entry *e)
 	case COL_CHILDREN:
 		return e->acc_period;
 	case COL_SELF:
+	case COL_PERIOD:
 		return e->self_period;
 	default:
 		return e->self_count;
@@ -1296,6 +1313,9 @@ static int stdio_event(struct view *v, struct graph *g)
 		if ((h->opts.dso_filter || h->opts.sym_filter) &&
 		    !prec_hist__sframe_shown(h, e->sframe))
 			continue;
+		if (o->hide_unresolved && prec_hist__sframe(h, e->sframe)->kind != PREC_SF_SYM &&
+		    prec_hist__sframe(h, e->sframe)->kind != PREC_SF_INLINE)
+			continue;
 		rows[nr++] = i;
 	}
 	/* a big report's rows are sorted on another thread, a copy of them, while the columns'
@@ -1321,7 +1341,16 @@ static int stdio_event(struct view *v, struct graph *g)
 	} else if (nr) {
 		sort_rows(v, rows, nr);
 	}
-	/* the hidden ones are the smallest, so the last rows */
+	/* the hidden ones are the smallest, so the last rows (--percent-limit is of Children
+	 * with children, also when -F orders the rows by their own share) */
+	if (v->by_self) {
+		size_t kept = 0;
+
+		for (i = 0; i < nr; i++)
+			if (pct(primary(v, &h->entries[rows[i]]), v->total) >= o->percent_limit)
+				rows[kept++] = rows[i];
+		nr = kept;
+	}
 	while (nr && pct(primary(v, &h->entries[rows[nr - 1]]), v->total) < o->percent_limit)
 		nr--;
 	print_event_header(v);
@@ -1380,6 +1409,47 @@ static int stdio_event(struct view *v, struct graph *g)
 	return err;
 }
 
+/* -F's columns; without Children among them, entries go by their own share as in perf, and
+ * the own share is "Overhead" either way. */
+static void add_fields(struct view *v)
+{
+	const struct prec_view_opts *o = v->o;
+	bool children = false;
+	size_t i;
+
+	for (i = 0; i < o->nr_fields; i++)
+		children |= o->fields[i].col == PREC_COL_CHILDREN;
+	v->by_self = v->h->opts.children && !children;
+	for (i = 0; i < o->nr_fields && i < PREC_VIEW_MAX_FIELDS; i++) {
+		static const struct {
+			const char *title;
+			int width;
+		} num[] = { [PREC_COL_CHILDREN] = { "Children", 8 },
+			    [PREC_COL_SELF] = { "Overhead", 8 },
+			    [PREC_COL_SAMPLES] = { "Samples", 12 },
+			    [PREC_COL_PERIOD] = { "Period", 12 } };
+		const struct prec_view_field *f = &o->fields[i];
+
+		if (f->col == PREC_COL_KEY)
+			add_col(v, COL_KEY, f->key, key_title(f->key), false, 0);
+		else
+			add_col(v, (enum col_kind)f->col, 0, num[f->col].title, true,
+				num[f->col].width);
+	}
+	/* with --sort, perf adds the sort keys -F lacks and orders the entries by the keys */
+	v->by_keys = o->fields_sorted;
+	for (i = 0; i < v->h->opts.nr_keys && o->fields_sorted; i++) {
+		enum prec_sort_key k = v->h->opts.keys[i];
+		size_t j;
+
+		for (j = 0; j < o->nr_fields; j++)
+			if (o->fields[j].col == PREC_COL_KEY && o->fields[j].key == k)
+				break;
+		if (j == o->nr_fields && v->nr_cols < PREC_VIEW_MAX_FIELDS)
+			add_col(v, COL_KEY, k, key_title(k), false, 0);
+	}
+}
+
 int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *out)
 {
 	struct graph g;
@@ -1400,15 +1470,19 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 		v.out = out;
 		v.evsel = ev;
 		v.total = h->ev[ev].period;
-		if (h->opts.children) {
+		if (o->nr_fields) {
+			add_fields(&v);
+		} else if (h->opts.children) {
 			add_col(&v, COL_CHILDREN, 0, "Children", true, 8);
 			add_col(&v, COL_SELF, 0, "Self", true, 8);
 		} else {
 			add_col(&v, COL_SELF, 0, "Overhead", true, 8);
 		}
-		if (o->show_nr_samples)
+		if (!o->nr_fields && o->show_nr_samples)
 			add_col(&v, COL_SAMPLES, 0, "Samples", true, 12);
-		for (k = 0; k < h->opts.nr_keys; k++)
+		if (!o->nr_fields && o->show_total_period)
+			add_col(&v, COL_PERIOD, 0, "Period", true, 12);
+		for (k = 0; k < h->opts.nr_keys && !o->nr_fields; k++)
 			add_col(&v, COL_KEY, h->opts.keys[k], key_title(h->opts.keys[k]), false, 0);
 		err = stdio_event(&v, &g);
 	}

@@ -25,8 +25,26 @@ struct prec_view_evsel {
 	uint64_t lost_samples; /* for "# Total Lost Samples" */
 };
 
+/* A column that -F asks for: a percentage or count, or a sort key's column. */
+enum prec_view_col {
+	PREC_COL_CHILDREN, /* perf's overhead_children */
+	PREC_COL_SELF, /* overhead: "Self" beside Children, else "Overhead" */
+	PREC_COL_SAMPLES, /* sample */
+	PREC_COL_PERIOD, /* period */
+	PREC_COL_KEY, /* a sort key's column; the key must be one of the hist's */
+};
+
+struct prec_view_field {
+	enum prec_view_col col;
+	enum prec_sort_key key; /* with PREC_COL_KEY */
+};
+
+#define PREC_VIEW_MAX_FIELDS (2 * PREC_HIST_MAX_KEYS + 4)
+
 struct prec_view_opts {
 	bool show_nr_samples; /* -n */
+	bool show_total_period; /* --show-total-period: the entry's own period */
+	bool hide_unresolved; /* -U: no entry for a function that is not known */
 	double percent_limit; /* hide entries under this share (percent) */
 	const char *field_sep; /* -t: no alignment, fields joined by this; NULL: columns */
 	enum prec_graph_mode graph;
@@ -34,6 +52,14 @@ struct prec_view_opts {
 	bool caller_order; /* graph chains from the outermost caller down (else from the
 			    * entry toward its callers) */
 	const struct prec_view_evsel *evsels; /* hist->nr_ev of them */
+	/* -F: exactly these columns, in this order (perf's --fields); entries are sorted by
+	 * Children when it is one of them, else by the entry's own share.  0: perf's layout
+	 * (Children and Self, or Overhead; -n and --show-total-period; the sort keys) */
+	struct prec_view_field fields[PREC_VIEW_MAX_FIELDS];
+	size_t nr_fields;
+	/* -F with --sort: the hist's keys that -F lacks are added as columns, and entries are
+	 * ordered by the keys alone (in the hist's key order), as perf does */
+	bool fields_sorted;
 };
 
 /* "%.2f%%" of p (a share in percent), exactly as printf prints it, without printf; buf holds

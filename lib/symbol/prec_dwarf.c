@@ -96,7 +96,7 @@ static void open_alt(struct prec_dso *d, struct prec_dwarf *w, Elf *elf, const c
 		    snprintf(buf, sizeof(buf), "%s%s", o->symfs, link) < (int)sizeof(buf) &&
 		    try_alt(w, buf, bid, bid_len))
 			goto found;
-		if (try_alt(w, link, bid, bid_len))
+		if (!o->symfs && try_alt(w, link, bid, bid_len))
 			goto found;
 	} else if ((slash = strrchr(path, '/')) &&
 		   snprintf(buf, sizeof(buf), "%.*s/%s", (int)(slash - path), path, link) <
@@ -107,7 +107,8 @@ static void open_alt(struct prec_dso *d, struct prec_dwarf *w, Elf *elf, const c
 	if (bid_len) {
 		for (i = 0; i < bid_len; i++)
 			snprintf(hex + 2 * i, 3, "%02x", bid[i]);
-		if (snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s.debug", o->debug_dir, hex,
+		if (snprintf(buf, sizeof(buf), "%s%s/.build-id/%.2s/%s.debug",
+			     o->symfs ? o->symfs : "", o->debug_dir, hex,
 			     hex + 2) < (int)sizeof(buf) &&
 		    try_alt(w, buf, bid, bid_len))
 			goto found;

@@ -655,13 +655,14 @@ enum prec_open_result prec_dso__open_debug_file(struct prec_dso *d, struct prec_
 	if (expected_build_id(d, &bid, &bid_len)) {
 		for (i = 0; i < bid_len; i++)
 			snprintf(hex + 2 * i, 3, "%02x", bid[i]);
-		/* <debug_dir>/.build-id/ab/cdef....debug, under --symfs first */
+		/* <debug_dir>/.build-id/ab/cdef....debug, under --symfs when given */
 		if (o->symfs && join(dir, sizeof(dir), o->symfs, o->debug_dir, NULL) &&
 		    snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2) <
 			(int)sizeof(path) &&
 		    try_debug(d, path, bid, bid_len, false, ret, ret_path))
 			return PREC_OPEN_OK;
-		if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", o->debug_dir, hex,
+		if (!o->symfs &&
+		    snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", o->debug_dir, hex,
 			     hex + 2) < (int)sizeof(path) &&
 		    try_debug(d, path, bid, bid_len, false, ret, ret_path))
 			return PREC_OPEN_OK;
@@ -680,8 +681,8 @@ enum prec_open_result prec_dso__open_debug_file(struct prec_dso *d, struct prec_
 		return PREC_OPEN_OK;
 	slash = strrchr(d->long_name, '/');
 	if (slash && d->long_name[0] == '/' &&
-	    snprintf(path, sizeof(path), "%s%.*s/%s", o->debug_dir, (int)(slash - d->long_name),
-		     d->long_name, d->debuglink) < (int)sizeof(path) &&
+	    snprintf(path, sizeof(path), "%s%s%.*s/%s", o->symfs ? o->symfs : "", o->debug_dir,
+		     (int)(slash - d->long_name), d->long_name, d->debuglink) < (int)sizeof(path) &&
 	    try_debug(d, path, bid, bid_len, true, ret, ret_path))
 		return PREC_OPEN_OK;
 	return PREC_OPEN_MISSING;
@@ -780,10 +781,12 @@ static void load_elf(struct prec_dso *d)
 		if (stripped[0] && join(bufs[n], PATH_MAX, st->opts.symfs, stripped, NULL))
 			paths[n] = bufs[n], n++;
 	}
-	n_symfs = n;
-	paths[n++] = path;
-	if (stripped[0])
-		paths[n++] = stripped;
+	n_symfs = n; /* files under --symfs are trusted, not checked by inode */
+	if (!st->opts.symfs) { /* --symfs is the recorded machine's root: no host file */
+		paths[n++] = path;
+		if (stripped[0])
+			paths[n++] = stripped;
+	}
 
 	for (i = 0; i < n && !have_rt; i++) {
 		switch (prec_elf_open(paths[i], &rt)) {

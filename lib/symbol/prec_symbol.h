@@ -29,7 +29,7 @@ struct prec_symtab;
 struct prec_dso;
 
 struct prec_symtab_opts {
-	const char *symfs; /* --symfs DIR: look for every binary under DIR first; NULL: none */
+	const char *symfs; /* --symfs DIR: look for every binary under DIR only; NULL: none */
 	const char *kallsyms; /* --kallsyms FILE; NULL: /proc/kallsyms if use_proc_kallsyms */
 	bool use_proc_kallsyms; /* the recording was made on this host (and kernel) */
 	const char *debug_dir; /* default "/usr/lib/debug"; for tests */
@@ -49,10 +49,10 @@ void prec_symtab__free(struct prec_symtab *st); /* NULL-safe; frees every DSO */
  * The DSO for a file mapped by a process, as recorded in MMAP/MMAP2 (`path` as recorded;
  * `build_id` may be NULL / 0 bytes when the recording has none; zero padding to 20 bytes is
  * tolerated).  The same (path, build-id) gives the same DSO.  NULL only on -ENOMEM.  Nothing
- * is opened until the first lookup.  The file is looked for at --symfs + path, then path
- * (each also without a " (deleted)" suffix when a build-id was recorded to prove the file
- * there), and its symbols, when it has no .symtab, in
- * <debug_dir>/.build-id/xx/yyyy.debug, then through .gnu_debuglink.
+ * is opened until the first lookup.  The file is looked for at path, or only at --symfs + path
+ * when opts.symfs is set (each also without a " (deleted)" suffix when a build-id was recorded
+ * to prove the file there), and its symbols, when it has no .symtab, in
+ * <debug_dir>/.build-id/xx/yyyy.debug (under --symfs), then through .gnu_debuglink.
  * Special paths ("[vdso]", "[heap]", "//anon", "[stack]", "/memfd:...") give a DSO whose
  * status is PREC_DSO_NO_FILE (except "[vdso]", which is this host's vdso when
  * opts.use_proc_kallsyms is set and the build-id, if recorded, matches; otherwise also

@@ -69,14 +69,19 @@ static void usage(FILE *f)
 		"usage: preport [options]\n"
 		"  -i, --input FILE|DIR     input file (default: precord.data, then perf.data; - for\n"
 		"                           stdin), or a directory of segments by precord daemon\n"
-		"      --stdio              text output (the only one; accepted for perf's habits)\n"
+		"      --stdio              text output (the only one; accepted for perf's\n"
+		"                           habits, as are --tui and --gtk, with a warning)\n"
 		"  -s, --sort KEYS          comm,pid,tid,dso,sym,srcline,cpu (default comm,dso,sym)\n"
 		"      --children           add callees' samples to each function (default with call chains)\n"
 		"      --no-children        self samples only\n"
 		"  -n, --show-nr-samples    a column with the number of samples\n"
+		"  -F, --fields LIST        these columns, in this order: overhead,\n"
+		"                           overhead_children, sample, period, sort keys\n"
+		"      --show-total-period  a column with the entry's period (event count)\n"
 		"      --percent-limit PCT  hide entries below PCT percent\n"
 		"  -g, --call-graph[=SPEC]  MODE,THRESHOLD,ORDER: graph|flat|folded|none, percent\n"
 		"                           (default 0.5), caller|callee; default graph with call chains\n"
+		"      --no-call-graph      no call graphs (as -g none)\n"
 		"  -G, --inverted           call graphs from the outermost caller down\n"
 		"      --folded             one line per stack: comm;outer;...;leaf COUNT (flame graphs)\n"
 		"  -t, --field-separator S  separate fields with S, no padding (for scripts)\n"
@@ -89,13 +94,16 @@ static void usage(FILE *f)
 		"                           '2026-11-26 03:10:05', '03:10', 'yesterday', '-2h')\n"
 		"      --until TIME         only samples up to this wall-clock time (same forms)\n"
 		"      --dsos LIST          only entries in these shared objects\n"
-		"      --symbols LIST       only these functions\n"
+		"  -S, --symbols LIST       only these functions\n"
+		"  -U, --hide-unresolved    leave out samples whose function is not known\n"
+		"  -T, --threads            per-thread counts (perf record -s) after the report\n"
 		"      --inline             show inlined functions as frames of their own\n"
 		"      --max-stack N        use at most N frames of each call chain (default: the\n"
 		"                           kernel's perf_event_max_stack, as perf)\n"
 		"      --no-demangle        show C++ and Rust function names as mangled\n"
-		"      --symfs DIR          look for binaries under DIR first\n"
+		"      --symfs DIR          look for binaries only under DIR (the recorded root)\n"
 		"      --kallsyms FILE      kernel symbols of the recorded machine\n"
+		"                           (-k/--vmlinux is not supported: use this)\n"
 		"      --no-symbol-cache    neither use nor write the kernel symbol cache\n"
 		"                           (default: $PRECORD_CACHE_DIR, else ~/.cache/precord)\n"
 		"  -D, --dump-raw-trace     print every record, then totals per record type\n"
@@ -280,6 +288,77 @@ static int parse_graph_spec(const char *spec, struct preport_report_opts *o)
 	return 0;
 }
 
+/*
+ * -F/--fields LIST: perf's output fields overhead, overhead_children, sample, period and the
+ * sort keys, as columns in this order.  The key fields are also the sort keys, after those of
+ * --sort if it is given (keys, nr_keys: --sort's or the default; sort_given: --sort was given);
+ * without any, all samples make one entry, as in perf.
+ * Returns 0, or -EINVAL with the bad field in *ret_bad / *ret_bad_len.
+ */
+static int parse_fields(const char *list, struct preport_report_opts *o, bool sort_given,
+			const char **ret_bad, size_t *ret_bad_len)
+{
+	static const struct {
+		const char *name;
+		enum prec_view_col col;
+	} cols[] = {
+		{ "overhead", PREC_COL_SELF },
+		{ "overhead_children", PREC_COL_CHILDREN },
+		{ "sample", PREC_COL_SAMPLES },
+		{ "period", PREC_COL_PERIOD },
+	};
+	const char *p = list;
+	size_t nf = 0, nk = sort_given ? o->nr_keys : 0, i;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		struct prec_view_field f = { .col = PREC_COL_KEY };
+		char tok[32];
+		bool known = false;
+
+		*ret_bad = p;
+		*ret_bad_len = len;
+		if (!len || len >= sizeof(tok) || nf == PREC_VIEW_MAX_FIELDS)
+			return -EINVAL;
+		memcpy(tok, p, len);
+		tok[len] = 0;
+		for (i = 0; i < sizeof(cols) / sizeof(cols[0]) && !known; i++)
+			if (!strcmp(tok, cols[i].name)) {
+				f.col = cols[i].col;
+				known = true;
+			}
+		if (!known) {
+			enum prec_sort_key k[PREC_HIST_MAX_KEYS];
+			size_t n, j;
+			const char *b;
+
+			if (prec_sort_keys__parse(tok, k, &n, &b, &i) || n != 1)
+				return -EINVAL;
+			f.key = k[0];
+			for (j = 0; j < nk && o->keys[j] != f.key; j++)
+				;
+			if (j == nk) {
+				if (nk == PREC_HIST_MAX_KEYS)
+					return -EINVAL;
+				o->keys[nk++] = f.key;
+			}
+		}
+		o->fields[nf++] = f;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!nf) {
+		*ret_bad = list;
+		*ret_bad_len = strlen(list);
+		return -EINVAL;
+	}
+	o->nr_fields = nf;
+	o->nr_keys = nk;
+	o->fields_sorted = sort_given;
+	return 0;
+}
+
 static bool looks_like_graph_spec(const char *s)
 {
 	static const char *const words[] = { "graph", "flat", "folded", "fractal", "none",
@@ -427,6 +506,13 @@ static int parse_range(const char *since, const char *until, struct preport_rang
 	return 0;
 }
 
+/* --cpu given, and no sample of input carries a CPU number: perf refuses it too. */
+static void refuse_cpu(const char *input)
+{
+	fprintf(stderr, "preport: '%s' does not contain CPU events (its samples carry no CPU "
+			"number); remove --cpu to proceed\n", input);
+}
+
 /* A directory of segments: the listing, the dump or the report.  Returns the exit status. */
 static int run_dir(const struct preport_opts *o, const struct preport_range *range,
 		   const struct preport_report_opts *ro)
@@ -446,6 +532,10 @@ static int run_dir(const struct preport_opts *o, const struct preport_range *ran
 		err = o->dump_raw ? preport_input__dump(in, stdout)
 				  : preport_report_input(in, ro, stdout);
 	preport_input__free(in);
+	if (err == -ENOTSUP) {
+		refuse_cpu(o->input);
+		return 2;
+	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "preport: cannot write the output: %s\n", strerror(errno));
 		return 1;
@@ -459,6 +549,17 @@ static int run_dir(const struct preport_opts *o, const struct preport_range *ran
 		return 1;
 	}
 	return 0;
+}
+
+/* Whether some event of the recording records the CPU of its samples (header read). */
+static bool has_cpu_numbers(const struct prec_reader *r)
+{
+	size_t i, n = prec_reader__nr_evsels(r);
+
+	for (i = 0; i < n; i++)
+		if (prec_reader__evsel(r, i)->layout.sample_type & PERF_SAMPLE_CPU)
+			return true;
+	return false;
 }
 
 static void tune_memory(void)
@@ -485,7 +586,6 @@ int main(int argc, char **argv)
 		OPT_CPU,
 		OPT_TIME,
 		OPT_DSOS,
-		OPT_SYMBOLS,
 		OPT_INLINE,
 		OPT_NO_INLINE,
 		OPT_DEMANGLE,
@@ -496,6 +596,9 @@ int main(int argc, char **argv)
 		OPT_NO_SYMBOL_CACHE,
 		OPT_SINCE,
 		OPT_UNTIL,
+		OPT_SHOW_TOTAL_PERIOD,
+		OPT_NO_CALL_GRAPH,
+		OPT_TUI,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -520,7 +623,15 @@ int main(int argc, char **argv)
 		{ "since", required_argument, NULL, OPT_SINCE },
 		{ "until", required_argument, NULL, OPT_UNTIL },
 		{ "dsos", required_argument, NULL, OPT_DSOS },
-		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "symbols", required_argument, NULL, 'S' },
+		{ "fields", required_argument, NULL, 'F' },
+		{ "hide-unresolved", no_argument, NULL, 'U' },
+		{ "threads", no_argument, NULL, 'T' },
+		{ "show-total-period", no_argument, NULL, OPT_SHOW_TOTAL_PERIOD },
+		{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
+		{ "tui", no_argument, NULL, OPT_TUI },
+		{ "gtk", no_argument, NULL, OPT_TUI },
+		{ "vmlinux", required_argument, NULL, 'k' },
 		{ "inline", no_argument, NULL, OPT_INLINE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "demangle", no_argument, NULL, OPT_DEMANGLE },
@@ -537,7 +648,8 @@ int main(int argc, char **argv)
 	};
 	struct preport_opts o = { 0 };
 	struct preport_report_opts ro = { 0 };
-	const char **comms = NULL, **dsos = NULL, **syms = NULL, *bad;
+	const char **comms = NULL, **dsos = NULL, **syms = NULL, *bad, *fields_arg = NULL;
+	bool sort_given = false;
 	uint32_t *pids = NULL, *tids = NULL;
 	bool *cpus = NULL;
 	struct prec_reader *r = NULL;
@@ -553,14 +665,14 @@ int main(int argc, char **argv)
 	ro.graph = -1;
 	ro.order = -1;
 	ro.graph_threshold = 0.5;
-	ro.max_stack = default_max_stack();
+	ro.max_stack = UINT32_MAX; /* not given: default_max_stack() after the options */
 	ro.keys[0] = PREC_SORT_COMM;
 	ro.keys[1] = PREC_SORT_DSO;
 	ro.keys[2] = PREC_SORT_SYM;
 	ro.nr_keys = 3;
 	opterr = 0;
 	/* '+': no permutation, so "-g caller" can take its value from the next word */
-	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:S:k:F:UT", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -576,10 +688,21 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STDIO:
 			break;
+		case 'F':
+			fields_arg = optarg;
+			break;
 		case 's':
+			sort_given = true;
 			if (prec_sort_keys__parse(optarg, ro.keys, &ro.nr_keys, &bad, &bad_len)) {
+				if (!bad_len) {
+					fprintf(stderr, "preport: --sort '%s' has no key; the keys "
+							"are comm, pid, tid, dso, sym, srcline, "
+							"cpu\n", optarg);
+					goto out;
+				}
 				fprintf(stderr, "preport: unknown sort key '%.*s'; the keys are comm, "
-						"pid, tid, dso, sym, srcline, cpu\n", (int)bad_len, bad);
+						"pid, tid, dso, sym, srcline, cpu (and overhead, "
+						"always shown)\n", (int)bad_len, bad);
 				goto out;
 			}
 			break;
@@ -598,7 +721,7 @@ int main(int argc, char **argv)
 
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || v > UINT32_MAX) {
+			if (errno || end == optarg || *end || optarg[0] == '-' || v >= UINT32_MAX) {
 				rc = bad_value("--max-stack", optarg, "give a number of frames");
 				goto out;
 			}
@@ -635,6 +758,27 @@ int main(int argc, char **argv)
 		case 'G':
 			ro.order = 1;
 			break;
+		case OPT_NO_CALL_GRAPH:
+			ro.graph = PREC_GRAPH_NONE;
+			break;
+		case 'U':
+			ro.hide_unresolved = true;
+			break;
+		case 'T':
+			ro.show_threads = true;
+			break;
+		case OPT_SHOW_TOTAL_PERIOD:
+			ro.show_total_period = true;
+			break;
+		case OPT_TUI:
+			fprintf(stderr, "preport: warning: %s: only text output exists; "
+					"printing it (as --stdio)\n", argv[optind - 1]);
+			break;
+		case 'k':
+			fprintf(stderr, "preport: -k/--vmlinux is not supported: preport reads "
+					"kernel symbols from a kallsyms file; give --kallsyms FILE "
+					"(the recorded machine's /proc/kallsyms)\n");
+			goto out;
 		case OPT_FOLDED:
 			ro.folded = true;
 			break;
@@ -649,7 +793,7 @@ int main(int argc, char **argv)
 			if (set_list(&dsos, optarg))
 				goto nomem;
 			break;
-		case OPT_SYMBOLS:
+		case 'S':
 			if (set_list(&syms, optarg))
 				goto nomem;
 			break;
@@ -752,6 +896,15 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	if (fields_arg && parse_fields(fields_arg, &ro, sort_given, &bad, &bad_len)) {
+		fprintf(stderr, "preport: bad field '%.*s' in -F '%s': the fields are "
+				"overhead, overhead_children, sample, period and the sort keys "
+				"comm, pid, tid, dso, sym, srcline, cpu\n",
+			(int)bad_len, bad, fields_arg);
+		goto out;
+	}
+	if (ro.max_stack == UINT32_MAX)
+		ro.max_stack = default_max_stack();
 	ro.comms = comms;
 	ro.dsos = dsos;
 	ro.syms = syms;
@@ -794,7 +947,17 @@ int main(int argc, char **argv)
 	}
 
 	err = 0;
-	if (o.header || o.header_only) {
+	/* as perf: --cpu on samples without CPU numbers would silently select none, or all */
+	if (cpus && !o.header_only && !o.dump_raw) {
+		err = prec_reader__read_header(r);
+		if (!err && !has_cpu_numbers(r)) {
+			refuse_cpu(o.input);
+			prec_reader__free(r);
+			rc = 2;
+			goto out;
+		}
+	}
+	if (!err && (o.header || o.header_only)) {
 		/* pipe form: the features come as records; read them now, -D still sees them */
 		err = prec_reader__read_header(r);
 		if (!err)

@@ -30,6 +30,12 @@ struct preport_report_opts {
 	int order; /* -1: perf's default, 0: callee, 1: caller */
 	bool folded;
 	bool show_nr_samples;
+	bool show_total_period;
+	bool hide_unresolved; /* -U: samples whose own function is unknown are left out */
+	bool show_threads; /* -T: per-thread counts of perf record -s, after the report */
+	struct prec_view_field fields[PREC_VIEW_MAX_FIELDS]; /* -F */
+	size_t nr_fields;
+	bool fields_sorted; /* -F and --sort */
 	double percent_limit;
 	const char *field_sep;
 	bool inline_frames;
@@ -141,7 +147,8 @@ int preport_input__print_first_header(struct preport_input *in, FILE *out);
 /* -i DIR -D: each picked segment's dump after a separator line. */
 int preport_input__dump(struct preport_input *in, FILE *out);
 
-/* Read the streams of `in` as one recording and print the report (as preport_report). */
+/* Read the streams of `in` as one recording and print the report (as preport_report); or,
+ * with o->cpus and no event that records CPU numbers, -ENOTSUP before printing anything. */
 int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
 			 FILE *out);
 

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -85,12 +86,26 @@ struct rep {
 	struct prec_machine *m;
 	struct prec_symtab *st;
 	struct prec_hist *h;
-	uint64_t *lost; /* per evsel */
+	/* samples lost per event (struct gev) in the stream being read: [0] by LOST records,
+	 * [1] by LOST_SAMPLES records, which count what LOST records also do; lost_total adds
+	 * each stream's count as perf would report it (end_stream_lost) */
+	uint64_t *lost[2], *lost_total;
+	bool have_lost_samples; /* in the stream being read */
 	uint32_t kernel_id;
 	bool kernel_queued; /* the kernel's symbols were handed to the loader */
 	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
 	uint32_t *jit_val;
 	size_t jit_cap;
+	/* -T: counts of READ records (perf record -s), per thread in order of appearance */
+	struct prec_keyset read_ids; /* pid << 32 | tid -> index */
+	uint64_t *read_vals; /* nr_gev per thread */
+	size_t read_cap;
+	/* file_ids: path interned in `paths` (which outlives each stream's machine) -> file_val,
+	 * the path's first DSO */
+	struct prec_keyset file_ids;
+	struct prec_strset paths;
+	struct file_dso *file_val;
+	size_t file_cap;
 	bool ordered; /* every event has time and sample_id_all */
 	struct qent *q;
 	size_t nq, qcap;
@@ -227,6 +242,73 @@ enum {
 	TU_JIT,	     /* jit_id() of its process + 1; 0: not asked yet */
 };
 
+/* The DSO that a path's maps share with the maps of the same file in another form. */
+struct file_dso {
+	struct prec_build_id bid; /* len 0: not known yet */
+	uint32_t maj, min; /* with ino: the device and inode of the file; ino 0: not known yet */
+	uint64_t ino;
+	uint32_t id; /* hist DSO id */
+};
+
+/*
+ * The hist DSO id of a file mapping.  Maps of processes that ran before the recording began
+ * come in inode form (device and inode, no build-id), those of processes started during it
+ * in build-id form: one file, one DSO, whatever form its maps came in.  As perf does, a map
+ * that lacks the build-id is the same file as the other maps of its path, unless its device
+ * and inode tell another file; maps whose build-ids differ, or whose inodes differ, are
+ * different files.  So the first DSO of a path serves its maps whose identity does not
+ * contradict it, and the first build-id and the first inode seen for the path (before or
+ * after) are taken as that DSO's.  A contradicting map gets the DSO of its own identity.
+ * Keys live in R->paths, not the machine: a directory's streams each have their own.
+ */
+static long file_dso_id(struct rep *R, const struct prec_map *map)
+{
+	const struct prec_build_id *b = map->build_id;
+	struct prec_file_id fid = { map->maj, map->min, map->ino, map->ino_gen };
+	const char *path = prec_strset__intern(&R->paths, map->path);
+	struct file_dso *e;
+	struct prec_dso *d;
+	bool is_new, same_bid, same_ino;
+	long i, id;
+
+	if (!path)
+		return -ENOMEM;
+	i = prec_keyset__intern(&R->file_ids, &path, &is_new);
+	if (i < 0)
+		return i;
+	if (is_new) {
+		if (prec_array__grow((void **)&R->file_val, &R->file_cap, (size_t)i + 1,
+				     sizeof(*R->file_val), 64))
+			return -ENOMEM;
+		memset(&R->file_val[i], 0, sizeof(R->file_val[i]));
+	}
+	e = &R->file_val[i];
+	same_bid = !b || !e->bid.len || (e->bid.len == b->len && !memcmp(e->bid.id, b->id, b->len));
+	same_ino = !fid.ino || !e->ino ||
+		   (e->ino == fid.ino && e->maj == fid.maj && e->min == fid.min);
+	if (!is_new && same_bid && same_ino) {
+		if (b && !e->bid.len)
+			e->bid = *b;
+		if (fid.ino && !e->ino)
+			e->maj = fid.maj, e->min = fid.min, e->ino = fid.ino;
+		return e->id;
+	}
+	d = prec_symtab__dso_file(R->st, map->path, b ? b->id : NULL, b ? b->len : 0, &fid);
+	if (!d)
+		return -ENOMEM;
+	id = prec_hist__dso_id(R->h, d);
+	if (id < 0)
+		return id;
+	prec_symtab__prefetch(R->st, d);
+	if (is_new) {
+		if (b)
+			e->bid = *b;
+		e->maj = fid.maj, e->min = fid.min, e->ino = fid.ino;
+		e->id = (uint32_t)id;
+	}
+	return id;
+}
+
 /* The hist DSO id of the JIT map of thread t's process, 0 when it has none. */
 static long jit_id(struct rep *R, struct prec_thread *t)
 {
@@ -285,18 +367,10 @@ static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
 		    !strcmp(map->path, "[stack]")) {
 			priv = MAP_ANON_PRIV;
 		} else {
-			const struct prec_build_id *b = map->build_id;
-			struct prec_file_id fid = {map->maj, map->min, map->ino, map->ino_gen};
-			struct prec_dso *d = prec_symtab__dso_file(
-			    R->st, map->path, b ? b->id : NULL, b ? b->len : 0, &fid);
-
-			if (!d)
-				return -ENOMEM;
-			id = prec_hist__dso_id(R->h, d);
+			id = file_dso_id(R, map);
 			if (id < 0)
 				return (int)id;
 			priv = (void *)(uintptr_t)((uint64_t)id << 1);
-			prec_symtab__prefetch(R->st, d);
 		}
 		if (!memfd)
 			map->priv = priv;
@@ -554,6 +628,88 @@ static const uint64_t *unwound_chain(struct rep *R, const struct prec_evsel *ev,
 	return R->uw_ips;
 }
 
+/*
+ * A READ record (u32 pid, tid; then read_format's value, without a group), written by perf
+ * record -s for each thread and event: its value is added to the thread's count of the
+ * event, for -T.  Records of a group read are left out.
+ */
+static int add_read(struct rep *R, const struct prec_record *rec)
+{
+	int evsel = prec_reader__evsel_of(R->r, rec);
+	const unsigned char *p = rec->data;
+	size_t nev = R->nr_gev;
+	uint32_t pid, tid;
+	uint64_t key, v;
+	bool is_new;
+	long i;
+
+	if (evsel < 0 || rec->size < 24 ||
+	    prec_reader__evsel(R->r, (size_t)evsel)->attr.read_format & PERF_FORMAT_GROUP)
+		return 0;
+	memcpy(&pid, p + 8, 4);
+	memcpy(&tid, p + 12, 4);
+	memcpy(&v, p + 16, 8);
+	key = (uint64_t)pid << 32 | tid;
+	i = prec_keyset__intern(&R->read_ids, &key, &is_new);
+	if (i < 0)
+		return (int)i;
+	if (is_new) {
+		if (prec_array__grow((void **)&R->read_vals, &R->read_cap,
+				     ((size_t)i + 1) * nev, sizeof(*R->read_vals), 64))
+			return -ENOMEM;
+		memset(R->read_vals + (size_t)i * nev, 0, nev * sizeof(*R->read_vals));
+	}
+	R->read_vals[(size_t)i * nev + R->evmap[evsel]] += v;
+	return 0;
+}
+
+static int ndigits(int64_t v)
+{
+	return snprintf(NULL, 0, "%" PRId64, v);
+}
+
+/* -T: perf's table of the threads' counts (the header alone when there are none); ve: the
+ * events' names. */
+static void print_threads(const struct rep *R, const struct prec_view_evsel *ve, FILE *out)
+{
+	const uint64_t *keys = (const uint64_t *)(const void *)R->read_ids.keys;
+	size_t n = R->read_ids.n, i, e, nev = R->nr_gev;
+	int pw = 3, tw = 3, w[64];
+
+	for (e = 0; e < nev && e < 64; e++)
+		w[e] = (int)strlen(ve[e].name);
+	for (i = 0; i < n; i++) {
+		int a = ndigits((int32_t)(keys[i] >> 32)), b = ndigits((int32_t)keys[i]);
+
+		pw = a > pw ? a : pw;
+		tw = b > tw ? b : tw;
+		for (e = 0; e < nev && e < 64; e++) {
+			int c = snprintf(NULL, 0, "%" PRIu64, R->read_vals[i * nev + e]);
+
+			w[e] = c > w[e] ? c : w[e];
+		}
+	}
+	fprintf(out, "#\n# %*s  %*s", pw, "PID", tw, "TID");
+	for (e = 0; e < nev && e < 64 && n; e++)
+		fprintf(out, "  %*s", w[e], ve[e].name);
+	fputc('\n', out);
+	for (i = 0; i < n; i++) {
+		fprintf(out, "  %*d  %*d", pw, (int32_t)(keys[i] >> 32), tw, (int32_t)keys[i]);
+		for (e = 0; e < nev && e < 64; e++)
+			fprintf(out, "  %*" PRIu64, w[e], R->read_vals[i * nev + e]);
+		fputc('\n', out);
+	}
+}
+
+/* -U: whether a sample's own frame has a function.  perf leaves the other samples out
+ * before counting anything.  Looks the DSO up now, so no loader thread runs then. */
+static bool leaf_resolved(struct rep *R, const struct prec_hist_frame *f)
+{
+	struct prec_dso *d = f->dso ? prec_hist__dso(R->h, f->dso) : NULL;
+
+	return d && !prec_dso__lookup(d, f->addr, NULL, NULL);
+}
+
 static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t misc, int evidx)
 {
 	const struct prec_evsel *ev = prec_reader__evsel(R->r, (size_t)evidx);
@@ -563,7 +719,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	struct cc_slot *slot;
 	const uint64_t *ips;
 	size_t n;
-	uint64_t hash, gen;
+	uint64_t hash = 0, gen = 0;
 	uint32_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool chain, unwound = false;
 	long ctx, node, nf;
@@ -636,6 +792,8 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	nf = resolve_frames(R, t, &s, ips, n, misc, chain, unwound);
 	if (nf < 0)
 		return (int)nf;
+	if (R->o->hide_unresolved && (!nf || !leaf_resolved(R, &R->frames[0])))
+		return 0;
 	if (!slot)
 		return defer_stack(R, (uint32_t)ctx, (size_t)nf, hs.period);
 	/* the waiting stack first: nodes are made in sample order */
@@ -947,12 +1105,22 @@ static int read_records(struct rep *R, const char *input)
 			evsel = prec_reader__evsel_of(R->r, &rec);
 			if (rec.size >= at + 8) {
 				memcpy(&lost, (const unsigned char *)rec.data + at, 8);
-				R->lost[R->evmap[evsel >= 0 ? evsel : 0]] += lost;
+				R->lost[rec.type == PERF_RECORD_LOST_SAMPLES]
+				       [R->evmap[evsel >= 0 ? evsel : 0]] += lost;
 			}
+			if (rec.type == PERF_RECORD_LOST_SAMPLES)
+				R->have_lost_samples = true;
 			continue;
 		}
 		case REC_HEADER_BUILD_ID:
 			add_build_id(R, rec.data, rec.size);
+			continue;
+		case PERF_RECORD_READ:
+			if (R->o->show_threads) {
+				err = add_read(R, &rec);
+				if (err)
+					return err;
+			}
 			continue;
 		case REC_FINISHED_ROUND:
 			if (R->ordered) {
@@ -1036,7 +1204,14 @@ static void free_rep(struct rep *R)
 	prec_machine__free(R->m);
 	prec_keyset__release(&R->jit_ids);
 	free(R->jit_val);
-	free(R->lost);
+	prec_keyset__release(&R->file_ids);
+	free(R->file_val);
+	prec_strset__release(&R->paths);
+	prec_keyset__release(&R->read_ids);
+	free(R->read_vals);
+	free(R->lost[0]);
+	free(R->lost[1]);
+	free(R->lost_total);
 	free(R->evmap);
 	prec_strset__release(&R->comms);
 	free_reading(R);
@@ -1086,6 +1261,7 @@ struct survey {
 	struct gevs ev;
 	bool *bad; /* per stream: damaged, skipped */
 	bool callchains, stack_copies;
+	bool cpu_numbers; /* some event records its samples' CPU */
 	size_t first; /* the first stream that opened */
 	size_t nr_ok;
 };
@@ -1122,6 +1298,8 @@ static int survey_streams(struct preport_input *in, struct survey *sv)
 				sv->callchains = true;
 			if (ev->layout.sample_type & PERF_SAMPLE_STACK_USER)
 				sv->stack_copies = true;
+			if (ev->layout.sample_type & PERF_SAMPLE_CPU)
+				sv->cpu_numbers = true;
 		}
 		preport_input__close_stream(in, &s);
 	}
@@ -1174,6 +1352,21 @@ static int start_stream(struct rep *R, struct gevs *g, const struct preport_stre
 	return 0;
 }
 
+/*
+ * After a stream: its lost samples into R->lost_total.  The kernel's count of samples dropped
+ * for a full ring comes in LOST records while recording and, from perf 6.0 and precord, once
+ * more in LOST_SAMPLES records at the end: perf reports the latter alone.  Decided per
+ * stream, as a live segment has no LOST_SAMPLES yet.
+ */
+static void end_stream_lost(struct rep *R)
+{
+	for (size_t g = 0; g < R->nr_gev; g++) {
+		R->lost_total[g] += R->lost[R->have_lost_samples][g];
+		R->lost[0][g] = R->lost[1][g] = 0;
+	}
+	R->have_lost_samples = false;
+}
+
 /* Read every stream of the input after the first pass; -EBADMSG only for a single file. */
 static int read_streams(struct rep *R, struct preport_input *in, struct survey *sv)
 {
@@ -1195,6 +1388,7 @@ static int read_streams(struct rep *R, struct preport_input *in, struct survey *
 		memset(&R->times, 0, sizeof(R->times));
 		if (!err)
 			err = read_records(R, s.path);
+		end_stream_lost(R);
 		if (!err) /* a live segment has no end marker yet */
 			preport_warn_cut(s.r, s.live ? NULL : s.name, &R->times);
 		first = false;
@@ -1258,6 +1452,7 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	struct prec_view_opts vo;
 	struct prec_view_evsel *ve = NULL;
 	struct utsname un;
+	char jit_dir[PATH_MAX];
 	struct rep R;
 	struct phases ph;
 	struct survey sv;
@@ -1273,6 +1468,8 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	R.frames = R.frbuf[0];
 	R.o = o;
 	prec_keyset__init(&R.jit_ids, sizeof(uint64_t));
+	prec_keyset__init(&R.file_ids, sizeof(const char *));
+	prec_keyset__init(&R.read_ids, sizeof(uint64_t));
 	err = survey_streams(in, &sv);
 	if (err)
 		goto out;
@@ -1284,6 +1481,11 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 		}
 		if (preport_input__count(in))
 			prec_warn("no segment could be read");
+	}
+	/* as perf: --cpu on samples without CPU numbers would silently select none, or all */
+	if (o->cpus && sv.nr_ok && !sv.cpu_numbers) {
+		err = -ENOTSUP;
+		goto out;
 	}
 	callchains = sv.callchains;
 	stack_copies = sv.stack_copies;
@@ -1302,10 +1504,17 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	so.no_demangle = o->no_demangle;
 	so.cache_dir = o->cache_dir;
 	have_un = !uname(&un);
-	so.use_proc_kallsyms = have_un && (!first.r ||
-					   (feature_equals(first.r, FEAT_HOSTNAME, un.nodename) &&
-					    feature_equals(first.r, FEAT_OSRELEASE, un.release)));
-	if (!o->kallsyms && !so.use_proc_kallsyms)
+	/* --symfs stands for the recorded machine, as in perf: nothing of this host's kernel
+	 * (kallsyms, vdso) or /tmp (JIT maps) is used then */
+	so.use_proc_kallsyms = !o->symfs && have_un &&
+			       (!first.r || (feature_equals(first.r, FEAT_HOSTNAME, un.nodename) &&
+					     feature_equals(first.r, FEAT_OSRELEASE, un.release)));
+	if (o->symfs &&
+	    snprintf(jit_dir, sizeof(jit_dir), "%s/tmp", o->symfs) < (int)sizeof(jit_dir))
+		so.jit_dir = jit_dir;
+	if (!o->kallsyms && o->symfs)
+		prec_warn("with --symfs, kernel symbols come only from --kallsyms FILE");
+	else if (!o->kallsyms && !so.use_proc_kallsyms)
 		prec_warn("the recording was made on another host or kernel: kernel symbols need "
 			  "--kallsyms FILE from that machine");
 
@@ -1336,6 +1545,8 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 				  "graphs");
 		vo.graph = PREC_GRAPH_NONE;
 	}
+	if (o->max_stack == 0)
+		vo.graph = PREC_GRAPH_NONE; /* as perf: no frame of a chain, nothing to draw */
 	if (o->folded && !callchains)
 		prec_warn("the recording has no call chains (record with -g): each stack is its "
 			  "sampled function only");
@@ -1346,6 +1557,11 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	ho.dso_filter = o->dsos;
 	ho.sym_filter = o->syms;
 	vo.show_nr_samples = o->show_nr_samples;
+	vo.show_total_period = o->show_total_period;
+	vo.hide_unresolved = o->hide_unresolved;
+	memcpy(vo.fields, o->fields, sizeof(vo.fields));
+	vo.nr_fields = o->nr_fields;
+	vo.fields_sorted = o->fields_sorted;
 	vo.percent_limit = o->percent_limit;
 	vo.field_sep = o->field_sep;
 	vo.graph_threshold = o->graph_threshold;
@@ -1357,10 +1573,12 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 		err = prec_hist__new(&ho, R.st, (uint32_t)nev, &R.h);
 	if (err)
 		goto out;
-	R.lost = calloc(nev ? nev : 1, sizeof(*R.lost));
+	R.lost[0] = calloc(nev ? nev : 1, sizeof(*R.lost[0]));
+	R.lost[1] = calloc(nev ? nev : 1, sizeof(*R.lost[1]));
+	R.lost_total = calloc(nev ? nev : 1, sizeof(*R.lost_total));
 	ve = calloc(nev ? nev : 1, sizeof(*ve));
 	R.cc = prec_calloc_written(CC_SLOTS, sizeof(*R.cc));
-	if (!R.lost || !ve || !R.cc) {
+	if (!R.lost[0] || !R.lost[1] || !R.lost_total || !ve || !R.cc) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1374,9 +1592,9 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	/* symbol tables load on the other CPU while the records are read, and the frames read
 	 * so far are indexed and symbolized there when it has nothing to load; without a thread
 	 * all that is done when first needed, as before */
-	if (!R.unwind && prec_symtab__loader_start(R.st))
+	if (!R.unwind && !o->hide_unresolved && prec_symtab__loader_start(R.st))
 		prec_log(PREC_LOG_INFO, "no background thread for symbol loading");
-	else if (!R.unwind && prec_hist__feed_start(R.h))
+	else if (!R.unwind && !o->hide_unresolved && prec_hist__feed_start(R.h))
 		prec_log(PREC_LOG_INFO, "frames not symbolized while reading: out of memory");
 	phase_end(&ph, "setup");
 	err = read_streams(&R, in, &sv);
@@ -1414,7 +1632,7 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	phase_end(&ph, "finish");
 	for (i = 0; i < nev; i++) {
 		ve[i].name = sv.ev.v[i].name;
-		ve[i].lost_samples = R.lost[i];
+		ve[i].lost_samples = R.lost_total[i];
 	}
 	vo.evsels = ve;
 	if (!o->folded)
@@ -1424,6 +1642,8 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 
 		if (e2)
 			err = e2;
+		else if (o->show_threads && !o->folded)
+			print_threads(&R, ve, out);
 	}
 	phase_end(&ph, "view");
 out:
