@@ -580,6 +580,7 @@ static void *sort_job_main(void *arg)
 
 struct gnode {
 	uint32_t sf;
+	uint32_t parent;
 	uint32_t first_child, next_sibling; /* 0: none (node 0 is the root) */
 	uint32_t hint; /* the child taken last (0: none), tried before the hash */
 	uint64_t period; /* of the chains through this node */
@@ -629,6 +630,7 @@ static long gnode_child(struct graph *g, uint32_t parent, uint32_t sf)
 			return -ENOMEM;
 		memset(&g->nodes[id], 0, sizeof(g->nodes[id]));
 		g->nodes[id].sf = sf;
+		g->nodes[id].parent = parent;
 		g->nodes[id].next_sibling = g->nodes[parent].first_child;
 		g->nodes[parent].first_child = (uint32_t)id;
 		g->nr = (size_t)id + 1;
@@ -687,26 +689,35 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 }
 
 /*
- * Siblings in a call graph, largest first; among equals perf's order (the order of its
- * children tree): by shared object, the kernel's first (perf: by DSO object, which we take in
- * the order DSOs came up), then from the highest symbol start (or address) down.
+ * Siblings in perf's order (the order of its children tree): by shared object, the one that
+ * came up last first (perf: by the DSO object's address, which mostly grows in the order perf
+ * made them, the kernel's first), then from the highest symbol start (or address) down.
  */
-static int cmp_gnodes_desc(const void *a, const void *b, void *arg)
+static int cmp_gnodes_pos(const struct prec_hist *h, const struct gnode *x, const struct gnode *y)
 {
-	const struct prec_hist *h = arg;
-	const struct gnode *x = *(const struct gnode *const *)a;
-	const struct gnode *y = *(const struct gnode *const *)b;
-	const struct prec_sframe *fx, *fy;
+	const struct prec_sframe *fx = prec_hist__sframe(h, x->sf), *fy = prec_hist__sframe(h, y->sf);
 
-	if (x->period != y->period)
-		return x->period < y->period ? 1 : -1;
-	fx = prec_hist__sframe(h, x->sf);
-	fy = prec_hist__sframe(h, y->sf);
 	if (fx->dso != fy->dso)
-		return fx->dso < fy->dso ? -1 : 1;
+		return fx->dso > fy->dso ? -1 : 1;
 	if (fx->addr != fy->addr)
 		return fx->addr > fy->addr ? -1 : 1;
 	return x->sf < y->sf ? -1 : x->sf > y->sf;
+}
+
+static int cmp_gnodes_pos_r(const void *a, const void *b, void *arg)
+{
+	return cmp_gnodes_pos(arg, *(const struct gnode *const *)a, *(const struct gnode *const *)b);
+}
+
+/* Siblings in a call graph: largest first, equals in perf's order. */
+static int cmp_gnodes_desc(const void *a, const void *b, void *arg)
+{
+	const struct gnode *x = *(const struct gnode *const *)a;
+	const struct gnode *y = *(const struct gnode *const *)b;
+
+	if (x->period != y->period)
+		return x->period < y->period ? 1 : -1;
+	return cmp_gnodes_pos(arg, x, y);
 }
 
 /* The children of `node` above the threshold, largest first, malloc'ed; -1 on -ENOMEM. */
@@ -806,17 +817,28 @@ static int print_branches(const struct view *v, struct graph *g, uint32_t node, 
 
 #define GRAPH_INDENT 12
 
+/* Whether a graph leaves out the frame it starts with when that is the entry's own symbol:
+ * perf does when the sort keys start with sym (and then whatever the frame is). */
+static bool skips_own_frame(const struct view *v)
+{
+	return v->h->opts.keys[0] == PREC_SORT_SYM;
+}
+
 /*
- * The tree of an entry whose weight is `weight`; 1 when it printed something, 0 when nothing
+ * The tree of entry e, whose weight is `weight`; 1 when it printed something, 0 when nothing
  * was above the threshold, or a negative errno.  A single root is printed without its share
  * when it carries all of the entry's weight (perf: not when some of the entry's samples have
- * no chain, or other roots are below the threshold).
+ * no chain, or other roots are below the threshold); with --sort sym, without the entry's own
+ * frame (the row above names it), and then the graph goes on from the frame after it, or
+ * branches right away.
  */
-static int print_graph_tree(const struct view *v, struct graph *g, uint64_t weight)
+static int print_graph_tree(const struct view *v, struct graph *g, const struct prec_entry *e,
+			    uint64_t weight)
 {
 	char buf[NAME_MAX_LEN];
 	struct gnode **kids;
 	long n = visible_kids(v, g, 0, &kids);
+	uint32_t kid;
 	int err;
 
 	if (n < 0)
@@ -826,56 +848,128 @@ static int print_graph_tree(const struct view *v, struct graph *g, uint64_t weig
 		return -ENOMEM;
 	}
 	memset(g->prefix, ' ', GRAPH_INDENT + 3);
-	if (n == 1 && kids[0]->period == weight) {
-		uint32_t kid = (uint32_t)(kids[0] - g->nodes);
-
-		free(kids);
-		fprintf(v->out, "%*s|\n%*s---%s\n", GRAPH_INDENT, "", GRAPH_INDENT, "",
-			frame_name(v->h, g->nodes[kid].sf, false, buf, sizeof(buf)));
-		err = print_follow(v, g, kid, GRAPH_INDENT + 3);
-	} else {
+	if (n != 1 || kids[0]->period != weight) {
 		free(kids);
 		err = n ? print_branches(v, g, 0, GRAPH_INDENT) : 0;
+		return err ? err : n > 0;
 	}
-	return err ? err : n > 0;
+	kid = (uint32_t)(kids[0] - g->nodes);
+	free(kids);
+	if (skips_own_frame(v) && g->nodes[kid].sf == e->sframe) {
+		n = visible_kids(v, g, kid, &kids);
+		if (n < 0)
+			return -ENOMEM;
+		if (n != 1 || kids[0]->period != g->nodes[kid].period) {
+			free(kids);
+			err = n ? print_branches(v, g, kid, GRAPH_INDENT) : 0;
+			return err ? err : n > 0;
+		}
+		kid = (uint32_t)(kids[0] - g->nodes);
+		free(kids);
+	}
+	fprintf(v->out, "%*s|\n%*s---%s\n", GRAPH_INDENT, "", GRAPH_INDENT, "",
+		frame_name(v->h, g->nodes[kid].sf, false, buf, sizeof(buf)));
+	err = print_follow(v, g, kid, GRAPH_INDENT + 3);
+	return err ? err : 1;
 }
 
-/* -g flat / folded: every chain that ends somewhere, with its share. */
-static int print_chains(const struct view *v, struct graph *g, uint32_t node, uint32_t *path,
-			size_t depth)
-{
-	char buf[NAME_MAX_LEN];
-	uint32_t c;
-	size_t i;
-	int err;
+struct chain_pos {
+	uint32_t node, rank;
+};
 
-	if (node && g->nodes[node].end_period &&
-	    pct(g->nodes[node].end_period, v->total) >= v->o->graph_threshold) {
-		if (v->o->graph == PREC_GRAPH_FLAT) {
-			fprintf(v->out, "%*s%.2f%%\n", GRAPH_INDENT, "",
-				pct(g->nodes[node].end_period, v->total));
-			for (i = 0; i < depth; i++)
-				fprintf(v->out, "%*s%s\n", GRAPH_INDENT + 4, "",
-					frame_name(v->h, g->nodes[path[i]].sf, false, buf,
-						   sizeof(buf)));
-			fputc('\n', v->out);
-		} else {
-			fprintf(v->out, "%*s%.2f%% ", GRAPH_INDENT, "",
-				pct(g->nodes[node].end_period, v->total));
-			for (i = 0; i < depth; i++)
-				fprintf(v->out, "%s%s", i ? ";" : "",
-					frame_name(v->h, g->nodes[path[i]].sf, false, buf,
-						   sizeof(buf)));
-			fputc('\n', v->out);
-		}
-	}
+/* Chains in perf's order: heavier first (by the samples that end there), equals in the order
+ * collect_chains() found them. */
+static int cmp_chains(const void *a, const void *b, void *arg)
+{
+	const struct graph *g = arg;
+	const struct chain_pos *x = a, *y = b;
+	uint64_t px = g->nodes[x->node].end_period, py = g->nodes[y->node].end_period;
+
+	if (px != py)
+		return px < py ? 1 : -1;
+	return x->rank < y->rank ? -1 : 1;
+}
+
+/*
+ * The nodes below `node` where chains end above the threshold into list[*nr...], in perf's
+ * order for equal chains: children before their parent, siblings in cmp_gnodes_pos() order.
+ */
+static int collect_chains(const struct view *v, struct graph *g, uint32_t node,
+			  struct chain_pos *list, size_t *nr)
+{
+	struct gnode **kids = NULL;
+	size_t n = 0, cap = 0, i;
+	uint32_t c;
+	int err = 0;
+
 	for (c = g->nodes[node].first_child; c; c = g->nodes[c].next_sibling) {
-		path[depth] = c;
-		err = print_chains(v, g, c, path, depth + 1);
-		if (err)
-			return err;
+		if (prec_array__grow((void **)&kids, &cap, n + 1, sizeof(*kids), 4)) {
+			free(kids);
+			return -ENOMEM;
+		}
+		kids[n++] = &g->nodes[c];
 	}
-	return 0;
+	if (n > 1)
+		qsort_r(kids, n, sizeof(*kids), cmp_gnodes_pos_r, (void *)v->h);
+	for (i = 0; i < n && !err; i++)
+		err = collect_chains(v, g, (uint32_t)(kids[i] - g->nodes), list, nr);
+	free(kids);
+	if (!err && node && g->nodes[node].end_period &&
+	    pct(g->nodes[node].end_period, v->total) >= v->o->graph_threshold) {
+		list[*nr].node = node;
+		list[*nr].rank = (uint32_t)*nr;
+		(*nr)++;
+	}
+	return err;
+}
+
+/*
+ * -g flat / folded: every chain that ends somewhere, heaviest first.  As perf, a flat chain
+ * shows the share of all the chains through its last frame, a folded one of those that end
+ * there; flat chains are each followed by a blank line, folded ones by none.
+ */
+static int print_chains(const struct view *v, struct graph *g)
+{
+	struct chain_pos *list = malloc(g->nr * sizeof(*list));
+	uint32_t *path = malloc(g->nr * sizeof(*path));
+	bool flat = v->o->graph == PREC_GRAPH_FLAT;
+	char buf[NAME_MAX_LEN];
+	size_t nr = 0, i, depth, k;
+	int err = -ENOMEM;
+
+	if (!list || !path)
+		goto out;
+	err = collect_chains(v, g, 0, list, &nr);
+	if (err)
+		goto out;
+	if (nr > 1)
+		qsort_r(list, nr, sizeof(*list), cmp_chains, g);
+	for (i = 0; i < nr; i++) {
+		const struct gnode *end = &g->nodes[list[i].node];
+		uint32_t c;
+
+		depth = 0;
+		for (c = list[i].node; c; c = g->nodes[c].parent)
+			path[depth++] = c;
+		if (flat)
+			fprintf(v->out, "%*s%.2f%%\n", GRAPH_INDENT - 1, "", pct(end->period, v->total));
+		else
+			fprintf(v->out, "%.2f%% ", pct(end->end_period, v->total));
+		for (k = depth; k-- > 0;) {
+			const char *name = frame_name(v->h, g->nodes[path[k]].sf, false, buf,
+						      sizeof(buf));
+
+			if (flat)
+				fprintf(v->out, "%*s%s\n", GRAPH_INDENT + 4, "", name);
+			else
+				fprintf(v->out, "%s%s", k + 1 < depth ? ";" : "", name);
+		}
+		fputc('\n', v->out);
+	}
+out:
+	free(list);
+	free(path);
+	return err;
 }
 
 /*
@@ -889,29 +983,21 @@ static bool graph_shown(const struct view *v, const struct prec_entry *e)
 	return pct(primary(v, e), v->total) >= v->o->graph_threshold;
 }
 
-/* Build and print entry e's graph to v->out, with the blank line after it when it printed
- * something. */
+/* Build and print entry e's graph or chains to v->out; a graph with the blank line after it
+ * when it printed something. */
 static int print_graph(const struct view *v, struct graph *g, const struct prec_entry *e)
 {
 	int err = graph_build(g, v, e);
 
 	if (err)
 		return err;
-	if (v->o->graph == PREC_GRAPH_GRAPH) {
-		err = print_graph_tree(v, g, primary(v, e));
-		if (err <= 0) /* nothing printed: no blank line either, as perf */
-			return err;
-		err = 0;
-	} else {
-		uint32_t *path = malloc((g->nr + 1) * sizeof(*path));
-
-		if (!path)
-			return -ENOMEM;
-		err = print_chains(v, g, 0, path, 0);
-		free(path);
-	}
+	if (v->o->graph != PREC_GRAPH_GRAPH)
+		return print_chains(v, g);
+	err = print_graph_tree(v, g, e, primary(v, e));
+	if (err <= 0) /* nothing printed: no blank line either, as perf */
+		return err;
 	fputc('\n', v->out);
-	return err;
+	return 0;
 }
 
 /* A row put together before it is written: one fwrite a row instead of one per piece

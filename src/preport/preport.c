@@ -518,6 +518,9 @@ int main(int argc, char **argv)
 				spec = argv[optind++];
 			if (ro.graph < 0)
 				ro.graph = PREC_GRAPH_GRAPH;
+			if (!spec) /* perf's default for a bare -g, callers first also without
+				    * children */
+				spec = "graph,0.5,caller";
 			if (spec && parse_graph_spec(spec, &ro)) {
 				rc = bad_value("--call-graph", spec,
 					       "use MODE,THRESHOLD,ORDER, e.g. graph,0.5,caller");

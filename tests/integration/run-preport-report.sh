@@ -137,6 +137,14 @@ perf_flat_folded() {
 	# with children, above 1% (below it ld.so's entry point is _start here, looked up at
 	# the return address - 1, and _dl_start_user in perf, which takes the address itself)
 	same_as_perf "$1" "$f" --children --percent-limit 1
+	# -g folded and -g flat laid out and sorted as perf; a bare -g is graph,0.5,caller
+	same_as_perf "$1" "$f" --no-children -g folded
+	same_as_perf "$1" "$f" --children -g folded --percent-limit 1
+	same_as_perf "$1" "$f" --no-children -g flat
+	same_as_perf "$1" "$f" --children -g flat --percent-limit 1
+	same_as_perf "$1" "$f" --no-children -g
+	# with --sort sym a graph leaves out the entry's own frame (the row names it)
+	same_as_perf "$1" "$f" --no-children --sort sym
 	"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"
 	check $? "$1: preport --folded exits 0"
 }
@@ -155,13 +163,28 @@ if [ "$n" -gt 0 ] && [ "$n" = "$want" ] && grep -q '|demo|demo|\[\.\] hot_a$' "$
 else
 	bad "demo: -n -t '|': sum of samples $n, --folded counts $want; $(lines "$f.t" 12)"
 fi
-# the call graph under hot_b (no children: callee order) goes hot_b, outer, main
+# the call graph under hot_b (no children: callee order) goes outer, main: with --sort sym
+# it does not repeat hot_b, which the row names
 "$PREPORT" -i "$f" --no-children --sort sym >"$f.graph" 2>&1
 if awk '/\[\.\] hot_b$/ { on = 1; next } on && /^$/ { exit } on { print }' "$f.graph" |
-	sed 's/--[0-9.]*%--//' | tr -d ' |-' | grep . | head -n 3 | tr '\n' ' ' | grep -q '^hot_b outer main $'; then
-	ok "demo: the call graph of hot_b is hot_b <- outer <- main"
+	sed 's/--[0-9.]*%--//' | tr -d ' |-' | grep . | head -n 2 | tr '\n' ' ' | grep -q '^outer main $'; then
+	ok "demo: the call graph of hot_b is (hot_b) <- outer <- main"
 else
 	bad "demo: the call graph of hot_b: $(awk '/\[\.\] hot_b$/ { on = 1 } on' "$f.graph" | head -n 6 | join_lines)"
+fi
+# with children (callers first): main's graph starts below main; hot_a's starts at the
+# outermost caller, which is not hot_a and stays (perf 6.1 leaves out whatever frame comes first)
+"$PREPORT" -i "$f" --children --sort sym >"$f.cgraph" 2>&1
+first_frame() {
+	awk -v s="$2" '$NF == s && /%/ { on = 1; next } on && /^$/ { exit }
+		on && /--/ { sub(/.*--/, ""); print; exit }' "$1"
+}
+top=$(first_frame "$f.cgraph" hot_a)
+if [ "$(first_frame "$f.cgraph" main)" = outer ] && [ -n "$top" ] && [ "$top" != main ] &&
+	grep -q "\[\.\] $top\$" "$f.cgraph"; then
+	ok "demo --children --sort sym: main's graph starts at outer, hot_a's at $top"
+else
+	bad "demo --children --sort sym: graphs start at main: '$(first_frame "$f.cgraph" main)', hot_a: '$top': $(lines "$f.cgraph" 30)"
 fi
 # --percent-limit hides hot_b (25%) but not hot_a (75%); --symbols keeps only hot_b
 "$PREPORT" -i "$f" --no-children --sort sym -g none --percent-limit 40 >"$f.pl" 2>&1
