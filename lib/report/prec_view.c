@@ -196,12 +196,13 @@ static const char *cell(const struct view *v, const struct col *c, const struct 
 	switch (c->key) {
 	case PREC_SORT_COMM:
 		return e->key.comm ? e->key.comm : "[unknown]";
-	case PREC_SORT_PID:
-		snprintf(buf, len, "%7" PRIu32 ":%s", e->key.pid, e->key.comm ? e->key.comm : "");
+	case PREC_SORT_PID: /* perf's pid key shows the thread, by its last command */
+	case PREC_SORT_TID: {
+		const char *comm = prec_hist__thread_comm(h, e->key.pid, e->key.tid, e->key.comm);
+
+		snprintf(buf, len, "%7" PRIu32 ":%s", e->key.tid, comm ? comm : "");
 		return buf;
-	case PREC_SORT_TID:
-		snprintf(buf, len, "%7" PRIu32 ":%s", e->key.tid, e->key.comm ? e->key.comm : "");
-		return buf;
+	}
 	case PREC_SORT_CPU:
 		snprintf(buf, len, "%03d", (int)e->key.cpu);
 		return buf;
@@ -332,8 +333,6 @@ static int cmp_rowkeys(const struct prec_hist *h, const struct rowkey *x, const 
 			c = cmp_name(x->comm, y->comm);
 			break;
 		case PREC_SORT_PID:
-			c = cmp_u64(ex->key.pid, ey->key.pid);
-			break;
 		case PREC_SORT_TID:
 			c = cmp_u64(ex->key.tid, ey->key.tid);
 			break;
@@ -491,9 +490,7 @@ static bool sort_by_radix(const struct rowsort *rs, uint32_t *pos, size_t nr)
 			for (i = 0; i < nr; i++) {
 				const struct prec_entry_key *ek = &h->entries[k[i].entry].key;
 
-				val[i] = key == PREC_SORT_PID ? ek->pid
-					 : key == PREC_SORT_TID ? ek->tid
-								: ek->cpu;
+				val[i] = key == PREC_SORT_CPU ? ek->cpu : ek->tid;
 			}
 			radix_pass(pos, nr, val, a);
 			break;
@@ -1064,7 +1061,9 @@ static void print_row(const struct view *v, const struct prec_entry *e, struct l
 		if (sep) {
 			line_put(row, v->out, sep, c ? strlen(sep) : 0, 0);
 			line_put(row, v->out, t, strlen(t), 0);
-		} else if (c + 1 == v->nr_cols && !col->right) {
+		} else if (c + 1 == v->nr_cols &&
+			   (col->key == PREC_SORT_SYM || col->key == PREC_SORT_SRCLINE)) {
+			/* perf pads every last column but these */
 			line_put(row, v->out, "  ", 2, 0);
 			line_put(row, v->out, t, strlen(t), 0);
 		} else {

@@ -983,6 +983,23 @@ static int read_records(struct rep *R, const char *input)
 	return flush_queue(R, UINT64_MAX) ?: settle_stack(R) ?: err;
 }
 
+/* Under the pid and tid keys each thread is named by the command it had last, as in perf. */
+static int name_threads(struct rep *R)
+{
+	uint32_t i;
+	int err = 0;
+
+	if (!R->h->ctx_pid && !R->h->ctx_tid)
+		return 0;
+	for (i = 0; i < R->h->ctxs.n && !err; i++) {
+		const struct prec_ctx_key *ck = prec_hist__ctx(R->h, i);
+		struct prec_thread *t = prec_machine__thread(R->m, ck->pid, ck->tid);
+
+		err = t ? prec_hist__set_thread_comm(R->h, ck->pid, ck->tid, t->comm) : -ENOMEM;
+	}
+	return err;
+}
+
 /*
  * What only reading needs: the chain cache and the ordering queue.  Freed as soon as the
  * records are read, so that symbolizing and printing reuse that memory instead of touching
@@ -1163,7 +1180,10 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	if (R.unknown_evsel)
 		prec_warn("%" PRIu64 " samples of an unknown event skipped", R.unknown_evsel);
 	{
-		int e2 = prec_hist__finish(R.h);
+		int e2 = name_threads(&R);
+
+		if (!e2)
+			e2 = prec_hist__finish(R.h);
 
 		if (e2) {
 			err = e2;

@@ -274,6 +274,8 @@ say "--- threads by perf record -z -g -o - (pipe form, compressed)"
 compare_flat threads "$f" --no-children
 compare_flat threads "$f" --children
 same_as_perf threads "$f"
+# perf's pid key is the thread's: one row per thread, tid and command
+same_as_perf threads "$f" --no-children --sort pid,sym -g none
 "$PREPORT" -i - --folded <"$f" >"$f.folded" 2>"$f.folded.err"
 check $? "threads: preport -i - --folded reads standard input"
 check_folded threads "$f.folded" '^thread_a;(.*;)?start_thread;(.*;)?thread_a$' 40
@@ -301,6 +303,22 @@ for w in libwork forkexec deep; do
 	"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"
 	check $? "$w: preport --folded exits 0"
 done
+same_as_perf forkexec "$workdir/forkexec.data" --no-children --sort pid -g none
+# a process that execs is one row under --sort pid, named by its last command (as perf)
+f=$workdir/exec.data
+record exec -e $ev -F 999 -g -o "$f" -- sh -c \
+	'i=0; while [ $i -lt 200000 ]; do i=$((i + 1)); done; exec "$0" 300' "$WL/demo"
+check_status "exec: precord" "$rec_rc" 0
+"$PREPORT" -i "$f" --no-children --sort pid -g none >"$f.pid" 2>"$f.pid.err"
+"$PREPORT" -i "$f" --no-children --sort comm -g none >"$f.comm" 2>&1
+"$PERF" report -i "$f" --stdio --no-children --sort pid -g none 2>/dev/null |
+	comparable_rows | sed 's/ *$//' >"$f.pid.perf"
+if [ "$(grep -v '^#' "$f.pid" | grep -c '%')" -eq 1 ] && grep -q '^ *100.00%  *[0-9]*:demo$' "$f.pid" &&
+	grep -q ' sh *$' "$f.comm" && comparable_rows <"$f.pid" | sed 's/ *$//' | cmp -s - "$f.pid.perf"; then
+	ok "exec: --sort pid shows sh then demo as one row, as perf: $(grep -v '^#' "$f.pid" | grep '%')"
+else
+	bad "exec: --sort pid: $(grep '%' "$f.pid" | join_lines); perf: $(join_lines <"$f.pid.perf"); --sort comm: $(grep '%' "$f.comm" | join_lines); $(lines "$f.pid.err")"
+fi
 # libwork is built for 60% in lib_hot, but its split varies from run to run on a VM
 # (perf report alone: 54-67%, and 44% once); the structure is what is checked here
 check_folded libwork "$workdir/libwork.data.folded" '^libwork;(.*;)?main;lib_hot$' 30
