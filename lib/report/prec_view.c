@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prec_abi.h"
 #include "prec_buf.h"
 #include "prec_symbol.h"
 #include "prec_view.h"
@@ -953,8 +954,14 @@ static int print_chains(const struct view *v, struct graph *g)
 		else
 			fprintf(v->out, "%.2f%% ", pct(end->end_period, v->total));
 		for (k = depth; k-- > 0;) {
-			const char *name = frame_name(v->h, g->nodes[path[k]].sf, false, buf,
-						      sizeof(buf));
+			const struct prec_sframe *sf = prec_hist__sframe(v->h, g->nodes[path[k]].sf);
+			const char *name;
+
+			/* perf leaves out what looks like a context marker: the root frame of a
+			 * broken stack */
+			if (sf->kind == PREC_SF_NOMAP && sf->addr >= PREC_CONTEXT_MAX)
+				continue;
+			name = frame_name(v->h, g->nodes[path[k]].sf, false, buf, sizeof(buf));
 
 			if (flat)
 				fprintf(v->out, "%*s%s\n", GRAPH_INDENT + 4, "", name);
@@ -1299,6 +1306,13 @@ static void print_event_header(const struct view *v)
 			shown++;
 		}
 		fputc('\n', v->out);
+	}
+	if (ve && ve->broken_period) {
+		double b = pct(ve->broken_period, st->period);
+
+		fprintf(v->out, "# Broken stacks: %s%.2f%% of the event count (the stack copy ended "
+				"before the outermost caller; record with a larger --call-graph "
+				"dwarf,SIZE)\n", b < 0.01 ? "<" : "", b < 0.01 ? 0.01 : b);
 	}
 	fputs("#\n", v->out);
 }

@@ -23,6 +23,8 @@ enum prec_graph_mode {
 struct prec_view_evsel {
 	const char *name;
 	uint64_t lost_samples; /* for "# Total Lost Samples" */
+	uint64_t broken_period; /* of the samples whose stack copy ended before the outermost
+				 * caller, for "# Broken stacks" */
 };
 
 struct prec_view_opts {

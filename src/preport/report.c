@@ -60,6 +60,7 @@ struct cc_slot {
 	uint32_t pid, ctx, node, mode;
 	uint32_t n, cap;
 	uint64_t *ips;
+	bool broken; /* the stack copy ended before the outermost caller */
 };
 
 #define IN_PLACE 2 /* qent.arena of a record the reader keeps (prec_record.stable) */
@@ -80,6 +81,7 @@ struct rep {
 	struct prec_symtab *st;
 	struct prec_hist *h;
 	uint64_t *lost; /* per evsel */
+	uint64_t *broken; /* per evsel: period of samples whose stack copy was too short */
 	uint32_t kernel_id;
 	bool kernel_queued; /* the kernel's symbols were handed to the loader */
 	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
@@ -449,9 +451,14 @@ static int defer_stack(struct rep *R, uint32_t ctx, size_t nf, uint64_t period)
 	return 0;
 }
 
-/* The frames of a raw chain, resolved into R->frames: how many, or a negative errno. */
+/*
+ * The frames of a raw chain, resolved into R->frames: how many, or a negative errno.  A
+ * broken stack (its copy ended before the outermost caller) ends in perf's root frame for
+ * it: address 0xffffffffffffffff, in no mapping.
+ */
 static long resolve_frames(struct rep *R, struct prec_thread *t, const struct prec_sample *s,
-			   const uint64_t *ips, size_t n, uint16_t misc, bool chain, bool unwound)
+			   const uint64_t *ips, size_t n, uint16_t misc, bool chain, bool unwound,
+			   bool broken)
 {
 	size_t nf = 0;
 	int err = resolve_chain(R, t, ips, n, misc, chain, unwound, &nf);
@@ -463,6 +470,10 @@ static long resolve_frames(struct rep *R, struct prec_thread *t, const struct pr
 		err = add_frame(R, t, s->ip, cpumode_kernel(misc), false, &nf);
 		if (!err && dropped && nf)
 			R->frames[0].flags |= PREC_FRAME_NOCHAIN;
+	}
+	if (!err && broken && nf && nf < MAX_FRAMES) {
+		memset(&R->frames[nf], 0, sizeof(R->frames[nf]));
+		R->frames[nf++].addr = UINT64_MAX;
 	}
 	return err ? err : (long)nf;
 }
@@ -511,7 +522,7 @@ static struct prec_dso *unwind_find(void *arg, uint64_t pc, uint64_t *ret_off)
  */
 static const uint64_t *unwound_chain(struct rep *R, const struct prec_evsel *ev,
 				     struct prec_thread *t, const struct prec_sample *s,
-				     bool chain, size_t *ret_n)
+				     bool chain, size_t *ret_n, bool *ret_broken)
 {
 	struct unwind_ctx c = { R, t };
 	struct prec_unwind_regs regs;
@@ -533,7 +544,8 @@ static const uint64_t *unwound_chain(struct rep *R, const struct prec_evsel *ev,
 	len = s->stack_dyn_size < s->stack_size ? s->stack_dyn_size : s->stack_size;
 	*ret_n = nk + 1 +
 		 prec_unwind(&regs, s->stack_data, len, unwind_find, &c, R->uw_ips + nk + 1,
-			     R->o->max_stack < MAX_UNWOUND ? R->o->max_stack : MAX_UNWOUND);
+			     R->o->max_stack < MAX_UNWOUND ? R->o->max_stack : MAX_UNWOUND,
+			     ret_broken);
 	return R->uw_ips;
 }
 
@@ -546,9 +558,9 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	struct cc_slot *slot;
 	const uint64_t *ips;
 	size_t n;
-	uint64_t hash, gen;
+	uint64_t hash = 0, gen = 0; /* set with slot (GCC 12 cannot tell) */
 	uint32_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	bool chain, unwound = false;
+	bool chain, unwound = false, broken = false;
 	long ctx, node, nf;
 	int err;
 
@@ -591,13 +603,15 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	ips = chain ? s.callchain : &s.ip;
 	n = chain ? s.callchain_nr : 1;
 	if (R->unwind) {
-		const uint64_t *u = unwound_chain(R, ev, t, &s, chain, &n);
+		const uint64_t *u = unwound_chain(R, ev, t, &s, chain, &n, &broken);
 
 		if (u) { /* else n is untouched */
 			ips = u;
 			chain = true;
 			unwound = true;
 		}
+		if (broken)
+			R->broken[evidx] += hs.period;
 	}
 	slot = NULL;
 	if (cc_use(R)) {
@@ -607,13 +621,13 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 		slot = &R->cc[hash & (CC_SLOTS - 1)];
 		if (slot->ips && slot->hash == hash && slot->gen == gen && slot->pid == s.pid &&
 		    slot->ctx == (uint32_t)ctx && slot->mode == mode && slot->n == n &&
-		    !memcmp(slot->ips, ips, n * 8)) {
+		    slot->broken == broken && !memcmp(slot->ips, ips, n * 8)) {
 			prec_hist__count(R->h, (uint32_t)ctx, slot->node, hs.period);
 			R->cc_hits++;
 			return 0;
 		}
 	}
-	nf = resolve_frames(R, t, &s, ips, n, misc, chain, unwound);
+	nf = resolve_frames(R, t, &s, ips, n, misc, chain, unwound, broken);
 	if (nf < 0)
 		return (int)nf;
 	if (!slot)
@@ -641,6 +655,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	slot->pid = s.pid;
 	slot->ctx = (uint32_t)ctx;
 	slot->mode = mode;
+	slot->broken = broken;
 	slot->node = (uint32_t)node;
 	return 0;
 }
@@ -1033,6 +1048,7 @@ static void free_rep(struct rep *R)
 	prec_keyset__release(&R->jit_ids);
 	free(R->jit_val);
 	free(R->lost);
+	free(R->broken);
 	free_reading(R);
 }
 
@@ -1133,9 +1149,10 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	if (err)
 		goto out;
 	R.lost = calloc(nev ? nev : 1, sizeof(*R.lost));
+	R.broken = calloc(nev ? nev : 1, sizeof(*R.broken));
 	ve = calloc(nev ? nev : 1, sizeof(*ve));
 	R.cc = prec_calloc_written(CC_SLOTS, sizeof(*R.cc));
-	if (!R.lost || !ve || !R.cc) {
+	if (!R.lost || !R.broken || !ve || !R.cc) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1194,6 +1211,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	for (i = 0; i < nev; i++) {
 		ve[i].name = prec_reader__evsel(r, i)->name;
 		ve[i].lost_samples = R.lost[i];
+		ve[i].broken_period = R.broken[i];
 	}
 	vo.evsels = ve;
 	{
