@@ -583,6 +583,7 @@ struct gnode {
 	uint32_t hint; /* the child taken last (0: none), tried before the hash */
 	uint64_t period; /* of the chains through this node */
 	uint64_t end_period; /* of the chains ending here */
+	uint64_t count, end_count; /* the same in samples */
 };
 
 struct graph {
@@ -653,6 +654,7 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 	for (i = 0; i < e->occ_n; i++) {
 		const struct prec_occurrence *oc = &h->occ[e->occ_start + i];
 		uint64_t p = h->node[oc->node].self_period;
+		uint64_t nc = prec_hist__node_count(h, oc->node);
 		/* callers first from a non-leaf position need the stack only down from there */
 		long n = caller && oc->pos ?
 				 prec_hist__stack_seq_upto(h, oc->node, oc->pos, &g->seq, &g->seq_cap) :
@@ -675,13 +677,16 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 			step = 1;
 		}
 		g->nodes[0].period += p;
+		g->nodes[0].count += nc;
 		for (k = from; k != to; k += step) {
 			id = gnode_child(g, (uint32_t)id, g->seq[k]);
 			if (id < 0)
 				return (int)id;
 			g->nodes[id].period += p;
+			g->nodes[id].count += nc;
 		}
 		g->nodes[id].end_period += p;
+		g->nodes[id].end_count += nc;
 	}
 	return 0;
 }
@@ -693,7 +698,8 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
  */
 static int cmp_gnodes_pos(const struct prec_hist *h, const struct gnode *x, const struct gnode *y)
 {
-	const struct prec_sframe *fx = prec_hist__sframe(h, x->sf), *fy = prec_hist__sframe(h, y->sf);
+	const struct prec_sframe *fx = prec_hist__sframe(h, x->sf);
+	const struct prec_sframe *fy = prec_hist__sframe(h, y->sf);
 
 	if (fx->dso != fy->dso)
 		return fx->dso > fy->dso ? -1 : 1;
@@ -704,7 +710,10 @@ static int cmp_gnodes_pos(const struct prec_hist *h, const struct gnode *x, cons
 
 static int cmp_gnodes_pos_r(const void *a, const void *b, void *arg)
 {
-	return cmp_gnodes_pos(arg, *(const struct gnode *const *)a, *(const struct gnode *const *)b);
+	const struct gnode *x = *(const struct gnode *const *)a;
+	const struct gnode *y = *(const struct gnode *const *)b;
+
+	return cmp_gnodes_pos(arg, x, y);
 }
 
 /* Siblings in a call graph: largest first, equals in perf's order. */
@@ -739,6 +748,28 @@ static long visible_kids(const struct view *v, struct graph *g, uint32_t node,
 		qsort_r(k, n, sizeof(*k), cmp_gnodes_desc, (void *)v->h);
 	*ret = k;
 	return (long)n;
+}
+
+/* The value a branch or chain shows for node n: of the chains through it, or (`end`) of
+ * those that end there; into buf (32 bytes), returns its length. */
+static size_t value_text(const struct view *v, const struct gnode *n, bool end, char *buf)
+{
+	uint64_t x;
+	const char *t;
+
+	switch (v->o->graph_value) {
+	case PREC_GRAPH_PERIOD:
+		x = end ? n->end_period : n->period;
+		break;
+	case PREC_GRAPH_COUNT:
+		x = end ? n->end_count : n->count;
+		break;
+	default:
+		return prec_view__pct_text(pct(end ? n->end_period : n->period, v->total), buf);
+	}
+	t = u64_text(x, buf);
+	memmove(buf, t, strlen(t) + 1);
+	return strlen(buf);
 }
 
 static int set_prefix(struct graph *g, size_t len)
@@ -792,7 +823,7 @@ static int print_branches(const struct view *v, struct graph *g, uint32_t node, 
 	for (i = 0; i < n && !err; i++) {
 		bool last = i == n - 1;
 		uint32_t kid = (uint32_t)(kids[i] - g->nodes);
-		size_t w = 2 + prec_view__pct_text(pct(kids[i]->period, v->total), p + 2) + 2;
+		size_t w = 2 + value_text(v, kids[i], false, p + 2) + 2;
 
 		p[0] = p[1] = '-';
 		memcpy(p + w - 2, "--", 3);
@@ -949,19 +980,21 @@ static int print_chains(const struct view *v, struct graph *g)
 		depth = 0;
 		for (c = list[i].node; c; c = g->nodes[c].parent)
 			path[depth++] = c;
+		value_text(v, end, !flat, buf);
 		if (flat)
-			fprintf(v->out, "%*s%.2f%%\n", GRAPH_INDENT - 1, "", pct(end->period, v->total));
+			fprintf(v->out, "%*s%s\n", GRAPH_INDENT - 1, "", buf);
 		else
-			fprintf(v->out, "%.2f%% ", pct(end->end_period, v->total));
+			fprintf(v->out, "%s ", buf);
 		for (k = depth; k-- > 0;) {
-			const struct prec_sframe *sf = prec_hist__sframe(v->h, g->nodes[path[k]].sf);
+			uint32_t sfid = g->nodes[path[k]].sf;
+			const struct prec_sframe *sf = prec_hist__sframe(v->h, sfid);
 			const char *name;
 
 			/* perf leaves out what looks like a context marker: the root frame of a
 			 * broken stack */
 			if (sf->kind == PREC_SF_NOMAP && sf->addr >= PREC_CONTEXT_MAX)
 				continue;
-			name = frame_name(v->h, g->nodes[path[k]].sf, false, buf, sizeof(buf));
+			name = frame_name(v->h, sfid, false, buf, sizeof(buf));
 
 			if (flat)
 				fprintf(v->out, "%*s%s\n", GRAPH_INDENT + 4, "", name);
@@ -1310,9 +1343,10 @@ static void print_event_header(const struct view *v)
 	if (ve && ve->broken_period) {
 		double b = pct(ve->broken_period, st->period);
 
-		fprintf(v->out, "# Broken stacks: %s%.2f%% of the event count (the stack copy ended "
-				"before the outermost caller; record with a larger --call-graph "
-				"dwarf,SIZE)\n", b < 0.01 ? "<" : "", b < 0.01 ? 0.01 : b);
+		fprintf(v->out,
+			"# Broken stacks: %s%.2f%% of the event count (the stack copy ended before "
+			"the outermost caller; record with a larger --call-graph dwarf,SIZE)\n",
+			b < 0.01 ? "<" : "", b < 0.01 ? 0.01 : b);
 	}
 	fputs("#\n", v->out);
 }

@@ -20,6 +20,13 @@ enum prec_graph_mode {
 	PREC_GRAPH_FOLDED, /* every chain on one line, frames joined by ';' */
 };
 
+/* What a call graph's branches and chains show (perf's -g ...,percent|period|count). */
+enum prec_graph_value {
+	PREC_GRAPH_PERCENT, /* share of the event's total */
+	PREC_GRAPH_PERIOD, /* the event count */
+	PREC_GRAPH_COUNT, /* the number of samples */
+};
+
 struct prec_view_evsel {
 	const char *name;
 	uint64_t lost_samples; /* for "# Total Lost Samples" */
@@ -33,6 +40,7 @@ struct prec_view_opts {
 	const char *field_sep; /* -t: no alignment, fields joined by this; NULL: columns */
 	enum prec_graph_mode graph;
 	double graph_threshold; /* percent of the event's total; smaller branches hidden */
+	enum prec_graph_value graph_value;
 	bool caller_order; /* graph chains from the outermost caller down (else from the
 			    * entry toward its callers) */
 	const struct prec_view_evsel *evsels; /* hist->nr_ev of them */

@@ -1140,6 +1140,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	vo.percent_limit = o->percent_limit;
 	vo.field_sep = o->field_sep;
 	vo.graph_threshold = o->graph_threshold;
+	vo.graph_value = (enum prec_graph_value)o->graph_value;
 
 	err = prec_machine__new(&R.m);
 	if (!err)

@@ -143,6 +143,11 @@ perf_flat_folded() {
 	same_as_perf "$1" "$f" --no-children -g flat
 	same_as_perf "$1" "$f" --children -g flat --percent-limit 1
 	same_as_perf "$1" "$f" --no-children -g
+	# the values a graph or chain shows: sample counts, periods
+	same_as_perf "$1" "$f" --no-children -g graph,0.5,caller,function,count
+	same_as_perf "$1" "$f" --children -g graph,1,callee,period --percent-limit 1
+	same_as_perf "$1" "$f" --no-children -g flat,count
+	same_as_perf "$1" "$f" --no-children -g folded,period
 	# with --sort sym a graph leaves out the entry's own frame (the row names it)
 	same_as_perf "$1" "$f" --no-children --sort sym
 	"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"
