@@ -780,6 +780,14 @@ void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t
 	h->ev[ev].period += period;
 }
 
+void prec_hist__count_filtered(struct prec_hist *h, uint32_t evsel, uint64_t period)
+{
+	uint32_t ev = evsel < h->nr_ev ? evsel : 0;
+
+	h->ev[ev].nr_samples++;
+	h->ev[ev].period += period;
+}
+
 static void sframe_key(struct prec_sframe *sf, uint32_t dso, enum prec_sframe_kind kind,
 		       uint64_t addr, const char *name, bool kernel)
 {

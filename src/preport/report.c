@@ -176,6 +176,19 @@ static bool in_u32_list(const uint32_t *list, size_t n, uint32_t v)
 	return false;
 }
 
+/* --cpu and --time: a sample outside is not in the report at all, as in perf. */
+static bool sample_in_scope(const struct rep *R, const struct prec_sample *s)
+{
+	const struct preport_report_opts *o = R->o;
+
+	if (o->cpus && (s->cpu >= o->nr_cpu_bits || !o->cpus[s->cpu]))
+		return false;
+	return !o->time_set ||
+	       (s->time >= o->time_start && (!o->time_end || s->time <= o->time_end));
+}
+
+/* --pid, --tid and --comms: a sample outside is in no entry but still in the totals that
+ * percentages are of, as in perf. */
 static bool sample_passes(const struct rep *R, const struct prec_sample *s, const char *comm)
 {
 	const struct preport_report_opts *o = R->o;
@@ -184,10 +197,6 @@ static bool sample_passes(const struct rep *R, const struct prec_sample *s, cons
 	if (o->nr_pids && !in_u32_list(o->pids, o->nr_pids, s->pid))
 		return false;
 	if (o->nr_tids && !in_u32_list(o->tids, o->nr_tids, s->tid))
-		return false;
-	if (o->cpus && (s->cpu >= o->nr_cpu_bits || !o->cpus[s->cpu]))
-		return false;
-	if (o->time_set && (s->time < o->time_start || (o->time_end && s->time > o->time_end)))
 		return false;
 	if (o->comms) {
 		for (i = 0; o->comms[i]; i++)
@@ -574,7 +583,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	/* in user mode after an exec: the old image's maps have served their time */
 	if (t->ms->nr_old && mode == PERF_RECORD_MISC_USER)
 		prec_machine__user_seen(R->m, t->ms);
-	if (!sample_passes(R, &s, t->comm))
+	if (!sample_in_scope(R, &s))
 		return 0;
 	memset(&hs, 0, sizeof(hs));
 	hs.evsel = (uint32_t)evidx;
@@ -586,6 +595,10 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 		hs.period = s.period;
 	else
 		hs.period = ev->attr.freq ? 1 : (ev->attr.sample_period ? ev->attr.sample_period : 1);
+	if (!sample_passes(R, &s, t->comm)) {
+		prec_hist__count_filtered(R->h, hs.evsel, hs.period);
+		return 0;
+	}
 	/* a thread's samples are mostly of one context: the thread remembers it (unless the
 	 * context has the CPU in it) */
 	if (t->user[TU_CTX] >> 32 == (uint64_t)evidx + 1 &&

@@ -177,19 +177,21 @@ if awk '/\[\.\] hot_b$/ { on = 1; next } on && /^$/ { exit } on { print }' "$f.g
 else
 	bad "demo: the call graph of hot_b: $(awk '/\[\.\] hot_b$/ { on = 1 } on' "$f.graph" | head -n 6 | join_lines)"
 fi
-# with children (callers first): main's graph starts below main; hot_a's starts at the
-# outermost caller, which is not hot_a and stays (perf 6.1 leaves out whatever frame comes first)
+# with children no graph under --sort sym starts with its own entry's function; a caller-order
+# graph keeps its outermost caller (perf 6.1 leaves out whatever frame comes first)
 "$PREPORT" -i "$f" --children --sort sym >"$f.cgraph" 2>&1
+"$PREPORT" -i "$f" --no-children -g caller --sort sym >"$f.callers" 2>&1
 first_frame() {
 	awk -v s="$2" '$NF == s && /%/ { on = 1; next } on && /^$/ { exit }
 		on && /--/ { sub(/.*--/, ""); print; exit }' "$1"
 }
-top=$(first_frame "$f.cgraph" hot_a)
-if [ "$(first_frame "$f.cgraph" main)" = outer ] && [ -n "$top" ] && [ "$top" != main ] &&
-	grep -q "\[\.\] $top\$" "$f.cgraph"; then
-	ok "demo --children --sort sym: main's graph starts at outer, hot_a's at $top"
+own=$(awk '/%/ && !/^#/ { name = $NF; next } /^ *---/ && name != "" { f = $0; sub(/.*---/, "", f)
+	if (f == name) print name; name = "" } /^$/ { name = "" }' "$f.cgraph")
+top=$(first_frame "$f.callers" hot_a)
+if [ -z "$own" ] && [ -n "$top" ] && [ "$top" != main ] && [ "$top" != hot_a ]; then
+	ok "demo --sort sym: no graph repeats its entry; hot_a's callers start at $top"
 else
-	bad "demo --children --sort sym: graphs start at main: '$(first_frame "$f.cgraph" main)', hot_a: '$top': $(lines "$f.cgraph" 30)"
+	bad "demo --sort sym: graphs starting with their entry: '$own'; hot_a's callers start at '$top': $(lines "$f.callers" 20)"
 fi
 # --percent-limit hides hot_b (25%) but not hot_a (75%); --symbols keeps only hot_b
 "$PREPORT" -i "$f" --no-children --sort sym -g none --percent-limit 40 >"$f.pl" 2>&1
@@ -325,6 +327,27 @@ compare_flat threads "$f" --children
 same_as_perf threads "$f"
 # perf's pid key is the thread's: one row per thread, tid and command
 same_as_perf threads "$f" --no-children --sort pid,sym -g none
+# --tid and --pid leave samples out of the rows, not out of the percentages' base (perf's)
+tid=$("$PREPORT" -i "$f" --no-children --sort pid -g none 2>/dev/null |
+	awk '$2 ~ /:thread_a$/ { sub(/:.*/, "", $2); print $2; exit }')
+pid=$("$PREPORT" -D -i "$f" 2>/dev/null | awk '/: SAMPLE / { for (i = 1; i < NF; i++)
+	if ($i == "pid") { print $(i + 1); exit } }')
+if [ -n "$tid" ]; then
+	same_as_perf threads "$f" --no-children -g none --tid "$tid"
+	same_as_perf threads "$f" --no-children --tid "$tid"
+	"$PERF" report -i "$f" --stdio --no-children -g none --tid "$tid" 2>/dev/null |
+		grep -e '^# Samples' -e '^# Event count' >"$f.base.perf"
+	"$PREPORT" -i "$f" --no-children -g none --tid "$tid" 2>&1 |
+		grep -e '^# Samples' -e '^# Event count' >"$f.base.prep"
+	if [ -s "$f.base.perf" ] && cmp -s "$f.base.perf" "$f.base.prep"; then
+		ok "threads --tid $tid: the header counts all samples, as perf: $(join_lines <"$f.base.prep")"
+	else
+		bad "threads --tid $tid: header $(join_lines <"$f.base.prep"), perf: $(join_lines <"$f.base.perf")"
+	fi
+else
+	bad "threads: no thread_a row under --sort pid"
+fi
+[ -n "$pid" ] && same_as_perf threads "$f" --no-children -g none --pid "$pid"
 "$PREPORT" -i - --folded <"$f" >"$f.folded" 2>"$f.folded.err"
 check $? "threads: preport -i - --folded reads standard input"
 check_folded threads "$f.folded" '^thread_a;(.*;)?start_thread;(.*;)?thread_a$' 40
