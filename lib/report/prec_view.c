@@ -727,16 +727,33 @@ static int cmp_gnodes_desc(const void *a, const void *b, void *arg)
 	return cmp_gnodes_pos(arg, x, y);
 }
 
-/* The children of `node` above the threshold, largest first, malloc'ed; -1 on -ENOMEM. */
+static bool fractal(const struct view *v)
+{
+	return v->o->graph == PREC_GRAPH_FRACTAL;
+}
+
+/* Of the chains through `node`, those that go on to a callee (perf's children_hit). */
+static uint64_t below(const struct graph *g, uint32_t node)
+{
+	return g->nodes[node].period - g->nodes[node].end_period;
+}
+
+/*
+ * The children of `node` above the threshold, largest first, malloc'ed; -1 on -ENOMEM.  In
+ * fractal mode the threshold is a share of the chains below `node`, rounded up as perf does.
+ */
 static long visible_kids(const struct view *v, struct graph *g, uint32_t node,
 			 struct gnode ***ret)
 {
 	struct gnode **k = NULL;
 	size_t n = 0, cap = 0;
 	uint32_t c;
+	double x = (double)below(g, node) * v->o->graph_threshold / 100.0;
+	uint64_t min_rel = (uint64_t)x + ((double)(uint64_t)x < x); /* ceil */
 
 	for (c = g->nodes[node].first_child; c; c = g->nodes[c].next_sibling) {
-		if (pct(g->nodes[c].period, v->total) < v->o->graph_threshold)
+		if (fractal(v) ? g->nodes[c].period < min_rel
+			       : pct(g->nodes[c].period, v->total) < v->o->graph_threshold)
 			continue;
 		if (prec_array__grow((void **)&k, &cap, n + 1, sizeof(*k), 4)) {
 			free(k);
@@ -780,12 +797,15 @@ static int set_prefix(struct graph *g, size_t len)
 	return 0;
 }
 
-static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen);
+static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen,
+			  uint64_t base);
 
 #define GRAPH_LEVEL 10 /* columns of a graph level after its "|" */
 
-/* Print the single path below `node` (prefix g->prefix[0..plen)), then its branches. */
-static int print_follow(const struct view *v, struct graph *g, uint32_t node, size_t plen)
+/* Print the single path below `node` (prefix g->prefix[0..plen)), then its branches; in
+ * fractal mode their shares are of `base`, or with 0 of the chains below the path. */
+static int print_follow(const struct view *v, struct graph *g, uint32_t node, size_t plen,
+			uint64_t base)
 {
 	char buf[NAME_MAX_LEN];
 
@@ -805,25 +825,36 @@ static int print_follow(const struct view *v, struct graph *g, uint32_t node, si
 			continue;
 		}
 		free(kids);
-		return n ? print_branches(v, g, node, plen) : 0;
+		return n ? print_branches(v, g, node, plen, base ? base : below(g, node)) : 0;
 	}
 }
 
-static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen)
+/*
+ * The branches below `node`.  In fractal mode (perf's graph_rel) their shares are of `base`,
+ * and what the hidden ones weigh is a last "[...]" branch.
+ */
+static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen,
+			  uint64_t base)
 {
 	char buf[NAME_MAX_LEN], p[48];
 	struct gnode **kids;
 	long n = visible_kids(v, g, node, &kids), i;
+	uint64_t rest = base;
 	int err = 0;
 
 	if (n < 0)
 		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		rest -= kids[i]->period < rest ? kids[i]->period : rest;
+	if (!fractal(v))
+		rest = 0;
 	/* as perf: each level is 11 columns, "|" or " " and 10 more, whatever the width of the
 	 * "--12.34%--" that opens a branch; the line before a branch has them all */
 	for (i = 0; i < n && !err; i++) {
-		bool last = i == n - 1;
+		bool last = i == n - 1 && !rest; /* "[...]" comes last */
 		uint32_t kid = (uint32_t)(kids[i] - g->nodes);
-		size_t w = 2 + value_text(v, kids[i], false, p + 2) + 2;
+		size_t w = 2 + (fractal(v) ? prec_view__pct_text(pct(kids[i]->period, base), p + 2)
+					   : value_text(v, kids[i], false, p + 2)) + 2;
 
 		p[0] = p[1] = '-';
 		memcpy(p + w - 2, "--", 3);
@@ -837,10 +868,16 @@ static int print_branches(const struct view *v, struct graph *g, uint32_t node, 
 			frame_name(v->h, kids[i]->sf, false, buf, sizeof(buf)));
 		g->prefix[plen] = last ? ' ' : '|';
 		memset(g->prefix + plen + 1, ' ', GRAPH_LEVEL);
-		err = print_follow(v, g, kid, plen + 1 + GRAPH_LEVEL);
+		err = print_follow(v, g, kid, plen + 1 + GRAPH_LEVEL, 0);
 		g->prefix[plen] = 0;
 	}
 	free(kids);
+	if (!err && rest && rest != base) {
+		prec_view__pct_text(pct(rest, base), p);
+		if (set_prefix(g, plen))
+			return -ENOMEM;
+		fprintf(v->out, "%s --%s--[...]\n", g->prefix, p);
+	}
 	return err;
 }
 
@@ -879,7 +916,7 @@ static int print_graph_tree(const struct view *v, struct graph *g, const struct 
 	memset(g->prefix, ' ', GRAPH_INDENT + 3);
 	if (n != 1 || kids[0]->period != weight) {
 		free(kids);
-		err = n ? print_branches(v, g, 0, GRAPH_INDENT) : 0;
+		err = n ? print_branches(v, g, 0, GRAPH_INDENT, weight) : 0;
 		return err ? err : n > 0;
 	}
 	kid = (uint32_t)(kids[0] - g->nodes);
@@ -890,7 +927,7 @@ static int print_graph_tree(const struct view *v, struct graph *g, const struct 
 			return -ENOMEM;
 		if (n != 1 || kids[0]->period != g->nodes[kid].period) {
 			free(kids);
-			err = n ? print_branches(v, g, kid, GRAPH_INDENT) : 0;
+			err = n ? print_branches(v, g, kid, GRAPH_INDENT, weight) : 0;
 			return err ? err : n > 0;
 		}
 		kid = (uint32_t)(kids[0] - g->nodes);
@@ -898,7 +935,7 @@ static int print_graph_tree(const struct view *v, struct graph *g, const struct 
 	}
 	fprintf(v->out, "%*s|\n%*s---%s\n", GRAPH_INDENT, "", GRAPH_INDENT, "",
 		frame_name(v->h, g->nodes[kid].sf, false, buf, sizeof(buf)));
-	err = print_follow(v, g, kid, GRAPH_INDENT + 3);
+	err = print_follow(v, g, kid, GRAPH_INDENT + 3, weight);
 	return err ? err : 1;
 }
 
@@ -1017,6 +1054,8 @@ out:
  */
 static bool graph_shown(const struct view *v, const struct prec_entry *e)
 {
+	if (fractal(v)) /* its threshold is relative */
+		return true;
 	return pct(primary(v, e), v->total) >= v->o->graph_threshold;
 }
 
@@ -1028,7 +1067,7 @@ static int print_graph(const struct view *v, struct graph *g, const struct prec_
 
 	if (err)
 		return err;
-	if (v->o->graph != PREC_GRAPH_GRAPH)
+	if (v->o->graph != PREC_GRAPH_GRAPH && !fractal(v))
 		return print_chains(v, g);
 	err = print_graph_tree(v, g, e, primary(v, e));
 	if (err <= 0) /* nothing printed: no blank line either, as perf */

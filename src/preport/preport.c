@@ -54,8 +54,8 @@ static void usage(FILE *f)
 		"      --no-children        self samples only\n"
 		"  -n, --show-nr-samples    a column with the number of samples\n"
 		"      --percent-limit PCT  hide entries below PCT percent\n"
-		"  -g, --call-graph[=SPEC]  MODE,THRESHOLD,ORDER,VALUE: graph|flat|folded|none,\n"
-		"                           percent (default 0.5), caller|callee,\n"
+		"  -g, --call-graph[=SPEC]  MODE,THRESHOLD,ORDER,VALUE: graph|fractal|flat|\n"
+		"                           folded|none, percent (default 0.5), caller|callee,\n"
 		"                           percent|period|count; default graph with call\n"
 		"                           chains; bare -g: graph,0.5,caller\n"
 		"  -G, --inverted           call graphs from the outermost caller down\n"
@@ -234,8 +234,7 @@ static const struct graph_word {
 	{ "percent", RO_FIELD(graph_value), PREC_GRAPH_PERCENT, NULL },
 	{ "period", RO_FIELD(graph_value), PREC_GRAPH_PERIOD, NULL },
 	{ "count", RO_FIELD(graph_value), PREC_GRAPH_COUNT, NULL },
-	{ "fractal", NO_FIELD, 0,
-	  "fractal (shares of the caller's share) is not supported; use graph" },
+	{ "fractal", RO_FIELD(graph), PREC_GRAPH_FRACTAL, NULL },
 	{ "address", NO_FIELD, 0,
 	  "the address key (a frame per address and source line) is not supported; use function" },
 };
@@ -561,6 +560,12 @@ int main(int argc, char **argv)
 				spec = "graph,0.5,caller";
 			if (parse_graph_spec(spec, &ro, &bad)) {
 				rc = bad_value("--call-graph", spec, bad);
+				goto out;
+			}
+			if (ro.graph == PREC_GRAPH_FRACTAL &&
+			    ro.graph_value != PREC_GRAPH_PERCENT) {
+				rc = bad_value("--call-graph", spec,
+					       "fractal shows percentages only");
 				goto out;
 			}
 			break;
