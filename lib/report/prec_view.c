@@ -654,7 +654,9 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 	for (i = 0; i < e->occ_n; i++) {
 		const struct prec_occurrence *oc = &h->occ[e->occ_start + i];
 		uint64_t p = h->node[oc->node].self_period;
-		uint64_t nc = prec_hist__node_count(h, oc->node);
+		/* counts only when shown: one more array read per occurrence */
+		uint64_t nc = v->o->graph_value == PREC_GRAPH_COUNT ?
+				      prec_hist__node_count(h, oc->node) : 0;
 		/* callers first from a non-leaf position need the stack only down from there */
 		long n = caller && oc->pos ?
 				 prec_hist__stack_seq_upto(h, oc->node, oc->pos, &g->seq, &g->seq_cap) :
