@@ -191,6 +191,8 @@ int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, ui
 	h->ctx_cpu = has_key(opts, PREC_SORT_CPU);
 	prec_keyset__init(&h->dso_ids, sizeof(uintptr_t));
 	prec_keyset__init(&h->ctxs, sizeof(struct prec_ctx_key));
+	prec_keyset__init_records(&h->thread_comms, 2 * sizeof(uint32_t),
+				  2 * sizeof(uint32_t) + sizeof(const char *));
 	prec_keyset__init(&h->frames, sizeof(struct prec_hist_frame));
 	prec_keyset__init(&h->sframes, sizeof(struct prec_sframe));
 	entries_init(h);
@@ -215,6 +217,7 @@ void prec_hist__free(struct prec_hist *h)
 	prec_hist__feed_stop(h); /* first: its hook may be reading the hist */
 	prec_keyset__release(&h->dso_ids);
 	prec_keyset__release(&h->ctxs);
+	prec_keyset__release(&h->thread_comms);
 	prec_keyset__release(&h->frames);
 	prec_keyset__release(&h->sframes);
 	prec_keyset__release(&h->entry_ids);
@@ -669,7 +672,7 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 	ck.evsel = s->evsel < h->nr_ev ? s->evsel : 0;
 	ck.comm = h->ctx_comm ? s->comm : NULL;
 	ck.pid = h->ctx_pid || h->ctx_tid ? s->pid : 0;
-	ck.tid = h->ctx_tid ? s->tid : 0;
+	ck.tid = h->ctx_pid || h->ctx_tid ? s->tid : 0; /* perf's pid key is the thread's */
 	ck.cpu = h->ctx_cpu ? s->cpu : 0;
 	/* consecutive samples are mostly of one thread: remember the last context */
 	if (h->has_last_ctx && ck.comm == h->last_ctx_key.comm &&
@@ -778,6 +781,14 @@ void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t
 	h->node[node].self_period += period;
 	if (!++h->node_count[node])
 		count_wrapped(h, node);
+	h->ev[ev].nr_samples++;
+	h->ev[ev].period += period;
+}
+
+void prec_hist__count_filtered(struct prec_hist *h, uint32_t evsel, uint64_t period)
+{
+	uint32_t ev = evsel < h->nr_ev ? evsel : 0;
+
 	h->ev[ev].nr_samples++;
 	h->ev[ev].period += period;
 }
@@ -1012,6 +1023,32 @@ long prec_hist__stack_seq_upto(const struct prec_hist *h, uint32_t node, size_t 
 	return stack_seq2(h, node, upto, seq, NULL, cap);
 }
 
+int prec_hist__set_thread_comm(struct prec_hist *h, uint32_t pid, uint32_t tid, const char *comm)
+{
+	uint32_t key[2] = { pid, tid };
+	bool is_new;
+	long id = prec_keyset__intern(&h->thread_comms, key, &is_new);
+
+	if (id < 0)
+		return (int)id;
+	memcpy((char *)prec_keyset__record(&h->thread_comms, (uint32_t)id) + sizeof(key), &comm,
+	       sizeof(comm));
+	return 0;
+}
+
+const char *prec_hist__thread_comm(const struct prec_hist *h, uint32_t pid, uint32_t tid,
+				   const char *comm)
+{
+	uint32_t key[2] = { pid, tid };
+	long id = h->thread_comms.n ? prec_keyset__find(&h->thread_comms, key) : -1;
+
+	if (id < 0)
+		return comm;
+	memcpy(&comm, (const char *)prec_keyset__key(&h->thread_comms, (uint32_t)id) + sizeof(key),
+	       sizeof(comm));
+	return comm;
+}
+
 /* The key of the entry of sframe sf (with srcline) in context ck. */
 static void entry_key(const struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
 		      const char *srcline, struct prec_entry_key *k)
@@ -1026,11 +1063,9 @@ static void entry_key(const struct prec_hist *h, const struct prec_ctx_key *ck, 
 			k->comm = ck->comm;
 			break;
 		case PREC_SORT_PID:
-			k->comm = ck->comm;
-			k->pid = ck->pid;
-			break;
 		case PREC_SORT_TID:
-			k->comm = ck->comm;
+			if (!k->comm)
+				k->comm = prec_hist__thread_comm(h, ck->pid, ck->tid, ck->comm);
 			k->pid = ck->pid;
 			k->tid = ck->tid;
 			break;

@@ -197,6 +197,9 @@ struct prec_hist {
 	struct prec_keyset dso_ids; /* pointer value -> id */
 
 	struct prec_keyset ctxs; /* context key -> id */
+	/* (pid, tid) -> the command a thread is named by under the pid and tid keys (see
+	 * prec_hist__set_thread_comm()) */
+	struct prec_keyset thread_comms;
 	struct prec_ctx_key last_ctx_key; /* of the last context looked up, if has_last_ctx */
 	uint32_t last_ctx;
 	bool has_last_ctx;
@@ -273,11 +276,25 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s);
 long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_frame *frames,
 		      size_t nr);
 void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t period);
+/* A sample of event `evsel` left out of the entries (perf's --comms, --pid, --tid filters):
+ * counted in the event's totals only, which stay the base of the percentages, as in perf. */
+void prec_hist__count_filtered(struct prec_hist *h, uint32_t evsel, uint64_t period);
 /* A hint that prec_hist__stack() of these frames comes soon: the hash slot of the stack's
  * outermost frame is fetched into the cache (a stack's first lookup, and the one that most
  * often misses: the outermost frames of stacks cut short are all over the place). */
 void prec_hist__prefetch(const struct prec_hist *h, uint32_t ctx,
 			 const struct prec_hist_frame *frames, size_t nr);
+
+/*
+ * Under the pid and tid sort keys an entry is a thread's, named by the command it had last, as
+ * in perf (a process that execs is one entry): give that command for a thread before
+ * prec_hist__finish() (comm interned); a thread without one is named by the command of its
+ * samples.  0 or -ENOMEM.
+ */
+int prec_hist__set_thread_comm(struct prec_hist *h, uint32_t pid, uint32_t tid, const char *comm);
+/* The command given for that thread, else `comm`. */
+const char *prec_hist__thread_comm(const struct prec_hist *h, uint32_t pid, uint32_t tid,
+				   const char *comm);
 
 /* Give the frames of the nodes so far their ids (finish does it for the rest).  It needs no
  * symbols: a caller can do it while symbol tables still load.  0 or -ENOMEM. */

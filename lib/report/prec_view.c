@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prec_abi.h"
 #include "prec_buf.h"
 #include "prec_symbol.h"
 #include "prec_view.h"
@@ -203,13 +204,15 @@ static const char *cell(const struct view *v, const struct col *c, const struct 
 	switch (c->key) {
 	case PREC_SORT_COMM:
 		return e->key.comm ? e->key.comm : "[unknown]";
-	/* signed, as perf prints them: a pid of -1 is "-1", a sample without a CPU "-001" */
+	/* perf's pid key shows the thread, by its last command; signed, as perf prints it: a
+	 * tid of -1 is "-1" */
 	case PREC_SORT_PID:
-		snprintf(buf, len, "%7d:%s", (int32_t)e->key.pid, e->key.comm ? e->key.comm : "");
+	case PREC_SORT_TID: {
+		const char *comm = prec_hist__thread_comm(h, e->key.pid, e->key.tid, e->key.comm);
+
+		snprintf(buf, len, "%7d:%s", (int32_t)e->key.tid, comm ? comm : "");
 		return buf;
-	case PREC_SORT_TID:
-		snprintf(buf, len, "%7d:%s", (int32_t)e->key.tid, e->key.comm ? e->key.comm : "");
-		return buf;
+	}
 	case PREC_SORT_CPU:
 		snprintf(buf, len, "%3.3d", (int32_t)e->key.cpu);
 		return buf;
@@ -348,8 +351,6 @@ static int cmp_rowkeys(const struct prec_hist *h, const struct rowkey *x, const 
 			c = cmp_name(x->comm, y->comm);
 			break;
 		case PREC_SORT_PID:
-			c = cmp_u64(ex->key.pid, ey->key.pid);
-			break;
 		case PREC_SORT_TID:
 			c = cmp_u64(ex->key.tid, ey->key.tid);
 			break;
@@ -507,9 +508,7 @@ static bool sort_by_radix(const struct rowsort *rs, uint32_t *pos, size_t nr)
 			for (i = 0; i < nr; i++) {
 				const struct prec_entry_key *ek = &h->entries[k[i].entry].key;
 
-				val[i] = key == PREC_SORT_PID ? ek->pid
-					 : key == PREC_SORT_TID ? ek->tid
-								: ek->cpu;
+				val[i] = key == PREC_SORT_CPU ? ek->cpu : ek->tid;
 			}
 			radix_pass(pos, nr, val, a);
 			break;
@@ -596,10 +595,12 @@ static void *sort_job_main(void *arg)
 
 struct gnode {
 	uint32_t sf;
+	uint32_t parent;
 	uint32_t first_child, next_sibling; /* 0: none (node 0 is the root) */
 	uint32_t hint; /* the child taken last (0: none), tried before the hash */
 	uint64_t period; /* of the chains through this node */
 	uint64_t end_period; /* of the chains ending here */
+	uint64_t count, end_count; /* the same in samples */
 };
 
 struct graph {
@@ -645,6 +646,7 @@ static long gnode_child(struct graph *g, uint32_t parent, uint32_t sf)
 			return -ENOMEM;
 		memset(&g->nodes[id], 0, sizeof(g->nodes[id]));
 		g->nodes[id].sf = sf;
+		g->nodes[id].parent = parent;
 		g->nodes[id].next_sibling = g->nodes[parent].first_child;
 		g->nodes[parent].first_child = (uint32_t)id;
 		g->nr = (size_t)id + 1;
@@ -669,6 +671,9 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 	for (i = 0; i < e->occ_n; i++) {
 		const struct prec_occurrence *oc = &h->occ[e->occ_start + i];
 		uint64_t p = h->node[oc->node].self_period;
+		/* counts only when shown: one more array read per occurrence */
+		uint64_t nc = v->o->graph_value == PREC_GRAPH_COUNT ?
+				      prec_hist__node_count(h, oc->node) : 0;
 		/* callers first from a non-leaf position need the stack only down from there */
 		long n = caller && oc->pos ?
 				 prec_hist__stack_seq_upto(h, oc->node, oc->pos, &g->seq, &g->seq_cap) :
@@ -691,50 +696,83 @@ static int graph_build(struct graph *g, const struct view *v, const struct prec_
 			step = 1;
 		}
 		g->nodes[0].period += p;
+		g->nodes[0].count += nc;
 		for (k = from; k != to; k += step) {
 			id = gnode_child(g, (uint32_t)id, g->seq[k]);
 			if (id < 0)
 				return (int)id;
 			g->nodes[id].period += p;
+			g->nodes[id].count += nc;
 		}
 		g->nodes[id].end_period += p;
+		g->nodes[id].end_count += nc;
 	}
 	return 0;
 }
 
 /*
- * Siblings in a call graph, largest first; among equals perf's order (the order of its
- * children tree): by shared object, the kernel's first (perf: by DSO object, which we take in
- * the order DSOs came up), then from the highest symbol start (or address) down.
+ * Siblings in perf's order (the order of its children tree): by shared object, the one that
+ * came up last first (perf: by the DSO object's address, which mostly grows in the order perf
+ * made them, the kernel's first), then from the highest symbol start (or address) down.
  */
-static int cmp_gnodes_desc(const void *a, const void *b, void *arg)
+static int cmp_gnodes_pos(const struct prec_hist *h, const struct gnode *x, const struct gnode *y)
 {
-	const struct prec_hist *h = arg;
-	const struct gnode *x = *(const struct gnode *const *)a;
-	const struct gnode *y = *(const struct gnode *const *)b;
-	const struct prec_sframe *fx, *fy;
+	const struct prec_sframe *fx = prec_hist__sframe(h, x->sf);
+	const struct prec_sframe *fy = prec_hist__sframe(h, y->sf);
 
-	if (x->period != y->period)
-		return x->period < y->period ? 1 : -1;
-	fx = prec_hist__sframe(h, x->sf);
-	fy = prec_hist__sframe(h, y->sf);
 	if (fx->dso != fy->dso)
-		return fx->dso < fy->dso ? -1 : 1;
+		return fx->dso > fy->dso ? -1 : 1;
 	if (fx->addr != fy->addr)
 		return fx->addr > fy->addr ? -1 : 1;
 	return x->sf < y->sf ? -1 : x->sf > y->sf;
 }
 
-/* The children of `node` above the threshold, largest first, malloc'ed; -1 on -ENOMEM. */
+static int cmp_gnodes_pos_r(const void *a, const void *b, void *arg)
+{
+	const struct gnode *x = *(const struct gnode *const *)a;
+	const struct gnode *y = *(const struct gnode *const *)b;
+
+	return cmp_gnodes_pos(arg, x, y);
+}
+
+/* Siblings in a call graph: largest first, equals in perf's order. */
+static int cmp_gnodes_desc(const void *a, const void *b, void *arg)
+{
+	const struct gnode *x = *(const struct gnode *const *)a;
+	const struct gnode *y = *(const struct gnode *const *)b;
+
+	if (x->period != y->period)
+		return x->period < y->period ? 1 : -1;
+	return cmp_gnodes_pos(arg, x, y);
+}
+
+static bool fractal(const struct view *v)
+{
+	return v->o->graph == PREC_GRAPH_FRACTAL;
+}
+
+/* Of the chains through `node`, those that go on to a callee (perf's children_hit). */
+static uint64_t below(const struct graph *g, uint32_t node)
+{
+	return g->nodes[node].period - g->nodes[node].end_period;
+}
+
+/*
+ * The children of `node` above the threshold, largest first, malloc'ed; -1 on -ENOMEM.  In
+ * fractal mode the threshold is a share of the chains below `node`, rounded up as perf does.
+ */
 static long visible_kids(const struct view *v, struct graph *g, uint32_t node,
 			 struct gnode ***ret)
 {
 	struct gnode **k = NULL;
 	size_t n = 0, cap = 0;
 	uint32_t c;
+	double x = (double)below(g, node) * v->o->graph_threshold / 100.0;
+	uint64_t min_rel = (uint64_t)x + ((double)(uint64_t)x < x); /* ceil */
 
 	for (c = g->nodes[node].first_child; c; c = g->nodes[c].next_sibling) {
-		if (pct(g->nodes[c].period, v->total) < v->o->graph_threshold)
+		if (fractal(v) ? g->nodes[c].period < min_rel
+			       : pct(g->nodes[c].period, v->total) < v->o->graph_threshold)
 			continue;
 		if (prec_array__grow((void **)&k, &cap, n + 1, sizeof(*k), 4)) {
 			free(k);
@@ -748,6 +786,28 @@ static long visible_kids(const struct view *v, struct graph *g, uint32_t node,
 	return (long)n;
 }
 
+/* The value a branch or chain shows for node n: of the chains through it, or (`end`) of
+ * those that end there; into buf (32 bytes), returns its length. */
+static size_t value_text(const struct view *v, const struct gnode *n, bool end, char *buf)
+{
+	uint64_t x;
+	const char *t;
+
+	switch (v->o->graph_value) {
+	case PREC_GRAPH_PERIOD:
+		x = end ? n->end_period : n->period;
+		break;
+	case PREC_GRAPH_COUNT:
+		x = end ? n->end_count : n->count;
+		break;
+	default:
+		return prec_view__pct_text(pct(end ? n->end_period : n->period, v->total), buf);
+	}
+	t = u64_text(x, buf);
+	memmove(buf, t, strlen(t) + 1);
+	return strlen(buf);
+}
+
 static int set_prefix(struct graph *g, size_t len)
 {
 	if (prec_array__grow((void **)&g->prefix, &g->prefix_cap, len + 1, 1, 64))
@@ -756,12 +816,15 @@ static int set_prefix(struct graph *g, size_t len)
 	return 0;
 }
 
-static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen);
+static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen,
+			  uint64_t base);
 
 #define GRAPH_LEVEL 10 /* columns of a graph level after its "|" */
 
-/* Print the single path below `node` (prefix g->prefix[0..plen)), then its branches. */
-static int print_follow(const struct view *v, struct graph *g, uint32_t node, size_t plen)
+/* Print the single path below `node` (prefix g->prefix[0..plen)), then its branches; in
+ * fractal mode their shares are of `base`, or with 0 of the chains below the path. */
+static int print_follow(const struct view *v, struct graph *g, uint32_t node, size_t plen,
+			uint64_t base)
 {
 	char buf[NAME_MAX_LEN];
 
@@ -781,25 +844,36 @@ static int print_follow(const struct view *v, struct graph *g, uint32_t node, si
 			continue;
 		}
 		free(kids);
-		return n ? print_branches(v, g, node, plen) : 0;
+		return n ? print_branches(v, g, node, plen, base ? base : below(g, node)) : 0;
 	}
 }
 
-static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen)
+/*
+ * The branches below `node`.  In fractal mode (perf's graph_rel) their shares are of `base`,
+ * and what the hidden ones weigh is a last "[...]" branch.
+ */
+static int print_branches(const struct view *v, struct graph *g, uint32_t node, size_t plen,
+			  uint64_t base)
 {
 	char buf[NAME_MAX_LEN], p[48];
 	struct gnode **kids;
 	long n = visible_kids(v, g, node, &kids), i;
+	uint64_t rest = base;
 	int err = 0;
 
 	if (n < 0)
 		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		rest -= kids[i]->period < rest ? kids[i]->period : rest;
+	if (!fractal(v))
+		rest = 0;
 	/* as perf: each level is 11 columns, "|" or " " and 10 more, whatever the width of the
 	 * "--12.34%--" that opens a branch; the line before a branch has them all */
 	for (i = 0; i < n && !err; i++) {
-		bool last = i == n - 1;
+		bool last = i == n - 1 && !rest; /* "[...]" comes last */
 		uint32_t kid = (uint32_t)(kids[i] - g->nodes);
-		size_t w = 2 + prec_view__pct_text(pct(kids[i]->period, v->total), p + 2) + 2;
+		size_t w = 2 + (fractal(v) ? prec_view__pct_text(pct(kids[i]->period, base), p + 2)
+					   : value_text(v, kids[i], false, p + 2)) + 2;
 
 		p[0] = p[1] = '-';
 		memcpy(p + w - 2, "--", 3);
@@ -813,26 +887,43 @@ static int print_branches(const struct view *v, struct graph *g, uint32_t node, 
 			frame_name(v->h, kids[i]->sf, false, buf, sizeof(buf)));
 		g->prefix[plen] = last ? ' ' : '|';
 		memset(g->prefix + plen + 1, ' ', GRAPH_LEVEL);
-		err = print_follow(v, g, kid, plen + 1 + GRAPH_LEVEL);
+		err = print_follow(v, g, kid, plen + 1 + GRAPH_LEVEL, 0);
 		g->prefix[plen] = 0;
 	}
 	free(kids);
+	if (!err && rest && rest != base) {
+		prec_view__pct_text(pct(rest, base), p);
+		if (set_prefix(g, plen))
+			return -ENOMEM;
+		fprintf(v->out, "%s --%s--[...]\n", g->prefix, p);
+	}
 	return err;
 }
 
 #define GRAPH_INDENT 12
 
+/* Whether a graph leaves out the frame it starts with when that is the entry's own symbol:
+ * perf does when the sort keys start with sym (and then whatever the frame is). */
+static bool skips_own_frame(const struct view *v)
+{
+	return v->h->opts.keys[0] == PREC_SORT_SYM;
+}
+
 /*
- * The tree of an entry whose weight is `weight`; 1 when it printed something, 0 when nothing
+ * The tree of entry e, whose weight is `weight`; 1 when it printed something, 0 when nothing
  * was above the threshold, or a negative errno.  A single root is printed without its share
  * when it carries all of the entry's weight (perf: not when some of the entry's samples have
- * no chain, or other roots are below the threshold).
+ * no chain, or other roots are below the threshold); with --sort sym, without the entry's own
+ * frame (the row above names it), and then the graph goes on from the frame after it, or
+ * branches right away.
  */
-static int print_graph_tree(const struct view *v, struct graph *g, uint64_t weight)
+static int print_graph_tree(const struct view *v, struct graph *g, const struct prec_entry *e,
+			    uint64_t weight)
 {
 	char buf[NAME_MAX_LEN];
 	struct gnode **kids;
 	long n = visible_kids(v, g, 0, &kids);
+	uint32_t kid;
 	int err;
 
 	if (n < 0)
@@ -842,56 +933,136 @@ static int print_graph_tree(const struct view *v, struct graph *g, uint64_t weig
 		return -ENOMEM;
 	}
 	memset(g->prefix, ' ', GRAPH_INDENT + 3);
-	if (n == 1 && kids[0]->period == weight) {
-		uint32_t kid = (uint32_t)(kids[0] - g->nodes);
-
+	if (n != 1 || kids[0]->period != weight) {
 		free(kids);
-		fprintf(v->out, "%*s|\n%*s---%s\n", GRAPH_INDENT, "", GRAPH_INDENT, "",
-			frame_name(v->h, g->nodes[kid].sf, false, buf, sizeof(buf)));
-		err = print_follow(v, g, kid, GRAPH_INDENT + 3);
-	} else {
-		free(kids);
-		err = n ? print_branches(v, g, 0, GRAPH_INDENT) : 0;
+		err = n ? print_branches(v, g, 0, GRAPH_INDENT, weight) : 0;
+		return err ? err : n > 0;
 	}
-	return err ? err : n > 0;
+	kid = (uint32_t)(kids[0] - g->nodes);
+	free(kids);
+	if (skips_own_frame(v) && g->nodes[kid].sf == e->sframe) {
+		n = visible_kids(v, g, kid, &kids);
+		if (n < 0)
+			return -ENOMEM;
+		if (n != 1 || kids[0]->period != g->nodes[kid].period) {
+			free(kids);
+			err = n ? print_branches(v, g, kid, GRAPH_INDENT, weight) : 0;
+			return err ? err : n > 0;
+		}
+		kid = (uint32_t)(kids[0] - g->nodes);
+		free(kids);
+	}
+	fprintf(v->out, "%*s|\n%*s---%s\n", GRAPH_INDENT, "", GRAPH_INDENT, "",
+		frame_name(v->h, g->nodes[kid].sf, false, buf, sizeof(buf)));
+	err = print_follow(v, g, kid, GRAPH_INDENT + 3, weight);
+	return err ? err : 1;
 }
 
-/* -g flat / folded: every chain that ends somewhere, with its share. */
-static int print_chains(const struct view *v, struct graph *g, uint32_t node, uint32_t *path,
-			size_t depth)
-{
-	char buf[NAME_MAX_LEN];
-	uint32_t c;
-	size_t i;
-	int err;
+struct chain_pos {
+	uint32_t node, rank;
+};
 
-	if (node && g->nodes[node].end_period &&
-	    pct(g->nodes[node].end_period, v->total) >= v->o->graph_threshold) {
-		if (v->o->graph == PREC_GRAPH_FLAT) {
-			fprintf(v->out, "%*s%.2f%%\n", GRAPH_INDENT, "",
-				pct(g->nodes[node].end_period, v->total));
-			for (i = 0; i < depth; i++)
-				fprintf(v->out, "%*s%s\n", GRAPH_INDENT + 4, "",
-					frame_name(v->h, g->nodes[path[i]].sf, false, buf,
-						   sizeof(buf)));
-			fputc('\n', v->out);
-		} else {
-			fprintf(v->out, "%*s%.2f%% ", GRAPH_INDENT, "",
-				pct(g->nodes[node].end_period, v->total));
-			for (i = 0; i < depth; i++)
-				fprintf(v->out, "%s%s", i ? ";" : "",
-					frame_name(v->h, g->nodes[path[i]].sf, false, buf,
-						   sizeof(buf)));
-			fputc('\n', v->out);
-		}
-	}
+/* Chains in perf's order: heavier first (by the samples that end there), equals in the order
+ * collect_chains() found them. */
+static int cmp_chains(const void *a, const void *b, void *arg)
+{
+	const struct graph *g = arg;
+	const struct chain_pos *x = a, *y = b;
+	uint64_t px = g->nodes[x->node].end_period, py = g->nodes[y->node].end_period;
+
+	if (px != py)
+		return px < py ? 1 : -1;
+	return x->rank < y->rank ? -1 : 1;
+}
+
+/*
+ * The nodes below `node` where chains end above the threshold into list[*nr...], in perf's
+ * order for equal chains: children before their parent, siblings in cmp_gnodes_pos() order.
+ */
+static int collect_chains(const struct view *v, struct graph *g, uint32_t node,
+			  struct chain_pos *list, size_t *nr)
+{
+	struct gnode **kids = NULL;
+	size_t n = 0, cap = 0, i;
+	uint32_t c;
+	int err = 0;
+
 	for (c = g->nodes[node].first_child; c; c = g->nodes[c].next_sibling) {
-		path[depth] = c;
-		err = print_chains(v, g, c, path, depth + 1);
-		if (err)
-			return err;
+		if (prec_array__grow((void **)&kids, &cap, n + 1, sizeof(*kids), 4)) {
+			free(kids);
+			return -ENOMEM;
+		}
+		kids[n++] = &g->nodes[c];
 	}
-	return 0;
+	if (n > 1)
+		qsort_r(kids, n, sizeof(*kids), cmp_gnodes_pos_r, (void *)v->h);
+	for (i = 0; i < n && !err; i++)
+		err = collect_chains(v, g, (uint32_t)(kids[i] - g->nodes), list, nr);
+	free(kids);
+	if (!err && node && g->nodes[node].end_period &&
+	    pct(g->nodes[node].end_period, v->total) >= v->o->graph_threshold) {
+		list[*nr].node = node;
+		list[*nr].rank = (uint32_t)*nr;
+		(*nr)++;
+	}
+	return err;
+}
+
+/*
+ * -g flat / folded: every chain that ends somewhere, heaviest first.  As perf, a flat chain
+ * shows the share of all the chains through its last frame, a folded one of those that end
+ * there; flat chains are each followed by a blank line, folded ones by none.
+ */
+static int print_chains(const struct view *v, struct graph *g)
+{
+	struct chain_pos *list = malloc(g->nr * sizeof(*list));
+	uint32_t *path = malloc(g->nr * sizeof(*path));
+	bool flat = v->o->graph == PREC_GRAPH_FLAT;
+	char buf[NAME_MAX_LEN];
+	size_t nr = 0, i, depth, k;
+	int err = -ENOMEM;
+
+	if (!list || !path)
+		goto out;
+	err = collect_chains(v, g, 0, list, &nr);
+	if (err)
+		goto out;
+	if (nr > 1)
+		qsort_r(list, nr, sizeof(*list), cmp_chains, g);
+	for (i = 0; i < nr; i++) {
+		const struct gnode *end = &g->nodes[list[i].node];
+		uint32_t c;
+
+		depth = 0;
+		for (c = list[i].node; c; c = g->nodes[c].parent)
+			path[depth++] = c;
+		value_text(v, end, !flat, buf);
+		if (flat)
+			fprintf(v->out, "%*s%s\n", GRAPH_INDENT - 1, "", buf);
+		else
+			fprintf(v->out, "%s ", buf);
+		for (k = depth; k-- > 0;) {
+			uint32_t sfid = g->nodes[path[k]].sf;
+			const struct prec_sframe *sf = prec_hist__sframe(v->h, sfid);
+			const char *name;
+
+			/* perf leaves out what looks like a context marker: the root frame of a
+			 * broken stack */
+			if (sf->kind == PREC_SF_NOMAP && sf->addr >= PREC_CONTEXT_MAX)
+				continue;
+			name = frame_name(v->h, sfid, false, buf, sizeof(buf));
+
+			if (flat)
+				fprintf(v->out, "%*s%s\n", GRAPH_INDENT + 4, "", name);
+			else
+				fprintf(v->out, "%s%s", k + 1 < depth ? ";" : "", name);
+		}
+		fputc('\n', v->out);
+	}
+out:
+	free(list);
+	free(path);
+	return err;
 }
 
 /*
@@ -902,32 +1073,26 @@ static int print_chains(const struct view *v, struct graph *g, uint32_t node, ui
  */
 static bool graph_shown(const struct view *v, const struct prec_entry *e)
 {
+	if (fractal(v)) /* its threshold is relative */
+		return true;
 	return pct(primary(v, e), v->total) >= v->o->graph_threshold;
 }
 
-/* Build and print entry e's graph to v->out, with the blank line after it when it printed
- * something. */
+/* Build and print entry e's graph or chains to v->out; a graph with the blank line after it
+ * when it printed something. */
 static int print_graph(const struct view *v, struct graph *g, const struct prec_entry *e)
 {
 	int err = graph_build(g, v, e);
 
 	if (err)
 		return err;
-	if (v->o->graph == PREC_GRAPH_GRAPH) {
-		err = print_graph_tree(v, g, primary(v, e));
-		if (err <= 0) /* nothing printed: no blank line either, as perf */
-			return err;
-		err = 0;
-	} else {
-		uint32_t *path = malloc((g->nr + 1) * sizeof(*path));
-
-		if (!path)
-			return -ENOMEM;
-		err = print_chains(v, g, 0, path, 0);
-		free(path);
-	}
+	if (v->o->graph != PREC_GRAPH_GRAPH && !fractal(v))
+		return print_chains(v, g);
+	err = print_graph_tree(v, g, e, primary(v, e));
+	if (err <= 0) /* nothing printed: no blank line either, as perf */
+		return err;
 	fputc('\n', v->out);
-	return err;
+	return 0;
 }
 
 /* A row put together before it is written: one fwrite a row instead of one per piece
@@ -994,7 +1159,9 @@ static void print_row(const struct view *v, const struct prec_entry *e, struct l
 		if (sep) {
 			line_put(row, v->out, sep, c ? strlen(sep) : 0, 0);
 			line_put(row, v->out, t, strlen(t), 0);
-		} else if (c + 1 == v->nr_cols && !col->right) {
+		} else if (c + 1 == v->nr_cols && col->kind == COL_KEY &&
+			   (col->key == PREC_SORT_SYM || col->key == PREC_SORT_SRCLINE)) {
+			/* perf pads every last column but these */
 			line_put(row, v->out, "  ", c ? 2 : 0, 0);
 			line_put(row, v->out, t, strlen(t), 0);
 		} else {
@@ -1230,6 +1397,14 @@ static void print_event_header(const struct view *v)
 			shown++;
 		}
 		fputc('\n', v->out);
+	}
+	if (ve && ve->broken_period) {
+		double b = pct(ve->broken_period, st->period);
+
+		fprintf(v->out,
+			"# Broken stacks: %s%.2f%% of the event count (the stack copy ended before "
+			"the outermost caller; record with a larger --call-graph dwarf,SIZE)\n",
+			b < 0.01 ? "<" : "", b < 0.01 ? 0.01 : b);
 	}
 	fputs("#\n", v->out);
 }

@@ -18,11 +18,21 @@ enum prec_graph_mode {
 	PREC_GRAPH_GRAPH, /* a tree per entry, percentages of the event's total */
 	PREC_GRAPH_FLAT, /* every chain in full */
 	PREC_GRAPH_FOLDED, /* every chain on one line, frames joined by ';' */
+	PREC_GRAPH_FRACTAL, /* a tree, each branch's percentage of its caller's (perf's) */
+};
+
+/* What a call graph's branches and chains show (perf's -g ...,percent|period|count). */
+enum prec_graph_value {
+	PREC_GRAPH_PERCENT, /* share of the event's total */
+	PREC_GRAPH_PERIOD, /* the event count */
+	PREC_GRAPH_COUNT, /* the number of samples */
 };
 
 struct prec_view_evsel {
 	const char *name;
 	uint64_t lost_samples; /* for "# Total Lost Samples" */
+	uint64_t broken_period; /* of the samples whose stack copy ended before the outermost
+				 * caller, for "# Broken stacks" */
 };
 
 /* A column that -F asks for: a percentage or count, or a sort key's column. */
@@ -48,7 +58,9 @@ struct prec_view_opts {
 	double percent_limit; /* hide entries under this share (percent) */
 	const char *field_sep; /* -t: no alignment, fields joined by this; NULL: columns */
 	enum prec_graph_mode graph;
-	double graph_threshold; /* percent of the event's total; smaller branches hidden */
+	double graph_threshold; /* percent of the event's total (fractal: of the caller's);
+				 * smaller branches hidden */
+	enum prec_graph_value graph_value;
 	bool caller_order; /* graph chains from the outermost caller down (else from the
 			    * entry toward its callers) */
 	const struct prec_view_evsel *evsels; /* hist->nr_ev of them */

@@ -194,11 +194,14 @@ typedef struct prec_dso *(*prec_unwind_find_fn)(void *arg, uint64_t pc, uint64_t
  * executable file, else .debug_frame): writes the pcs, leaf first, to pcs (at most max):
  * regs' rip, then return addresses.  `stack` is the sampled copy of the stack from regs' rsp
  * on, stack_len bytes; nothing else is read.  Stops at the first frame it cannot get past
- * (no CFI, a value outside the copy, the outermost frame).  Returns how many pcs.  Loads the
- * DSOs it needs: none of them may be waiting for the background loader.
+ * (no CFI, a value outside the copy, the outermost frame).  Returns how many pcs; with
+ * ret_truncated (may be NULL), whether it stopped because the copy ended before the caller's
+ * frame (a broken stack: a larger copy would have gone on).  Loads the DSOs it needs: none of
+ * them may be waiting for the background loader.
  */
 size_t prec_unwind(const struct prec_unwind_regs *regs, const void *stack, uint64_t stack_len,
-		   prec_unwind_find_fn find, void *arg, uint64_t *pcs, size_t max);
+		   prec_unwind_find_fn find, void *arg, uint64_t *pcs, size_t max,
+		   bool *ret_truncated);
 
 /*
  * The name perf report shows for the ELF symbol `name`, malloc'd, or NULL when it is not a

@@ -26,10 +26,13 @@ enum { R_RSP = 7, R_RBP = 6, R_RIP = 16 };
 struct unwind_mem {
 	const uint8_t *stack;
 	uint64_t sp, len; /* the copy holds [sp, sp + len) */
+	bool *past_end; /* set when a read went past the end of the copy */
 };
 
 static bool mem_read(const struct unwind_mem *m, uint64_t addr, uint64_t *ret)
 {
+	if (addr >= m->sp && (addr - m->sp > m->len || m->len - (addr - m->sp) < 8))
+		*m->past_end = true; /* the caller's frames were beyond what was copied */
 	if (addr < m->sp || addr - m->sp > m->len || m->len - (addr - m->sp) < 8)
 		return false;
 	memcpy(ret, m->stack + (addr - m->sp), 8);
@@ -246,14 +249,18 @@ static bool caller_reg(Dwarf_Frame *fr, int r, const struct prec_unwind_regs *re
 }
 
 size_t prec_unwind(const struct prec_unwind_regs *start, const void *stack, uint64_t stack_len,
-		   prec_unwind_find_fn find, void *arg, uint64_t *pcs, size_t max)
+		   prec_unwind_find_fn find, void *arg, uint64_t *pcs, size_t max,
+		   bool *ret_truncated)
 {
 	/* the registers a caller's frame can be recovered from on x86-64: callee-saved ones */
 	static const int saved[] = { 3, R_RBP, 12, 13, 14, 15 };
 	struct prec_unwind_regs regs = *start, next;
-	struct unwind_mem m = { stack, start->r[R_RSP], stack_len };
+	bool past_end = false;
+	struct unwind_mem m = { stack, start->r[R_RSP], stack_len, &past_end };
 	size_t n = 0, i;
 
+	if (ret_truncated)
+		*ret_truncated = false;
 	if (!max || !(regs.valid & (1u << R_RIP)))
 		return 0;
 	pcs[n++] = regs.r[R_RIP];
@@ -274,6 +281,7 @@ size_t prec_unwind(const struct prec_unwind_regs *start, const void *stack, uint
 		off = prec_dso__off_to_vaddr(d, off) - (n > 1 ? 1 : 0);
 		if (dwarf_cfi_addrframe(cfi, off, &fr))
 			break;
+		past_end = false;
 		ok = !dwarf_frame_cfa(fr, &ops, &nops) && nops &&
 		     eval(ops, nops, &regs, 0, &m, &cfa, &is_value) &&
 		     caller_reg(fr, dwarf_frame_info(fr, NULL, NULL, NULL), &regs, cfa, &m, &ra);
@@ -285,8 +293,11 @@ size_t prec_unwind(const struct prec_unwind_regs *start, const void *stack, uint
 		}
 		free(fr);
 		/* the caller's stack pointer is the CFA: it must move up the stack */
-		if (!ok || !ra || cfa <= regs.r[R_RSP])
+		if (!ok || !ra || cfa <= regs.r[R_RSP]) {
+			if (!ok && ret_truncated)
+				*ret_truncated = past_end;
 			break;
+		}
 		next.r[R_RSP] = cfa;
 		next.r[R_RIP] = ra;
 		next.valid |= 1u << R_RSP | 1u << R_RIP;

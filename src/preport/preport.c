@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <malloc.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -79,8 +80,10 @@ static void usage(FILE *f)
 		"                           overhead_children, sample, period, sort keys\n"
 		"      --show-total-period  a column with the entry's period (event count)\n"
 		"      --percent-limit PCT  hide entries below PCT percent\n"
-		"  -g, --call-graph[=SPEC]  MODE,THRESHOLD,ORDER: graph|flat|folded|none, percent\n"
-		"                           (default 0.5), caller|callee; default graph with call chains\n"
+		"  -g, --call-graph[=SPEC]  MODE,THRESHOLD,ORDER,VALUE: graph|fractal|flat|\n"
+		"                           folded|none, percent (default 0.5), caller|callee,\n"
+		"                           percent|period|count; default graph with call\n"
+		"                           chains; bare -g: graph,0.5,caller\n"
 		"      --no-call-graph      no call graphs (as -g none)\n"
 		"  -G, --inverted           call graphs from the outermost caller down\n"
 		"      --folded             one line per stack: comm;outer;...;leaf COUNT (flame graphs)\n"
@@ -244,11 +247,43 @@ static int parse_time_ns(const char *s, size_t len, uint64_t *ret)
 	return 0;
 }
 
-/* --call-graph MODE,THRESHOLD,ORDER (any order, any subset, like perf). */
-static int parse_graph_spec(const char *spec, struct preport_report_opts *o)
+#define RO_FIELD(f) offsetof(struct preport_report_opts, f)
+#define NO_FIELD SIZE_MAX
+
+/* The words of a --call-graph spec and the option each sets; a word of perf's that preport
+ * does not do has no field and says why. */
+static const struct graph_word {
+	const char *word;
+	size_t field; /* an int of struct preport_report_opts, or NO_FIELD */
+	int value;
+	const char *refused; /* why it is not supported; NULL: accepted */
+} graph_words[] = {
+	{ "graph", RO_FIELD(graph), PREC_GRAPH_GRAPH, NULL },
+	{ "flat", RO_FIELD(graph), PREC_GRAPH_FLAT, NULL },
+	{ "folded", RO_FIELD(graph), PREC_GRAPH_FOLDED, NULL },
+	{ "none", RO_FIELD(graph), PREC_GRAPH_NONE, NULL },
+	{ "caller", RO_FIELD(order), 1, NULL },
+	{ "callee", RO_FIELD(order), 0, NULL },
+	{ "function", NO_FIELD, 0, NULL }, /* perf's default key: frames by function */
+	{ "percent", RO_FIELD(graph_value), PREC_GRAPH_PERCENT, NULL },
+	{ "period", RO_FIELD(graph_value), PREC_GRAPH_PERIOD, NULL },
+	{ "count", RO_FIELD(graph_value), PREC_GRAPH_COUNT, NULL },
+	{ "fractal", RO_FIELD(graph), PREC_GRAPH_FRACTAL, NULL },
+	{ "address", NO_FIELD, 0,
+	  "the address key (a frame per address and source line) is not supported; use function" },
+};
+
+/*
+ * --call-graph MODE,THRESHOLD,ORDER,KEY,VALUE (any order, any subset, like perf).  A part
+ * perf knows that preport does not do is refused, with *ret_why saying which.
+ */
+static int parse_graph_spec(const char *spec, struct preport_report_opts *o, const char **ret_why)
 {
 	const char *p = spec;
+	bool threshold = false;
+	size_t i;
 
+	*ret_why = "use MODE,THRESHOLD,ORDER,VALUE, e.g. graph,0.5,caller,percent";
 	while (*p) {
 		size_t len = strcspn(p, ",");
 		char tok[32];
@@ -257,30 +292,34 @@ static int parse_graph_spec(const char *spec, struct preport_report_opts *o)
 			return -EINVAL;
 		memcpy(tok, p, len);
 		tok[len] = 0;
-		if (!strcmp(tok, "graph") || !strcmp(tok, "fractal"))
-			o->graph = PREC_GRAPH_GRAPH;
-		else if (!strcmp(tok, "flat"))
-			o->graph = PREC_GRAPH_FLAT;
-		else if (!strcmp(tok, "folded"))
-			o->graph = PREC_GRAPH_FOLDED;
-		else if (!strcmp(tok, "none"))
-			o->graph = PREC_GRAPH_NONE;
-		else if (!strcmp(tok, "caller"))
-			o->order = 1;
-		else if (!strcmp(tok, "callee"))
-			o->order = 0;
-		else if (!strcmp(tok, "function") || !strcmp(tok, "address") ||
-			 !strcmp(tok, "percent") || !strcmp(tok, "period") || !strcmp(tok, "count"))
-			; /* perf's print-type / sort-by / value: ours are function and percent */
-		else if (tok[0] >= '0' && tok[0] <= '9') {
+		for (i = 0; i < sizeof(graph_words) / sizeof(graph_words[0]); i++)
+			if (!strcmp(tok, graph_words[i].word))
+				break;
+		if (i < sizeof(graph_words) / sizeof(graph_words[0])) {
+			const struct graph_word *w = &graph_words[i];
+
+			if (w->refused) {
+				*ret_why = w->refused;
+				return -EINVAL;
+			}
+			if (w->field != NO_FIELD)
+				*(int *)((char *)o + w->field) = w->value;
+		} else if (tok[0] >= '0' && tok[0] <= '9') {
 			char *end;
 			double t = strtod(tok, &end);
 
+			if (threshold) {
+				*ret_why = "a print limit (a second number) is not supported; give "
+					   "the threshold only";
+				return -EINVAL;
+			}
 			if (*end || t < 0 || t > 100)
 				return -EINVAL;
 			o->graph_threshold = t;
-		} else
+			threshold = true;
+		} else {
 			return -EINVAL;
+		}
 		p += len;
 		if (*p == ',')
 			p++;
@@ -361,14 +400,12 @@ static int parse_fields(const char *list, struct preport_report_opts *o, bool so
 
 static bool looks_like_graph_spec(const char *s)
 {
-	static const char *const words[] = { "graph", "flat", "folded", "fractal", "none",
-					     "caller", "callee", NULL };
 	size_t i;
 
 	if (s[0] >= '0' && s[0] <= '9')
 		return true;
-	for (i = 0; words[i]; i++)
-		if (!strncmp(s, words[i], strlen(words[i])))
+	for (i = 0; i < sizeof(graph_words) / sizeof(graph_words[0]); i++)
+		if (!strncmp(s, graph_words[i].word, strlen(graph_words[i].word)))
 			return true;
 	return false;
 }
@@ -748,9 +785,17 @@ int main(int argc, char **argv)
 				spec = argv[optind++];
 			if (ro.graph < 0)
 				ro.graph = PREC_GRAPH_GRAPH;
-			if (spec && parse_graph_spec(spec, &ro)) {
+			if (!spec) /* perf's default for a bare -g, callers first also without
+				    * children */
+				spec = "graph,0.5,caller";
+			if (parse_graph_spec(spec, &ro, &bad)) {
+				rc = bad_value("--call-graph", spec, bad);
+				goto out;
+			}
+			if (ro.graph == PREC_GRAPH_FRACTAL &&
+			    ro.graph_value != PREC_GRAPH_PERCENT) {
 				rc = bad_value("--call-graph", spec,
-					       "use MODE,THRESHOLD,ORDER, e.g. graph,0.5,caller");
+					       "fractal shows percentages only");
 				goto out;
 			}
 			break;

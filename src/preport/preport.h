@@ -27,6 +27,7 @@ struct preport_report_opts {
 	int children; /* -1: when there are call chains */
 	int graph; /* enum prec_graph_mode, -1: graph when there are call chains */
 	double graph_threshold;
+	int graph_value; /* enum prec_graph_value */
 	int order; /* -1: perf's default, 0: callee, 1: caller */
 	bool folded;
 	bool show_nr_samples;

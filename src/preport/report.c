@@ -67,6 +67,7 @@ struct cc_slot {
 	uint32_t pid, ctx, node, mode;
 	uint32_t n, cap;
 	uint64_t *ips;
+	bool broken; /* the stack copy ended before the outermost caller */
 };
 
 #define IN_PLACE 2 /* qent.arena of a record the reader keeps (prec_record.stable) */
@@ -91,6 +92,8 @@ struct rep {
 	 * each stream's count as perf would report it (end_stream_lost) */
 	uint64_t *lost[2], *lost_total;
 	bool have_lost_samples; /* in the stream being read */
+	uint64_t *broken; /* per event (struct gev): period of samples whose stack copy was too
+			   * short */
 	uint32_t kernel_id;
 	bool kernel_queued; /* the kernel's symbols were handed to the loader */
 	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
@@ -203,6 +206,21 @@ static bool in_u32_list(const uint32_t *list, size_t n, uint32_t v)
 	return false;
 }
 
+/* --cpu, --time and --since/--until: a sample outside is not in the report at all, as in perf. */
+static bool sample_in_scope(const struct rep *R, const struct prec_sample *s)
+{
+	const struct preport_report_opts *o = R->o;
+
+	if (o->cpus && (s->cpu >= o->nr_cpu_bits || !o->cpus[s->cpu]))
+		return false;
+	if (R->win && (s->time < R->win_lo || s->time > R->win_hi))
+		return false;
+	return !o->time_set ||
+	       (s->time >= o->time_start && (!o->time_end || s->time <= o->time_end));
+}
+
+/* --pid, --tid and --comms: a sample outside is in no entry but still in the totals that
+ * percentages are of, as in perf. */
 static bool sample_passes(const struct rep *R, const struct prec_sample *s, const char *comm)
 {
 	const struct preport_report_opts *o = R->o;
@@ -211,12 +229,6 @@ static bool sample_passes(const struct rep *R, const struct prec_sample *s, cons
 	if (o->nr_pids && !in_u32_list(o->pids, o->nr_pids, s->pid))
 		return false;
 	if (o->nr_tids && !in_u32_list(o->tids, o->nr_tids, s->tid))
-		return false;
-	if (o->cpus && (s->cpu >= o->nr_cpu_bits || !o->cpus[s->cpu]))
-		return false;
-	if (o->time_set && (s->time < o->time_start || (o->time_end && s->time > o->time_end)))
-		return false;
-	if (R->win && (s->time < R->win_lo || s->time > R->win_hi))
 		return false;
 	if (o->comms) {
 		for (i = 0; o->comms[i]; i++)
@@ -540,9 +552,14 @@ static int defer_stack(struct rep *R, uint32_t ctx, size_t nf, uint64_t period)
 	return 0;
 }
 
-/* The frames of a raw chain, resolved into R->frames: how many, or a negative errno. */
+/*
+ * The frames of a raw chain, resolved into R->frames: how many, or a negative errno.  A
+ * broken stack (its copy ended before the outermost caller) ends in perf's root frame for
+ * it: address 0xffffffffffffffff, in no mapping.
+ */
 static long resolve_frames(struct rep *R, struct prec_thread *t, const struct prec_sample *s,
-			   const uint64_t *ips, size_t n, uint16_t misc, bool chain, bool unwound)
+			   const uint64_t *ips, size_t n, uint16_t misc, bool chain, bool unwound,
+			   bool broken)
 {
 	size_t nf = 0;
 	int err = resolve_chain(R, t, ips, n, misc, chain, unwound, &nf);
@@ -554,6 +571,10 @@ static long resolve_frames(struct rep *R, struct prec_thread *t, const struct pr
 		err = add_frame(R, t, s->ip, cpumode_kernel(misc), false, &nf);
 		if (!err && dropped && nf)
 			R->frames[0].flags |= PREC_FRAME_NOCHAIN;
+	}
+	if (!err && broken && nf && nf < MAX_FRAMES) {
+		memset(&R->frames[nf], 0, sizeof(R->frames[nf]));
+		R->frames[nf++].addr = UINT64_MAX;
 	}
 	return err ? err : (long)nf;
 }
@@ -602,7 +623,7 @@ static struct prec_dso *unwind_find(void *arg, uint64_t pc, uint64_t *ret_off)
  */
 static const uint64_t *unwound_chain(struct rep *R, const struct prec_evsel *ev,
 				     struct prec_thread *t, const struct prec_sample *s,
-				     bool chain, size_t *ret_n)
+				     bool chain, size_t *ret_n, bool *ret_broken)
 {
 	struct unwind_ctx c = { R, t };
 	struct prec_unwind_regs regs;
@@ -624,7 +645,8 @@ static const uint64_t *unwound_chain(struct rep *R, const struct prec_evsel *ev,
 	len = s->stack_dyn_size < s->stack_size ? s->stack_dyn_size : s->stack_size;
 	*ret_n = nk + 1 +
 		 prec_unwind(&regs, s->stack_data, len, unwind_find, &c, R->uw_ips + nk + 1,
-			     R->o->max_stack < MAX_UNWOUND ? R->o->max_stack : MAX_UNWOUND);
+			     R->o->max_stack < MAX_UNWOUND ? R->o->max_stack : MAX_UNWOUND,
+			     ret_broken);
 	return R->uw_ips;
 }
 
@@ -719,9 +741,9 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	struct cc_slot *slot;
 	const uint64_t *ips;
 	size_t n;
-	uint64_t hash = 0, gen = 0;
+	uint64_t hash = 0, gen = 0; /* set with slot (GCC 12 cannot tell) */
 	uint32_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	bool chain, unwound = false;
+	bool chain, unwound = false, broken = false;
 	long ctx, node, nf;
 	int err;
 
@@ -735,7 +757,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	/* in user mode after an exec: the old image's maps have served their time */
 	if (t->ms->nr_old && mode == PERF_RECORD_MISC_USER)
 		prec_machine__user_seen(R->m, t->ms);
-	if (!sample_passes(R, &s, t->comm))
+	if (!sample_in_scope(R, &s))
 		return 0;
 	memset(&hs, 0, sizeof(hs));
 	hs.evsel = R->evmap[evidx];
@@ -746,6 +768,10 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 		hs.period = s.period;
 	else
 		hs.period = ev->attr.freq ? 1 : (ev->attr.sample_period ? ev->attr.sample_period : 1);
+	if (!sample_passes(R, &s, t->comm)) {
+		prec_hist__count_filtered(R->h, hs.evsel, hs.period);
+		return 0;
+	}
 	/* a thread's samples are mostly of one context: the thread remembers it (unless the
 	 * context has the CPU in it) */
 	if (t->user[TU_CTX] >> 32 == (uint64_t)evidx + 1 &&
@@ -767,13 +793,15 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	ips = chain ? s.callchain : &s.ip;
 	n = chain ? s.callchain_nr : 1;
 	if (R->unwind) {
-		const uint64_t *u = unwound_chain(R, ev, t, &s, chain, &n);
+		const uint64_t *u = unwound_chain(R, ev, t, &s, chain, &n, &broken);
 
 		if (u) { /* else n is untouched */
 			ips = u;
 			chain = true;
 			unwound = true;
 		}
+		if (broken)
+			R->broken[hs.evsel] += hs.period;
 	}
 	slot = NULL;
 	if (cc_use(R)) {
@@ -783,13 +811,13 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 		slot = &R->cc[hash & (CC_SLOTS - 1)];
 		if (slot->ips && slot->hash == hash && slot->gen == gen && slot->pid == s.pid &&
 		    slot->ctx == (uint32_t)ctx && slot->mode == mode && slot->n == n &&
-		    !memcmp(slot->ips, ips, n * 8)) {
+		    slot->broken == broken && !memcmp(slot->ips, ips, n * 8)) {
 			prec_hist__count(R->h, (uint32_t)ctx, slot->node, hs.period);
 			R->cc_hits++;
 			return 0;
 		}
 	}
-	nf = resolve_frames(R, t, &s, ips, n, misc, chain, unwound);
+	nf = resolve_frames(R, t, &s, ips, n, misc, chain, unwound, broken);
 	if (nf < 0)
 		return (int)nf;
 	if (R->o->hide_unresolved && (!nf || !leaf_resolved(R, &R->frames[0])))
@@ -819,6 +847,7 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	slot->pid = s.pid;
 	slot->ctx = (uint32_t)ctx;
 	slot->mode = mode;
+	slot->broken = broken;
 	slot->node = (uint32_t)node;
 	return 0;
 }
@@ -1172,6 +1201,23 @@ static int read_records(struct rep *R, const char *input)
 	return flush_queue(R, UINT64_MAX) ?: settle_stack(R) ?: err;
 }
 
+/* Under the pid and tid keys each thread is named by the command it had last, as in perf. */
+static int name_threads(struct rep *R)
+{
+	uint32_t i;
+	int err = 0;
+
+	if (!R->h->ctx_pid && !R->h->ctx_tid)
+		return 0;
+	for (i = 0; i < R->h->ctxs.n && !err; i++) {
+		const struct prec_ctx_key *ck = prec_hist__ctx(R->h, i);
+		struct prec_thread *t = prec_machine__thread(R->m, ck->pid, ck->tid);
+
+		err = t ? prec_hist__set_thread_comm(R->h, ck->pid, ck->tid, t->comm) : -ENOMEM;
+	}
+	return err;
+}
+
 /*
  * What only reading needs: the chain cache and the ordering queue.  Freed as soon as the
  * records are read, so that symbolizing and printing reuse that memory instead of touching
@@ -1212,6 +1258,7 @@ static void free_rep(struct rep *R)
 	free(R->lost[0]);
 	free(R->lost[1]);
 	free(R->lost_total);
+	free(R->broken);
 	free(R->evmap);
 	prec_strset__release(&R->comms);
 	free_reading(R);
@@ -1565,6 +1612,7 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	vo.percent_limit = o->percent_limit;
 	vo.field_sep = o->field_sep;
 	vo.graph_threshold = o->graph_threshold;
+	vo.graph_value = (enum prec_graph_value)o->graph_value;
 
 	err = prec_machine__new(&R.m);
 	if (!err)
@@ -1576,9 +1624,10 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	R.lost[0] = calloc(nev ? nev : 1, sizeof(*R.lost[0]));
 	R.lost[1] = calloc(nev ? nev : 1, sizeof(*R.lost[1]));
 	R.lost_total = calloc(nev ? nev : 1, sizeof(*R.lost_total));
+	R.broken = calloc(nev ? nev : 1, sizeof(*R.broken));
 	ve = calloc(nev ? nev : 1, sizeof(*ve));
 	R.cc = prec_calloc_written(CC_SLOTS, sizeof(*R.cc));
-	if (!R.lost[0] || !R.lost[1] || !R.lost_total || !ve || !R.cc) {
+	if (!R.lost[0] || !R.lost[1] || !R.lost_total || !R.broken || !ve || !R.cc) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1622,7 +1671,10 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	if (R.unknown_evsel)
 		prec_warn("%" PRIu64 " samples of an unknown event skipped", R.unknown_evsel);
 	{
-		int e2 = prec_hist__finish(R.h);
+		int e2 = name_threads(&R);
+
+		if (!e2)
+			e2 = prec_hist__finish(R.h);
 
 		if (e2) {
 			err = e2;
@@ -1633,6 +1685,7 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	for (i = 0; i < nev; i++) {
 		ve[i].name = sv.ev.v[i].name;
 		ve[i].lost_samples = R.lost_total[i];
+		ve[i].broken_period = R.broken[i];
 	}
 	vo.evsels = ve;
 	if (!o->folded)

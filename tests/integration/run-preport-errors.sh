@@ -5,7 +5,8 @@
 # Errors (exit 1, exactly one stderr line that is not a warning): a missing file, an empty
 # file, empty standard input, random bytes, "PERFILE2" followed by random bytes, a directory,
 # a byte-swapped magic (the line must say "byte order"), a perf.data cut inside its header.
-# Usage errors (exit 2, one line): unknown long and short options, -i without its argument.
+# Usage errors (exit 2, one line): unknown long and short options, -i without its argument,
+# -g fractal,count, -g ...,address and a -g print limit (perf's, which preport does not do).
 # Truncation (exit 0, only warnings on stderr, one of them saying "truncated", and exactly
 # the records that lie wholly before the cut printed): perf's file form cut in the data
 # section and in the feature section, and our pipe stream (zstd and plain) cut at several
@@ -220,6 +221,13 @@ run bad-short -Z
 expect_error "unknown option -Z" 2
 run no-arg -D -i
 expect_error "-i without a file" 2
+# call-graph settings of perf's that preport does not do are refused, never ignored
+run cg-fractal -i "$workdir/stream.data" -g fractal,count
+expect_error "-g fractal,count" 2 'fractal shows percentages only'
+run cg-address -i "$workdir/stream.data" -g graph,0.5,caller,address
+expect_error "-g ...,address" 2 'address key.*not supported'
+run cg-limit -i "$workdir/stream.data" -g graph,0.5,10,caller
+expect_error "-g with a print limit" 2 'print limit.*not supported'
 
 # ---- truncation ----
 say "--- truncation"

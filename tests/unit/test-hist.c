@@ -80,7 +80,7 @@ static char *report(enum feed_mode mode, bool *caught_up)
 	struct prec_symtab_opts so = { 0 };
 	struct prec_hist_opts ho = { 0 };
 	struct prec_view_opts vo = { 0 };
-	struct prec_view_evsel ev = { "cpu-clock", 0 };
+	struct prec_view_evsel ev = { .name = "cpu-clock" };
 	struct prec_symtab *st = NULL;
 	struct prec_hist *h = NULL;
 	struct prec_hist_frame fr[16];

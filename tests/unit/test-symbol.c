@@ -1450,6 +1450,7 @@ static void test_unwind(const char *exe, const struct offs *o)
 	struct stat sb;
 	size_t n, i, k, worst = 0;
 	unsigned seed = 12345;
+	bool truncated = true;
 
 	if (stat(exe, &sb))
 		abort();
@@ -1471,15 +1472,17 @@ static void test_unwind(const char *exe, const struct offs *o)
 	regs.valid = 1u << 16 | 1u << 7;
 	memset(stack, 0, sizeof(stack));
 	stack[0] = ret;
-	n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 64);
+	n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 64, &truncated);
 	ok(n >= 2 && pcs[0] == regs.r[16] && pcs[1] == ret,
 	   "unwind: from fn_alpha's entry to the return address in main (%zu pcs)", n);
-	n = prec_unwind(&regs, stack, 4, uw_find, &m, pcs, 64);
-	ok(n == 1, "unwind: a return address beyond the copy ends it (%zu pcs)", n);
-	n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 1);
+	ok(!truncated, "unwind: a stack that ends within the copy is not truncated");
+	n = prec_unwind(&regs, stack, 4, uw_find, &m, pcs, 64, &truncated);
+	ok(n == 1 && truncated, "unwind: a return address beyond the copy ends it, truncated "
+				"(%zu pcs)", n);
+	n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 1, NULL);
 	ok(n == 1 && pcs[0] == regs.r[16], "unwind: at most max pcs");
 	regs.r[16] = 0x1000; /* nowhere */
-	n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 64);
+	n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 64, NULL);
 	ok(n == 1 && pcs[0] == 0x1000, "unwind: a pc outside every DSO is the last");
 
 	/* garbage: any registers, any stack, never past max and never a crash */
@@ -1493,7 +1496,7 @@ static void test_unwind(const char *exe, const struct offs *o)
 			regs.r[i] = i == 7 ? UW_SP : UW_BASE + (seed >> 4) % m.size;
 		}
 		regs.valid = (1u << PREC_UNWIND_NREGS) - 1;
-		n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 64);
+		n = prec_unwind(&regs, stack, sizeof(stack), uw_find, &m, pcs, 64, NULL);
 		if (n > worst)
 			worst = n;
 		if (n < 1 || n > 64)

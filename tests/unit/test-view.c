@@ -30,7 +30,7 @@ static void check_minus_one(void)
 	struct prec_symtab_opts so = { 0 };
 	struct prec_hist_opts ho = { 0 };
 	struct prec_view_opts vo = { 0 };
-	struct prec_view_evsel ev = { "cpu-clock", 0 };
+	struct prec_view_evsel ev = { .name = "cpu-clock" };
 	struct prec_hist_sample s = { 0 };
 	struct prec_hist_frame fr = { 0 };
 	struct prec_symtab *st = NULL;
