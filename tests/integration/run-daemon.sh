@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# precord daemon switches segments and says what it does (issue 17, "Tests"):
+#   by time      --switch-output=1s: a second segment begins without any request
+#   by request   `precord ctl rotate` and SIGUSR2 each begin a new segment
+#   by size      --switch-output=64K: segments end once they hold 64 KiB
+#   segments     every closed segment is read on its own by preport -D and by perf report,
+#                which names the workload's hot_a; the stop leaves no .partial; the last log
+#                line's sample count equals the samples in the segments; DIR is 0700 and
+#                segments are 0600
+#   ctl status   every field there; samples written > 0 after a while, segments equal the
+#                files in DIR, the live segment exists as a .partial file
+# Skips when perf is missing or the kernel refuses perf_event_open.
+. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/record-lib.sh"
+. "$(dirname "$0")/daemon-lib.sh"
+
+need_record demo
+start_bg "$WL/demo" 120000
+
+# wait_seq DIR N: wait (at most 30 s) until a segment numbered N or higher exists in DIR.
+wait_seq() {
+	_i=0
+	while [ "$(max_seq "$1")" -lt "$2" ] && [ "$_i" -lt 300 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	[ "$(max_seq "$1")" -ge "$2" ]
+}
+
+say "--- switches by time and on request"
+D=$workdir/dir
+if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
+	m=$(stat -c %a "$D")
+	if [ "$m" = 700 ]; then ok "DIR is created with mode 700"; else bad "DIR has mode $m"; fi
+	wait_seq "$D" 2
+	check $? "by time: a second segment begins after 1 s, unasked (log: $(lines "$dlog" 3))"
+
+	# ctl status, read while recording
+	"$PRECORD" ctl --dir "$D" status >"$workdir/status.out" 2>"$workdir/status.err"
+	check_status "ctl status" $? 0 "$workdir/status.err"
+	for k in pid uptime target directory segments "bytes on disk" "samples written" \
+		"samples not written" "lost records" "lost samples" "throttle events" \
+		"daemon cpu" "daemon rss" "live segment" "last error"; do
+		grep -q "^$k: ." "$workdir/status.out" || bad "ctl status has no '$k:' line"
+	done
+	ok "ctl status: $(grep -c . "$workdir/status.out") lines: $(join_lines <"$workdir/status.out")"
+	st() { awk -v k="$1" 'index($0, k ": ") == 1 { print substr($0, length(k) + 3) }' \
+		"$workdir/status.out"; }
+	[ "$(st pid)" = "$dpid" ]
+	check $? "ctl status: pid is the daemon's ($dpid)"
+	n=$(st "samples written")
+	[ "$n" -gt 0 ] 2>/dev/null
+	check $? "ctl status: samples written ($n) > 0"
+	live=$(st "live segment")
+	[ -f "$D/$live" ] && case $live in *.partial) true ;; *) false ;; esac
+	check $? "ctl status: the live segment $live is a .partial file in DIR"
+	# the files are counted right after the status: a switch in between shows as one more
+	nfiles=$(($(closed_segments "$D" | grep -c .) + $(live_segments "$D" | grep -c .)))
+	n=$(st segments)
+	[ "$n" -eq "$nfiles" ] || [ "$n" -eq $((nfiles - 1)) ]
+	check $? "ctl status: segments ($n) equals the segment files in DIR ($nfiles)"
+	grep -q '^target: all CPUs, cpu-clock at 999 Hz' "$workdir/status.out"
+	check $? "ctl status: target says all CPUs, cpu-clock at 999 Hz"
+	grep -q '^last error: none$' "$workdir/status.out"
+	check $? "ctl status: last error: none"
+
+	s=$(max_seq "$D")
+	"$PRECORD" ctl --dir "$D" rotate >"$workdir/rotate.out" 2>&1
+	check_status "ctl rotate" $? 0 "$workdir/rotate.out"
+	wait_seq "$D" $((s + 1))
+	check $? "ctl rotate: segment $((s + 1)) begins"
+	s=$(max_seq "$D")
+	kill -s USR2 "$dpid"
+	wait_seq "$D" $((s + 1))
+	check $? "SIGUSR2: segment $((s + 1)) begins"
+	stop_daemon "time" "$D"
+
+	n=$(live_segments "$D" | grep -c .)
+	[ "$n" -eq 0 ]
+	check $? "after the stop no .partial segment is left ($n)"
+	m=$(find "$D" -maxdepth 1 -type f -name 'precord-*' ! -perm 600 | join_lines)
+	[ -z "$m" ]
+	check $? "every segment has mode 600${m:+; not: $m}"
+	total=0
+	for f in $(closed_segments "$D"); do
+		segment_reads "$f" "$D/$f" hot_a
+		total=$((total + $(grep -c . "$D/$f.samples")))
+	done
+	# shellcheck disable=SC2046 # two words, on purpose
+	set -- $(log_stopped "$dlog")
+	nseg=$(closed_segments "$D" | grep -c .)
+	if [ "${1:-x}" = "$total" ] && [ "${2:-x}" = "$nseg" ]; then
+		ok "the last log line counts $total samples in $nseg segments, as the segments hold"
+	else
+		bad "the log says '${1:-?} samples in ${2:-?} segments', the DIR holds $total in $nseg: $(lines "$dlog" 4)"
+	fi
+fi
+
+say "--- switches by size"
+D=$workdir/size
+if start_daemon size "$D" -a -e cpu-clock -F 999 -g --switch-output=64K; then
+	wait_seq "$D" 4
+	check $? "by size: four segments begin (log: $(lines "$dlog" 3))"
+	stop_daemon "size" "$D"
+	last=$(closed_segments "$D" | tail -n 1)
+	for f in $(closed_segments "$D"); do
+		sz=$(stat -c %s "$D/$f")
+		if [ "$f" = "$last" ]; then
+			segment_reads "$f" "$D/$f" hot_a
+		elif [ "$sz" -ge 65536 ]; then
+			ok "$f: $sz bytes, at least 64 KiB"
+			segment_reads "$f" "$D/$f" hot_a
+		else
+			bad "$f: $sz bytes, less than the 64 KiB of --switch-output=64K"
+		fi
+	done
+fi
+
+finish
