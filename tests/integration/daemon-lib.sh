@@ -75,12 +75,13 @@ status_of() {
 
 # closed_segments DIR: the closed segments' names in DIR (regular files only), oldest first.
 closed_segments() {
-	find "$1" -maxdepth 1 -type f -name 'precord-*Z-*.data' -printf '%f\n' | sort
+	find "$1" -maxdepth 1 -type f -name 'precord-*Z-*.data' -printf '%f\n' 2>/dev/null | sort
 }
 
 # live_segments DIR: the names of the live (.partial) segments in DIR.
 live_segments() {
-	find "$1" -maxdepth 1 -type f -name 'precord-*Z-*.data.partial' -printf '%f\n' | sort
+	find "$1" -maxdepth 1 -type f -name 'precord-*Z-*.data.partial' -printf '%f\n' 2>/dev/null |
+		sort
 }
 
 # seq_of NAME: a segment's sequence number (the digits after "Z-"), without leading zeros.
