@@ -5,7 +5,8 @@
 #   . "$(dirname "$0")/record-lib.sh"
 #   . "$(dirname "$0")/daemon-lib.sh"
 #
-# Every daemon started here is remembered and stopped (SIGTERM, by pid) when the script ends.
+# Every daemon started here is remembered and stopped (SIGTERM, by pid, then reaped) when the
+# script ends, before a tmpfs mounted by mount_tmpfs is unmounted.
 # Waits are upper bounds that end as soon as what is awaited happens, never assertions on how
 # long something took.  Plain POSIX sh.
 # shellcheck shell=sh disable=SC2154,SC2034 # workdir, bg_pids come from the other libs
@@ -118,3 +119,38 @@ log_stopped() {
 	sed -n 's/.*stopped: \([0-9][0-9]*\) samples written in \([0-9][0-9]*\) segments.*/\1 \2/p' \
 		"$1" | tail -n 1
 }
+
+# wait_seq DIR N: wait (at most 30 s) until a segment numbered N or higher exists in DIR;
+# returns 1 if none does.
+wait_seq() {
+	_i=0
+	while [ "$(max_seq "$1")" -lt "$2" ] && [ "$_i" -lt 300 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	[ "$(max_seq "$1")" -ge "$2" ]
+}
+
+# mount_tmpfs SIZE: a tmpfs of SIZE (mount's size=) at $workdir/mnt, in $mnt; returns 1 with
+# mount's complaint in $mount_error when it cannot be mounted.  Unmounted at exit.
+mnt=
+mount_tmpfs() {
+	mkdir -p -m 0700 "$workdir/mnt"
+	if mount -t tmpfs -o "size=$1,mode=0700" precord-test "$workdir/mnt" \
+		2>"$workdir/mount.err"; then
+		mnt=$workdir/mnt
+		return 0
+	fi
+	mount_error=$(lines "$workdir/mount.err" 1)
+	return 1
+}
+
+_daemon_cleanup() {
+	for _b in $bg_pids; do
+		kill "$_b" 2>/dev/null
+		wait "$_b" 2>/dev/null
+	done
+	[ -n "$mnt" ] && umount "$mnt"
+	_record_cleanup
+}
+trap _daemon_cleanup EXIT

@@ -76,12 +76,7 @@ then
 		say "setpriv is missing: ctl as another user not checked"
 	fi
 	# a few switches, so that retention runs with the planted links in DIR
-	s=$(max_seq "$D")
-	i=0
-	while [ "$(max_seq "$D")" -lt $((s + 3)) ] && [ "$i" -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_seq "$D" $(($(max_seq "$D") + 3)) || bad "no switch in 30 s: $(lines "$dlog" 3)"
 	n=$(status_of "$D" segments)
 	nfiles=$(($(closed_segments "$D" | grep -c .) + $(live_segments "$D" | grep -c .)))
 	[ "$n" -eq "$nfiles" ] || [ "$n" -eq $((nfiles - 1)) ]

@@ -18,16 +18,6 @@
 need_record demo
 start_bg "$WL/demo" 120000
 
-# wait_seq DIR N: wait (at most 30 s) until a segment numbered N or higher exists in DIR.
-wait_seq() {
-	_i=0
-	while [ "$(max_seq "$1")" -lt "$2" ] && [ "$_i" -lt 300 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	[ "$(max_seq "$1")" -ge "$2" ]
-}
-
 say "--- switches by time and on request"
 D=$workdir/dir
 if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
