@@ -106,16 +106,24 @@ static void prune(struct daemon *d)
 		note_error(d, "cannot apply retention in %s: %s", d->o->dir, strerror(-n));
 }
 
-/* Begin a new live segment; false (said once) if it cannot be. */
-static bool begin_segment(struct daemon *d)
+static bool space_error(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT;
+}
+
+/*
+ * Begin a new live segment.  Returns 0 or -errno; an error is said here (once) unless it is
+ * a full disk, which the caller says.
+ */
+static int begin_segment(struct daemon *d)
 {
 	int err;
 
 	err = prec_segdir__create_segment(d->dir, wall_ns(), &d->seg, &d->seg_fd);
 	if (err) {
-		if (!d->disk_full)
+		if (!d->disk_full && !space_error(err))
 			note_error(d, "cannot create a segment in %s: %s", d->o->dir, strerror(-err));
-		return false;
+		return err;
 	}
 	err = prec_session__begin_output(d->s, d->seg_fd);
 	if (err) {
@@ -127,12 +135,12 @@ static bool begin_segment(struct daemon *d)
 			unlinkat(prec_segdir__fd(d->dir), closed.name, 0);
 		close(d->seg_fd);
 		d->seg_fd = -1;
-		if (!d->disk_full)
+		if (!d->disk_full && !space_error(err))
 			note_error(d, "cannot write a segment in %s: %s", d->o->dir, strerror(-err));
-		return false;
+		return err;
 	}
 	d->seg_start_ms = now_ms();
-	return true;
+	return 0;
 }
 
 /* End the live segment: its stream, then its name.  Returns its write error, or 0. */
@@ -155,11 +163,6 @@ static int end_segment(struct daemon *d)
 	return werr;
 }
 
-static bool space_error(int err)
-{
-	return err == -ENOSPC || err == -EDQUOT;
-}
-
 /*
  * A write failed.  The segment is ended either way (a writer that failed takes nothing more).
  * For a full disk retention may free space; if it frees nothing, writing stops until a retry
@@ -175,7 +178,7 @@ static void handle_write_error(struct daemon *d, int err)
 		n = prec_segdir__prune_for_space(d->dir, &d->o->retention, wall_ns(), on_pruned, d);
 	else
 		note_error(d, "cannot write segment %s: %s", d->seg.name, strerror(-err));
-	if (n > 0 && begin_segment(d))
+	if (n > 0 && !begin_segment(d))
 		return;
 	prec_session__total_stats(d->s, &total);
 	d->disk_full = true;
@@ -195,7 +198,7 @@ static void retry_after_full(struct daemon *d)
 		return;
 	d->next_retry_ms = now_ms() + RETRY_MS;
 	prune(d);
-	if (!begin_segment(d))
+	if (begin_segment(d))
 		return;
 	prec_session__total_stats(d->s, &total);
 	d->disk_full = false;
@@ -216,8 +219,9 @@ static void switch_segment(struct daemon *d)
 	if (err)
 		service_log(LOG_WARNING, "segment %s ended early: %s", d->seg.name, strerror(-err));
 	prune(d);
-	if (!begin_segment(d))
-		handle_write_error(d, -ENOSPC);
+	err = begin_segment(d);
+	if (err)
+		handle_write_error(d, err);
 }
 
 /* ---- status ---- */
@@ -645,8 +649,13 @@ int daemon_run(const struct rec_opts *o)
 		goto out;
 	}
 	prune(&d); /* segments of earlier runs count */
-	if (!begin_segment(&d))
+	err = begin_segment(&d);
+	if (err) {
+		if (space_error(err))
+			note_error(&d, "cannot begin a segment in %s: %s; free some space", o->dir,
+				   strerror(-err));
 		goto out;
+	}
 	d.started_ms = now_ms();
 	d.started_wall_ns = wall_ns();
 	prec_session__enable(d.s, true);

@@ -3,8 +3,9 @@
 # shellcheck disable=SC2317 # the predicates are called through poll
 # precord daemon on a full disk (issue 17, "Disk full"): DIR on a 4 MiB tmpfs, then a filler
 # file leaves ~100 KiB free.  The daemon (no retention limit, so nothing may be deleted):
-#   - says once in its log that the disk is full (and not again while it retries, ~12 s),
-#     keeps running, and ctl status's "samples not written" grows
+#   - says once in its log, in one line, that the disk is full (besides a warning that the
+#     segment being written was cut; and not again while it retries, ~12 s), keeps
+#     running, and ctl status's "samples not written" grows
 #   - after the filler is removed, writes again (waited for at most 30 s: an upper bound)
 #   - at the stop, every segment closed before the disk filled is still there, and every
 #     closed segment reads with preport -D
@@ -59,6 +60,10 @@ sleep 11
 n=$(grep -c "is full" "$dlog")
 [ "$n" -eq 1 ]
 check $? "the log says the disk is full once ($n times) while it stays full"
+# besides a warning that the segment being written was cut
+n=$(grep "No space left" "$dlog" | grep -c -v "ended early")
+[ "$n" -eq 1 ]
+check $? "one log line says the disk is full: $(grep "No space left" "$dlog" | join_lines)"
 kill -0 "$dpid" 2>/dev/null
 check $? "the daemon keeps running on a full disk"
 "$PRECORD" ctl --dir "$D" status >"$workdir/status.now" 2>&1
