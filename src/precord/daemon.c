@@ -465,6 +465,7 @@ static int go_background(struct daemon *d, int *ret_ready_fd)
 		if (n > 0 && msg[0] == '+') {
 			printf("precord daemon: recording into %s (pid %d); stop it with 'precord "
 			       "ctl --dir %s stop'\n", d->o->dir, (int)pid, d->o->dir);
+			fflush(stdout); /* _exit() does not: stdout may be a file or a pipe */
 			_exit(0);
 		}
 		_exit(1); /* the child said why on stderr */

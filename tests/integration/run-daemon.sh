@@ -10,6 +10,8 @@
 #                segments are 0600
 #   ctl status   every field there; samples written > 0 after a while, segments equal the
 #                files in DIR, the live segment exists as a .partial file
+#   --background the parent exits 0 and names the daemon's pid on stdout (also when stdout
+#                is a file); the daemon logs into DIR/precord.log and ends on ctl stop
 # Skips when perf is missing or the kernel refuses perf_event_open.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/record-lib.sh"
@@ -105,6 +107,30 @@ if start_daemon size "$D" -a -e cpu-clock -F 999 -g --switch-output=64K; then
 			bad "$f: $sz bytes, less than the 64 KiB of --switch-output=64K"
 		fi
 	done
+fi
+
+say "--- --background"
+D=$workdir/bg
+"$PRECORD" daemon --dir "$D" --background -a -e cpu-clock -F 99 >"$workdir/bg.out" 2>"$workdir/bg.err"
+check_status "--background" $? 0 "$workdir/bg.err"
+pid=$(status_of "$D" pid)
+if [ -n "$pid" ] && grep -q "recording into $D (pid $pid)" "$workdir/bg.out"; then
+	ok "--background: the parent says where and which pid ($pid) on stdout, even into a file"
+else
+	bad "--background: stdout '$(lines "$workdir/bg.out")', ctl status's pid '$pid'"
+fi
+if [ -n "$pid" ]; then
+	bg_pids="$bg_pids $pid"
+	"$PRECORD" ctl --dir "$D" stop >/dev/null 2>&1
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ "$i" -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	! kill -0 "$pid" 2>/dev/null
+	check $? "--background: ctl stop ends the detached daemon"
+	grep -q 'stopped: ' "$D/precord.log"
+	check $? "--background: DIR/precord.log has its log: $(lines "$D/precord.log" 3)"
 fi
 
 finish
