@@ -8,7 +8,8 @@
 #     before its first flush: preport must then count no samples either)
 #   - the next start closes the leftover (renamed without .partial, never overwritten, its
 #     bytes unchanged) and numbers its segments after every earlier one
-# A last run is stopped cleanly and leaves no .partial.
+# A last run, with --switch-max-files 1, counts the last leftover against that limit at its
+# start, is stopped cleanly and leaves no .partial.
 # Skips when perf is missing or the kernel refuses perf_event_open.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/record-lib.sh"
@@ -89,7 +90,16 @@ for mode in 200ms 1500ms rotate200ms rotate1500ms; do
 done
 
 before=$(max_seq "$D")
-if start_daemon last "$D" -a -e cpu-clock -F 999 -g --switch-output=500ms; then
+if start_daemon last "$D" -a -e cpu-clock -F 999 -g --switch-output=500ms --switch-max-files 1
+then
+	n=$(closed_segments "$D" | grep -c .)
+	if [ -z "$leftover" ]; then
+		say "the last kill left no .partial"
+	elif grep -q "closed ${leftover%.partial}, .*earlier run" "$dlog" && [ "$n" -le 1 ]; then
+		ok "the leftover is closed and counts against --switch-max-files 1 ($n closed)"
+	else
+		bad "with the leftover $leftover and --switch-max-files 1, $n closed segments: $(lines "$dlog" 3)"
+	fi
 	sleep 1
 	stop_daemon last "$D"
 	n=$(live_segments "$D" | grep -c .)
