@@ -364,13 +364,10 @@ static void serve_ctl(struct daemon *d)
 	fd = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
-	    (cred.uid != 0 && cred.uid != geteuid())) {
-		service_log(LOG_WARNING, "control socket: refused a client with uid %d",
-			    (int)cred.uid);
-		snprintf(reply, sizeof(reply), "error: permission denied\n");
-		goto answer;
-	}
+	/*
+	 * The command is read first, even from a client that is refused: closing a socket with
+	 * unread data resets it, and the client would lose the answer.
+	 */
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	if (poll(&pfd, 1, CTL_TIMEOUT_MS) == 1)
@@ -381,7 +378,13 @@ static void serve_ctl(struct daemon *d)
 	}
 	cmd[n] = 0;
 	cmd[strcspn(cmd, "\r\n")] = 0;
-	if (!strcmp(cmd, "status")) {
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
+	    (cred.uid != 0 && cred.uid != geteuid())) {
+		service_log(LOG_WARNING, "control socket: refused a client with uid %d",
+			    (int)cred.uid);
+		snprintf(reply, sizeof(reply), "error: permission denied; run precord ctl as root "
+					       "or as the daemon's user\n");
+	} else if (!strcmp(cmd, "status")) {
 		status_text(d, reply, sizeof(reply));
 	} else if (!strcmp(cmd, "rotate")) {
 		d->switch_asked = true;
@@ -392,7 +395,6 @@ static void serve_ctl(struct daemon *d)
 	} else {
 		snprintf(reply, sizeof(reply), "error: unknown command '%.40s'\n", cmd);
 	}
-answer:
 	if (write(fd, reply, strlen(reply)) < 0) {
 		/* the client went away: nothing to tell it */
 	}

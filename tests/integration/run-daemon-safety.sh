@@ -5,7 +5,8 @@
 #   DIR           a symbolic link, a directory owned by another user (65534), one with mode
 #                 0777; a second daemon on the same DIR (named by the first's pid)
 #   ctl           as another user (setpriv; the part is skipped without it): the socket is
-#                 0600 in a 0700 DIR, so the connect fails; the daemon keeps running
+#                 0600 in a 0700 DIR, so the connect fails; with CAP_DAC_OVERRIDE it does
+#                 not, and the daemon refuses the uid itself (SO_PEERCRED); it keeps running
 #   planted links symbolic links in DIR named like a closed and like a live segment are not
 #                 followed: retention (--switch-max-files 1) does not delete their targets,
 #                 the restart does not close them, ctl status does not count them
@@ -72,6 +73,24 @@ then
 			--regid 65534 --clear-groups "$PRECORD" ctl --dir "$D" stop
 		kill -0 "$first" 2>/dev/null && "$PRECORD" ctl --dir "$D" status >/dev/null 2>&1
 		check $? "the daemon keeps running and answering after uid 65534's attempt"
+		# with CAP_DAC_OVERRIDE the connect succeeds: the daemon itself must refuse
+		# (SO_PEERCRED)
+		dac="setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps +dac_override"
+		dac="$dac --ambient-caps +dac_override"
+		if $dac true 2>"$workdir/dac.err"; then
+			# shellcheck disable=SC2086 # dac is words
+			refused "ctl as uid 65534 with CAP_DAC_OVERRIDE" 1 "precord ctl: " \
+				$dac "$PRECORD" ctl --dir "$D" stop
+			grep -q 'permission denied' "$workdir/refused.err"
+			check $? "the daemon's refusal says permission denied"
+			kill -0 "$first" 2>/dev/null && "$PRECORD" ctl --dir "$D" status >/dev/null 2>&1
+			check $? "the daemon keeps running after refusing uid 65534"
+			grep -q 'refused a client with uid 65534' "$dlog"
+			check $? "the daemon's log names the refused uid 65534"
+		else
+			say "setpriv cannot keep CAP_DAC_OVERRIDE ($(lines "$workdir/dac.err" 1)):" \
+				"the daemon's own refusal is not checked"
+		fi
 	else
 		say "setpriv is missing: ctl as another user not checked"
 	fi
