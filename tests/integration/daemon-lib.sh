@@ -135,7 +135,7 @@ wait_seq() {
 # mount's complaint in $mount_error when it cannot be mounted.  Unmounted at exit.
 mnt=
 mount_tmpfs() {
-	mkdir -p -m 0700 "$workdir/mnt"
+	[ -d "$workdir/mnt" ] || mkdir -m 0700 "$workdir/mnt"
 	if mount -t tmpfs -o "size=$1,mode=0700" precord-test "$workdir/mnt" \
 		2>"$workdir/mount.err"; then
 		mnt=$workdir/mnt

@@ -4,6 +4,7 @@
 #   by time      --switch-output=1s: a second segment begins without any request
 #   by request   `precord ctl rotate` and SIGUSR2 each begin a new segment
 #   by size      --switch-output=64K: segments end once they hold 64 KiB
+#   SIGTERM      stops the daemon cleanly (status 0, its last log line, no .partial)
 #   segments     every closed segment is read on its own by preport -D and by perf report,
 #                which names the workload's hot_a; the stop leaves no .partial; the last log
 #                line's sample count equals the samples in the segments; DIR is 0700 and
@@ -94,7 +95,13 @@ D=$workdir/size
 if start_daemon size "$D" -a -e cpu-clock -F 999 -g --switch-output=64K; then
 	wait_seq "$D" 4
 	check $? "by size: four segments begin (log: $(lines "$dlog" 3))"
-	stop_daemon "size" "$D"
+	# SIGTERM stops it as ctl stop does
+	kill -s TERM "$dpid"
+	wait "$dpid"
+	rc=$?
+	forget_daemon "$dpid"
+	[ "$rc" -eq 0 ] && grep -q 'stopped: ' "$dlog" && [ "$(live_segments "$D" | grep -c .)" -eq 0 ]
+	check $? "SIGTERM: exit status $rc, a 'stopped:' log line, no .partial left (log: $(tail -n 1 "$dlog"))"
 	last=$(closed_segments "$D" | tail -n 1)
 	for f in $(closed_segments "$D"); do
 		sz=$(stat -c %s "$D/$f")
