@@ -46,7 +46,9 @@ if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
 	[ "$n" -gt 0 ] 2>/dev/null
 	check $? "ctl status: samples written ($n) > 0"
 	live=$(st "live segment")
-	[ -f "$D/$live" ] && case $live in *.partial) true ;; *) false ;; esac
+	# (or it was, and a switch since closed it)
+	{ [ -f "$D/$live" ] || [ -f "$D/${live%.partial}" ]; } &&
+		case $live in *.partial) true ;; *) false ;; esac
 	check $? "ctl status: the live segment $live is a .partial file in DIR"
 	# the files are counted right after the status: a switch in between shows as one more
 	nfiles=$(($(closed_segments "$D" | grep -c .) + $(live_segments "$D" | grep -c .)))
