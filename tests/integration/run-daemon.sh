@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # precord daemon switches segments and says what it does (issue 17, "Tests"):
 #   by time      --switch-output=1s: a second segment begins without any request
-#   by request   `precord ctl rotate` and SIGUSR2 each begin a new segment
+#   by request   with --switch-output=signal, `precord ctl rotate` and SIGUSR2 each begin a
+#                new segment
 #   by size      --switch-output=64K: segments end once they hold 64 KiB
 #   SIGTERM      stops the daemon cleanly (status 0, its last log line, no .partial)
 #   segments     every closed segment is read on its own by preport -D and by perf report,
@@ -21,7 +22,7 @@
 need_record demo
 start_bg "$WL/demo" 120000
 
-say "--- switches by time and on request"
+say "--- switches by time"
 D=$workdir/dir
 if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
 	m=$(stat -c %a "$D")
@@ -60,15 +61,8 @@ if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
 	grep -q '^last error: none$' "$workdir/status.out"
 	check $? "ctl status: last error: none"
 
-	s=$(max_seq "$D")
-	"$PRECORD" ctl --dir "$D" rotate >"$workdir/rotate.out" 2>&1
-	check_status "ctl rotate" $? 0 "$workdir/rotate.out"
-	wait_seq "$D" $((s + 1))
-	check $? "ctl rotate: segment $((s + 1)) begins"
-	s=$(max_seq "$D")
-	kill -s USR2 "$dpid"
-	wait_seq "$D" $((s + 1))
-	check $? "SIGUSR2: segment $((s + 1)) begins"
+	wait_seq "$D" 3
+	check $? "by time: a third segment begins"
 	stop_daemon "time" "$D"
 
 	n=$(live_segments "$D" | grep -c .)
@@ -90,6 +84,22 @@ if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
 	else
 		bad "the log says '${1:-?} samples in ${2:-?} segments', the DIR holds $total in $nseg: $(lines "$dlog" 4)"
 	fi
+fi
+
+say "--- switches on request only (--switch-output=signal)"
+D=$workdir/signal
+if start_daemon signal "$D" -a -e cpu-clock -F 999 -g --switch-output=signal; then
+	"$PRECORD" ctl --dir "$D" rotate >"$workdir/rotate.out" 2>&1
+	check_status "ctl rotate" $? 0 "$workdir/rotate.out"
+	wait_seq "$D" 2
+	check $? "ctl rotate: segment 2 begins"
+	kill -s USR2 "$dpid"
+	wait_seq "$D" 3
+	check $? "SIGUSR2: segment 3 begins"
+	stop_daemon "signal" "$D"
+	for f in $(closed_segments "$D"); do
+		segment_reads "$f" "$D/$f" hot_a
+	done
 fi
 
 say "--- switches by size"
