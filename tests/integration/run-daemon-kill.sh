@@ -17,8 +17,7 @@
 . "$(dirname "$0")/record-lib.sh"
 . "$(dirname "$0")/daemon-lib.sh"
 
-need_record demo
-start_bg "$WL/demo" 120000
+need_record # -a samples idle CPUs too: no workload is needed for data
 D=$workdir/dir
 R=$workdir/read
 mkdir "$R"
