@@ -29,6 +29,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
@@ -39,6 +40,7 @@
 #include "service.h"
 
 #define RETRY_MS 10000 /* after a full disk, try a new segment this often */
+#define RESUME_FREE (1u << 20) /* and only with this much free: less fills at the first flush */
 #define CTL_TIMEOUT_MS 1000 /* a control client has this long to send its command */
 
 struct daemon {
@@ -57,6 +59,7 @@ struct daemon {
 	uint64_t segments_closed, segments_pruned;
 	bool stopping, switch_asked;
 	bool disk_full; /* writing stopped until space returns */
+	bool resumed; /* a segment begun after a full disk, its first flush not written yet */
 	uint64_t disk_full_since_ms, dropped_at_full, next_retry_ms;
 	char last_error[256];
 };
@@ -111,6 +114,18 @@ static bool space_error(int err)
 	return err == -ENOSPC || err == -EDQUOT;
 }
 
+/* Take back a live segment that holds nothing worth keeping (at most its header). */
+static void drop_segment(struct daemon *d)
+{
+	struct prec_segment closed;
+
+	prec_session__end_output(d->s, NULL);
+	if (!prec_segdir__close_segment(d->dir, d->seg_fd, &closed))
+		unlinkat(prec_segdir__fd(d->dir), closed.name, 0);
+	close(d->seg_fd);
+	d->seg_fd = -1;
+}
+
 /*
  * Begin a new live segment.  Returns 0 or -errno; an error is said here (once) unless it is
  * a full disk, which the caller says.
@@ -127,14 +142,7 @@ static int begin_segment(struct daemon *d)
 	}
 	err = prec_session__begin_output(d->s, d->seg_fd);
 	if (err) {
-		struct prec_segment closed;
-
-		/* an empty segment has nothing to keep: take it back */
-		prec_session__end_output(d->s, NULL);
-		if (!prec_segdir__close_segment(d->dir, d->seg_fd, &closed))
-			unlinkat(prec_segdir__fd(d->dir), closed.name, 0);
-		close(d->seg_fd);
-		d->seg_fd = -1;
+		drop_segment(d); /* an empty segment has nothing to keep */
 		if (!d->disk_full && !space_error(err))
 			note_error(d, "cannot write a segment in %s: %s", d->o->dir, strerror(-err));
 		return err;
@@ -166,13 +174,21 @@ static int end_segment(struct daemon *d)
 /*
  * A write failed.  The segment is ended either way (a writer that failed takes nothing more).
  * For a full disk retention may free space; if it frees nothing, writing stops until a retry
- * finds space.
+ * finds space.  A segment begun by a retry whose first flush failed found room for its header
+ * only: it is taken back and the disk is still full, which was said already.
  */
 static void handle_write_error(struct daemon *d, int err)
 {
 	struct prec_session_stats total;
 	int n = 0;
 
+	if (d->resumed) {
+		drop_segment(d);
+		d->resumed = false;
+		d->disk_full = true;
+		d->next_retry_ms = now_ms() + RETRY_MS;
+		return;
+	}
 	end_segment(d);
 	if (space_error(err))
 		n = prec_segdir__prune_for_space(d->dir, &d->o->retention, wall_ns(), on_pruned, d);
@@ -192,16 +208,30 @@ static void handle_write_error(struct daemon *d, int err)
 
 static void retry_after_full(struct daemon *d)
 {
-	struct prec_session_stats total;
+	struct statvfs vfs;
 
 	if (!d->disk_full || now_ms() < d->next_retry_ms)
 		return;
 	d->next_retry_ms = now_ms() + RETRY_MS;
 	prune(d);
+	if (!fstatvfs(prec_segdir__fd(d->dir), &vfs) &&
+	    (uint64_t)vfs.f_bavail * vfs.f_frsize < RESUME_FREE)
+		return;
 	if (begin_segment(d))
 		return;
-	prec_session__total_stats(d->s, &total);
 	d->disk_full = false;
+	d->resumed = true; /* said once its first flush is written */
+}
+
+/* A segment begun after a full disk has written its first flush: writing goes on. */
+static void confirm_resume(struct daemon *d)
+{
+	struct prec_session_stats total;
+
+	if (!d->resumed || d->seg_fd < 0 || prec_session__write_error(d->s))
+		return;
+	d->resumed = false;
+	prec_session__total_stats(d->s, &total);
 	service_log(LOG_NOTICE, "writing again after %.0f s: %" PRIu64 " samples were not written",
 		    (double)(now_ms() - d->disk_full_since_ms) / 1000.0,
 		    total.dropped_samples - d->dropped_at_full);
@@ -212,6 +242,8 @@ static void switch_segment(struct daemon *d)
 {
 	int err;
 
+	if (d->resumed)
+		return; /* after its first flush: a failure before that is handled quietly */
 	d->switch_asked = false;
 	if (d->disk_full)
 		return;
@@ -570,6 +602,7 @@ static void run_loop(struct daemon *d)
 		prec_session__drain(d->s);
 		if (now_ms() >= next_flush) {
 			prec_session__flush(d->s);
+			confirm_resume(d);
 			next_flush = now_ms() + o->flush_ms;
 		}
 		err = prec_session__write_error(d->s);

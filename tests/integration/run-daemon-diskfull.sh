@@ -4,9 +4,11 @@
 # precord daemon on a full disk (issue 17, "Disk full"): DIR on a 4 MiB tmpfs, then a filler
 # file leaves ~100 KiB free.  The daemon (no retention limit, so nothing may be deleted):
 #   - says once in its log, in one line, that the disk is full (besides a warning that the
-#     segment being written was cut; and not again while it retries, ~12 s), keeps
-#     running, and ctl status's "samples not written" grows
-#   - after the filler is removed, writes again (waited for at most 30 s: an upper bound)
+#     segment being written was cut; and not again while it retries, ~12 s, even when
+#     16 KiB come back: enough to begin a segment, not to write it), keeps running, and
+#     ctl status's "samples not written" grows
+#   - after the filler is removed, writes again and says so once (waited for at most 30 s:
+#     an upper bound)
 #   - at the stop, every segment closed before the disk filled is still there, and every
 #     closed segment reads with preport -D
 # Skips when perf is missing, the kernel refuses perf_event_open, or a tmpfs cannot be
@@ -54,7 +56,9 @@ check $? "ctl status counts samples not written ($n1)"
 poll 30 not_written_above "$n1"
 n2=$(status_of "$D" "samples not written")
 check $? "samples not written grow ($n1, then $n2)"
-# past one retry (every 10 s) with the disk still full
+# a little space comes back (enough for a new segment's header, not for its first flush),
+# then past one retry (every 10 s): no "writing again" followed by a second "is full"
+truncate -s -16K "$mnt/filler"
 sleep 11
 n=$(grep -c "is full" "$dlog")
 [ "$n" -eq 1 ]
@@ -69,9 +73,15 @@ check $? "the daemon keeps running on a full disk"
 grep -q '^live segment: none (disk full)$' "$workdir/status.now"
 check $? "ctl status: $(grep -e '^live segment' -e '^last error' "$workdir/status.now" | join_lines)"
 
+n=$(grep -c "writing again" "$dlog")
+[ "$n" -eq 0 ]
+check $? "with 16 KiB free the daemon does not claim to write again ($n times)"
 rm -f "$mnt/filler"
 poll 30 writing
 check $? "after the filler is removed the daemon writes again (log: $(tail -n 1 "$dlog"))"
+n=$(grep -c "writing again" "$dlog")
+[ "$n" -eq 1 ]
+check $? "the log says it writes again once ($n times)"
 stop_daemon full "$D"
 lost=
 for f in $before; do
