@@ -15,6 +15,12 @@
 #define PREC_FILE_HEADER_SIZE 104
 #define PREC_FILE_HEADER_SIZE_OLD 72
 
+/*
+ * How the VERSION feature of a stream written by precord starts ("precord 0.1.0").  Such a
+ * pipe-form stream ends with the end marker (see prec_writer__finish()).
+ */
+#define PREC_VERSION_PREFIX "precord "
+
 /* The attr size we write: what perf 6.1 writes and accepts (PERF_ATTR_SIZE_VER7). */
 #define PREC_ATTR_SIZE 128
 

@@ -80,6 +80,8 @@ struct prec_reader {
 	struct src src;
 	bool pipe;
 	bool truncated;
+	bool features_ended; /* pipe form: the end-of-features marker has passed */
+	bool end_marker; /* the last record so far is precord's end marker */
 	int err;
 	bool done;
 	uint64_t limit; /* end of the data section, NO_LIMIT for pipe form / killed files */
@@ -996,8 +998,12 @@ static void absorb_header_feature(struct prec_reader *r, const unsigned char *p,
 		return;
 	}
 	memcpy(&feat, p + 8, 8);
-	if (feat == PREC_FEAT_LAST)
+	if (feat == PREC_FEAT_LAST) {
+		r->features_ended = true;
 		return;
+	}
+	if (feat == PREC_FEAT_SAMPLE_TIME && r->features_ended)
+		r->end_marker = true;
 	if (feat == 0 || feat >= PREC_FEAT_LAST) {
 		prec_warn("offset %#" PRIx64 ": unknown feature %" PRIu64 "; ignored", off, feat);
 		return;
@@ -1080,6 +1086,7 @@ static int next_outer(struct prec_reader *r, struct prec_record *ret)
 		return 0;
 	}
 
+	r->end_marker = false;
 	switch (h.type) {
 	case PREC_REC_COMPRESSED:
 		if (!r->dctx) {
@@ -1230,6 +1237,26 @@ bool prec_reader__is_pipe(const struct prec_reader *r)
 bool prec_reader__truncated(const struct prec_reader *r)
 {
 	return r->truncated;
+}
+
+bool prec_reader__ended(const struct prec_reader *r)
+{
+	return r->end_marker && !r->truncated;
+}
+
+bool prec_reader__from_precord(const struct prec_reader *r)
+{
+	const struct feature *f = &r->features[PREC_FEAT_VERSION];
+	size_t n = sizeof(PREC_VERSION_PREFIX) - 1;
+
+	/* a perf string: u32 length, then the text */
+	return f->present && f->len >= 4 + n &&
+	       !memcmp((const char *)f->data + 4, PREC_VERSION_PREFIX, n);
+}
+
+bool prec_reader__cut_short(const struct prec_reader *r)
+{
+	return r->pipe && r->done && prec_reader__from_precord(r) && !prec_reader__ended(r);
 }
 
 size_t prec_reader__nr_evsels(const struct prec_reader *r)

@@ -83,6 +83,21 @@ int prec_reader__read_header(struct prec_reader *r);
 
 bool prec_reader__is_pipe(const struct prec_reader *r);
 bool prec_reader__truncated(const struct prec_reader *r);
+/*
+ * Whether the records read so far end with precord's end marker (a SAMPLE_TIME
+ * HEADER_FEATURE after the end of the pipe header, as the last record; its payload is then
+ * prec_reader__feature(PREC_FEAT_SAMPLE_TIME)).  Meaningful once prec_reader__next() has
+ * returned 0.
+ */
+bool prec_reader__ended(const struct prec_reader *r);
+/* Whether the VERSION feature says precord wrote the stream (PREC_VERSION_PREFIX). */
+bool prec_reader__from_precord(const struct prec_reader *r);
+/*
+ * After the end of the stream (prec_reader__next() returned 0): a pipe-form stream written by
+ * precord that lacks the end marker, i.e. the recorder was killed or its disk filled up.
+ * False for perf's streams and for file-form files (they have other signs of a cut).
+ */
+bool prec_reader__cut_short(const struct prec_reader *r);
 
 size_t prec_reader__nr_evsels(const struct prec_reader *r);
 const struct prec_evsel *prec_reader__evsel(const struct prec_reader *r, size_t idx);

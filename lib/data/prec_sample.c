@@ -317,6 +317,16 @@ uint64_t prec_record__id(const struct prec_sample_layout *l, const void *rec, si
 	return v;
 }
 
+void prec_time_range__add(struct prec_time_range *t, uint64_t time)
+{
+	if (!time)
+		return;
+	if (!t->first || time < t->first)
+		t->first = time;
+	if (time > t->last)
+		t->last = time;
+}
+
 uint64_t prec_sample__time(const struct prec_sample_layout *l, const void *rec, size_t size)
 {
 	uint64_t st = l->sample_type, t = 0;
@@ -517,9 +527,12 @@ int prec_mmap2__parse(const void *rec, size_t size, struct prec_mmap2 *ret)
 	ret->len = cur_u64(&c);
 	ret->pgoff = cur_u64(&c);
 	u = c.p;
-	if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+	/* the flag alone does not say (see the header): a build-id is 1 to 20 bytes, with zero
+	 * reserved bytes after its size; anything else there is a device number */
+	if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && u[0] && u[0] <= 20 && !u[1] && !u[2] &&
+	    !u[3]) {
 		ret->has_build_id = true;
-		ret->build_id_size = u[0] > 20 ? 20 : u[0];
+		ret->build_id_size = u[0];
 		memcpy(ret->build_id, u + 4, 20);
 		cur_take(&c, 24);
 	} else {

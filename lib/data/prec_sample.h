@@ -127,8 +127,19 @@ struct prec_mmap2 {
  * record's own size is taken from its header; any alignment).  ret->filename points into
  * `rec`.  Returns 0, or -EBADMSG when the record is not an MMAP2, is longer than `size` or
  * too short, or its filename is not NUL-terminated inside it.
+ * The build-id flag in misc is not trusted alone: while one listener asks for build-ids,
+ * kernels up to at least 6.18 set it in the records of every listener, over device and
+ * inode.  A flagged record whose size byte is 0 or above 20, or whose three reserved bytes
+ * after it are not zero, is decoded as device and inode (has_build_id false).
  */
 int prec_mmap2__parse(const void *rec, size_t size, struct prec_mmap2 *ret);
+
+/* The earliest and the latest of a set of sample times (0 and 0: none yet). */
+struct prec_time_range {
+	uint64_t first, last;
+};
+/* Count `time` in; 0 (no time) is ignored. */
+void prec_time_range__add(struct prec_time_range *t, uint64_t time);
 
 /* Number of set bits, for register masks. */
 unsigned int prec_popcount64(uint64_t v);

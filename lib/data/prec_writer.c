@@ -13,6 +13,9 @@
  *  - Each COMPRESSED record decompresses to at most PREC_WRITER_CHUNK bytes, the mmap_len we
  *    declare, and its payload stays below perf's 65527-byte limit.
  *  - After the first write error, `err` is sticky and nothing else is written.
+ *  - finish writes the end marker (a SAMPLE_TIME HEADER_FEATURE, the only one after the
+ *    end-of-features marker) once, as the last record, and only if every byte before it was
+ *    written: a stream without it was cut short.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,6 +50,10 @@ struct prec_writer {
 	struct wattr *attrs;
 	size_t nr_attrs;
 	struct prec_writer_stats stats;
+	/* SAMPLE times seen, for the end marker; sample_times is false when the attrs do not
+	 * agree on where a sample's time is */
+	bool sample_times, ended;
+	struct prec_time_range times;
 };
 
 /*
@@ -238,6 +245,25 @@ static int emit_user_record(struct prec_writer *w, const void *p, size_t n)
 	return err ? err : maybe_write(w);
 }
 
+/* The times of the SAMPLE records among `len` bytes of whole kernel records. */
+static void note_sample_times(struct prec_writer *w, const unsigned char *p, size_t len)
+{
+	struct perf_event_header h;
+	size_t off = 0;
+
+	if (!w->sample_times)
+		return;
+	while (len - off >= sizeof(h)) {
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			return;
+		if (h.type == PERF_RECORD_SAMPLE)
+			prec_time_range__add(&w->times, prec_sample__time(&w->attrs[0].layout,
+									  p + off, h.size));
+		off += h.size;
+	}
+}
+
 /* Emit the record assembled in w->rec, whose header size is filled in here. */
 static int emit_rec(struct prec_writer *w)
 {
@@ -251,6 +277,8 @@ static int emit_rec(struct prec_writer *w)
 	h.size = (uint16_t)w->rec.len;
 	memcpy(w->rec.data, &h, sizeof(h));
 	w->stats.nr_records++;
+	if (h.type == PERF_RECORD_SAMPLE)
+		note_sample_times(w, w->rec.data, w->rec.len);
 	if (h.type < PREC_REC_USER_START)
 		return emit_kernel_bytes(w, w->rec.data, w->rec.len);
 	return emit_user_record(w, w->rec.data, w->rec.len);
@@ -308,7 +336,7 @@ static int check_record_phase(struct prec_writer *w)
 {
 	if (w->err)
 		return w->err;
-	return w->header_done ? 0 : -EINVAL;
+	return w->header_done && !w->ended ? 0 : -EINVAL;
 }
 
 int prec_writer__add_attr(struct prec_writer *w, const struct perf_event_attr *attr,
@@ -372,8 +400,7 @@ int prec_writer__add_feature(struct prec_writer *w, unsigned int feat, const voi
 	return err ? err : emit_rec(w);
 }
 
-/* perf_header_string: u32 len, then the text, NUL and zero padding up to a multiple of 64. */
-static int put_header_string(struct prec_buf *b, const char *s)
+int prec_feat_put_string(struct prec_buf *b, const char *s)
 {
 	size_t n = strlen(s) + 1;
 	uint32_t padded = (uint32_t)((n + 63) / 64 * 64);
@@ -389,10 +416,28 @@ static int put_header_string(struct prec_buf *b, const char *s)
 	return err;
 }
 
+int prec_feat_put_event(struct prec_buf *b, const struct perf_event_attr *attr, const uint64_t *ids,
+			size_t nr_ids, const char *name)
+{
+	unsigned char a[PREC_ATTR_SIZE];
+	uint32_t size = PREC_ATTR_SIZE, nids = (uint32_t)nr_ids;
+	int err;
+
+	memset(a, 0, sizeof(a));
+	memcpy(a, attr, sizeof(*attr) < sizeof(a) ? sizeof(*attr) : sizeof(a));
+	memcpy(a + 4, &size, 4);
+	err = prec_buf__append(b, a, sizeof(a));
+	if (!err)
+		err = prec_buf__append(b, &nids, 4);
+	if (!err)
+		err = prec_feat_put_string(b, name);
+	return err ? err : prec_buf__append(b, ids, nr_ids * sizeof(uint64_t));
+}
+
 int prec_writer__add_feature_string(struct prec_writer *w, unsigned int feat, const char *s)
 {
 	struct prec_buf b = { 0 };
-	int err = put_header_string(&b, s);
+	int err = prec_feat_put_string(&b, s);
 
 	if (!err)
 		err = prec_writer__add_feature(w, feat, b.data, b.len);
@@ -409,7 +454,7 @@ int prec_writer__add_feature_strings(struct prec_writer *w, unsigned int feat,
 	int err = prec_buf__append(&b, &nr, 4);
 
 	for (i = 0; !err && i < n; i++)
-		err = put_header_string(&b, v[i]);
+		err = prec_feat_put_string(&b, v[i]);
 	if (!err)
 		err = prec_writer__add_feature(w, feat, b.data, b.len);
 	prec_buf__release(&b);
@@ -419,26 +464,35 @@ int prec_writer__add_feature_strings(struct prec_writer *w, unsigned int feat,
 int prec_writer__add_event_desc(struct prec_writer *w, const char *const *names)
 {
 	struct prec_buf b = { 0 };
-	uint32_t nr = (uint32_t)w->nr_attrs, asz = PREC_ATTR_SIZE, nids;
+	uint32_t nr = (uint32_t)w->nr_attrs, asz = PREC_ATTR_SIZE;
 	size_t i;
 	int err = prec_buf__append(&b, &nr, 4);
 
 	if (!err)
 		err = prec_buf__append(&b, &asz, 4);
-	for (i = 0; !err && i < w->nr_attrs; i++) {
-		err = prec_buf__append(&b, &w->attrs[i].attr, PREC_ATTR_SIZE);
-		nids = (uint32_t)w->attrs[i].nr_ids;
-		if (!err)
-			err = prec_buf__append(&b, &nids, 4);
-		if (!err)
-			err = put_header_string(&b, names[i] ? names[i] : "");
-		if (!err)
-			err = prec_buf__append(&b, w->attrs[i].ids, nids * sizeof(uint64_t));
-	}
+	for (i = 0; !err && i < w->nr_attrs; i++)
+		err = prec_feat_put_event(&b, &w->attrs[i].attr, w->attrs[i].ids,
+					  w->attrs[i].nr_ids, names[i] ? names[i] : "");
 	if (!err)
 		err = prec_writer__add_feature(w, PREC_FEAT_EVENT_DESC, b.data, b.len);
 	prec_buf__release(&b);
 	return err;
+}
+
+/* Whether every attr has a sample's time at the same place (the first attr's layout finds it). */
+static bool same_time_slot(const struct prec_writer *w)
+{
+	const uint64_t before = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				PERF_SAMPLE_TIME;
+	size_t i;
+
+	if (!w->nr_attrs || !(w->attrs[0].layout.sample_type & PERF_SAMPLE_TIME))
+		return false;
+	for (i = 1; i < w->nr_attrs; i++)
+		if ((w->attrs[i].layout.sample_type & before) !=
+		    (w->attrs[0].layout.sample_type & before))
+			return false;
+	return true;
 }
 
 int prec_writer__end_header(struct prec_writer *w)
@@ -460,8 +514,10 @@ int prec_writer__end_header(struct prec_writer *w)
 		err = rec_put(w, &end, 8);
 	if (!err)
 		err = emit_rec(w);
-	if (!err)
+	if (!err) {
 		w->header_done = true;
+		w->sample_times = same_time_slot(w);
+	}
 	return err;
 }
 
@@ -708,8 +764,8 @@ int prec_writer__add_raw(struct prec_writer *w, const void *buf, size_t len)
 
 	if (err)
 		return err;
-	err = emit_kernel_bytes(w, buf, len);
-	return err;
+	note_sample_times(w, buf, len);
+	return emit_kernel_bytes(w, buf, len);
 }
 
 static int flush_all(struct prec_writer *w, bool end_frame)
@@ -731,7 +787,24 @@ int prec_writer__flush(struct prec_writer *w)
 
 int prec_writer__finish(struct prec_writer *w)
 {
-	return flush_all(w, true);
+	uint64_t v[3] = { PREC_FEAT_SAMPLE_TIME, w->times.first, w->times.last };
+	int err;
+
+	if (w->err || !w->header_done || w->ended)
+		return flush_all(w, true);
+	/* the marker goes out only behind everything else: a write error first leaves none */
+	err = flush_all(w, true);
+	if (!err)
+		err = rec_begin(w, PREC_REC_HEADER_FEATURE, 0);
+	if (!err)
+		err = rec_put(w, v, sizeof(v));
+	if (!err)
+		err = emit_rec(w);
+	if (!err)
+		err = write_out(w);
+	if (!err)
+		w->ended = true;
+	return err;
 }
 
 void prec_writer__get_stats(const struct prec_writer *w, struct prec_writer_stats *ret)

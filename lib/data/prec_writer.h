@@ -9,7 +9,7 @@
  *   prec_writer__end_header()     COMPRESSED feature (if compressing) + end-of-features marker
  *   prec_writer__add_<record>() / prec_writer__add_raw()   records
  *   prec_writer__flush()          at least once per flush interval
- *   prec_writer__finish()         final flush; then prec_writer__free()
+ *   prec_writer__finish()         final flush and the end marker; then prec_writer__free()
  *
  * Kernel-type records (type < 64), typed or raw, go through the compressor when compression
  * is on: they are cut into chunks of at most PREC_WRITER_CHUNK raw bytes, each chunk becomes
@@ -133,9 +133,26 @@ int prec_writer__add_raw(struct prec_writer *w, const void *buf, size_t len);
 
 /* Flush the pending compressed group (all of it decodes) and write everything buffered. */
 int prec_writer__flush(struct prec_writer *w);
-/* Final flush, ending the zstd frame. */
+/*
+ * The normal end of a stream: the final flush, ending the zstd frame, then the end marker, a
+ * SAMPLE_TIME HEADER_FEATURE holding the first and last sample times seen (0 when none, or when
+ * the attrs disagree on where a sample's time is), written last.  A stream that lacks it was
+ * cut short (see prec_reader__cut_short()).  The marker is written once, and only when the
+ * header was ended and no write failed; no record may be added after it (-EINVAL).
+ */
 int prec_writer__finish(struct prec_writer *w);
 
 void prec_writer__get_stats(const struct prec_writer *w, struct prec_writer_stats *ret);
+
+/*
+ * Feature payload parts, appended to `b` (also for the file form): a perf header string (u32
+ * length, the text, its NUL and zeros up to a multiple of 64), and one event's entry of
+ * EVENT_DESC (its attr in PREC_ATTR_SIZE bytes with size set to that, u32 number of ids, the
+ * name as a header string, the ids).  0 or -errno.
+ */
+struct prec_buf;
+int prec_feat_put_string(struct prec_buf *b, const char *s);
+int prec_feat_put_event(struct prec_buf *b, const struct perf_event_attr *attr, const uint64_t *ids,
+			size_t nr_ids, const char *name);
 
 #endif

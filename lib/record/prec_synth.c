@@ -114,7 +114,9 @@ int prec_synth_features(struct prec_writer *w, int argc, char **argv)
 		if (err)
 			return err;
 	}
-	err = prec_writer__add_feature_string(w, PREC_FEAT_VERSION, PACKAGE_VERSION);
+	/* "precord 0.1.0": tells preport that the stream ends with the end marker */
+	err = prec_writer__add_feature_string(w, PREC_FEAT_VERSION,
+					      PREC_VERSION_PREFIX PACKAGE_VERSION);
 	if (err)
 		return err;
 	nrcpus[0] = (uint32_t)count_cpus("/sys/devices/system/cpu/present");

@@ -892,7 +892,8 @@ static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist
 
 		nr = prec_dso__inlines(d, a->addr, inl, MAX_INLINE);
 		for (k = 0; k < nr; k++) {
-			sf = sframe_intern(h, f->dso, PREC_SF_INLINE, 0, inl[k].name, a->kernel);
+			sf = sframe_intern(h, f->dso, PREC_SF_INLINE, inl[k].id, inl[k].name,
+					   a->kernel);
 			if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
 				return -ENOMEM;
 		}

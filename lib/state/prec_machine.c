@@ -20,6 +20,7 @@
 
 #include "prec_buf.h"
 #include "prec_machine.h"
+#include "prec_sample.h"
 
 #define PREC_RECENT_THREADS 64
 
@@ -379,44 +380,51 @@ static const char *rec_string(const unsigned char *rec, size_t size, size_t off)
 	return (const char *)rec + off;
 }
 
-static int do_mmap(struct prec_machine *m, uint32_t type, uint16_t misc, const unsigned char *p,
-		   size_t size)
+/* An MMAP record (the form before MMAP2: no file identity) as the MMAP2 decoder gives it. */
+static int parse_mmap(const unsigned char *p, size_t size, struct prec_mmap2 *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	memcpy(&ret->pid, p + 8, 4);
+	memcpy(&ret->tid, p + 12, 4);
+	memcpy(&ret->addr, p + 16, 8);
+	memcpy(&ret->len, p + 24, 8);
+	memcpy(&ret->pgoff, p + 32, 8);
+	ret->filename = rec_string(p, size, 40);
+	return ret->filename ? 0 : -EBADMSG;
+}
+
+static int do_mmap(struct prec_machine *m, uint32_t type, const unsigned char *p, size_t size)
 {
 	struct prec_map nm = { 0 };
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
+	struct prec_mmap2 r;
 	struct prec_mspace *ms;
-	const char *name;
-	size_t name_off = type == PERF_RECORD_MMAP2 ? 72 : 40;
 
-	memcpy(&pid, p + 8, 4);
-	memcpy(&tid, p + 12, 4);
-	memcpy(&addr, p + 16, 8);
-	memcpy(&len, p + 24, 8);
-	memcpy(&pgoff, p + 32, 8);
-	name = rec_string(p, size, name_off);
-	if (!name)
+	if (type == PERF_RECORD_MMAP2 ? prec_mmap2__parse(p, size, &r) : parse_mmap(p, size, &r))
 		return -EBADMSG;
-	if (len == 0 || addr + len < addr)
+	if (r.len == 0 || r.addr + r.len < r.addr)
 		return 0; /* nothing mapped, or nonsense: ignore rather than fail the report */
-	nm.start = addr;
-	nm.end = addr + len;
-	nm.pgoff = pgoff;
-	nm.path = prec_strset__intern(&m->strs, name);
+	nm.start = r.addr;
+	nm.end = r.addr + r.len;
+	nm.pgoff = r.pgoff;
+	nm.path = prec_strset__intern(&m->strs, r.filename);
 	if (!nm.path)
 		return -ENOMEM;
-	if (type == PERF_RECORD_MMAP2 && (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && p[40]) {
-		nm.build_id = bid_intern(m, p + 44, p[40]);
+	if (r.has_build_id) {
+		nm.build_id = bid_intern(m, r.build_id, r.build_id_size);
 		if (!nm.build_id)
 			return -ENOMEM;
-	}
-	if (!nm.build_id)
+	} else {
+		nm.maj = r.maj;
+		nm.min = r.min;
+		nm.ino = r.ino;
+		nm.ino_gen = r.ino_generation;
 		attach_build_id(m, &nm);
+	}
 	/* kernel maps: pid -1; in user records a pid of -1 also means "not a process" */
-	ms = mspace_of(m, pid, NULL);
+	ms = mspace_of(m, r.pid, NULL);
 	if (!ms)
 		return -ENOMEM;
-	if (pid != PREC_PID_KERNEL && !prec_machine__thread(m, pid, tid))
+	if (r.pid != PREC_PID_KERNEL && !prec_machine__thread(m, r.pid, r.tid))
 		return -ENOMEM;
 	changed(m, ms);
 	return mspace_insert(ms, &nm);
@@ -495,9 +503,9 @@ int prec_machine__process(struct prec_machine *m, uint32_t type, uint16_t misc, 
 
 	switch (type) {
 	case PERF_RECORD_MMAP:
-		return size < 41 ? -EBADMSG : do_mmap(m, type, misc, p, size);
+		return size < 41 ? -EBADMSG : do_mmap(m, type, p, size);
 	case PERF_RECORD_MMAP2:
-		return size < 73 ? -EBADMSG : do_mmap(m, type, misc, p, size);
+		return do_mmap(m, type, p, size);
 	case PERF_RECORD_COMM:
 		return size < 17 ? -EBADMSG : do_comm(m, misc, p, size);
 	case PERF_RECORD_FORK:

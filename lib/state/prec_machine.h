@@ -34,6 +34,10 @@ struct prec_map {
 	uint64_t pgoff;
 	const char *path; /* interned; as recorded */
 	const struct prec_build_id *build_id; /* NULL: none recorded */
+	/* the file's identity from an MMAP2 record in inode form: device, inode, generation
+	 * (ino 0: none, as for MMAP records and anonymous memory) */
+	uint32_t maj, min;
+	uint64_t ino, ino_gen;
 	/* for the layer above; NULL on a new map.  A forked process shares its parent's maps
 	 * until either changes them, so this must depend only on the map, not the process. */
 	void *priv;

@@ -7,6 +7,9 @@
  * a dwz .gnu_debugaltlink file is found the same way and handed to libdw, so libdw never
  * opens files itself.  Each distinct address is answered once: the answer (source line and
  * inline frames) is kept in a per-DSO table keyed by address, strings interned in the symtab.
+ * An inlined function is named as perf names it (its demangled linkage name) and carries an
+ * id that is one function's, wherever it was inlined, and differs between functions that
+ * show the same name.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -194,7 +197,42 @@ static const char *call_site(struct prec_dso *d, Dwarf_Die *cu, Dwarf_Die *die)
 	return srcline_str(d, dwarf_filesrc(files, file, NULL, NULL), (int)line);
 }
 
-static int push_frame(struct prec_dwarf *w, const char *name, const char *srcline)
+/*
+ * The name perf shows for the function of inlined instance `die` and its id (see
+ * prec_inline_frame): interned, NULL on -ENOMEM.  perf takes the linkage name and demangles
+ * it; the DWARF name of a C++ function is another text ("mix<long unsigned int>" for
+ * app::mix<unsigned long>) that drops its namespace.
+ */
+static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret_id)
+{
+	Dwarf_Attribute a;
+	const char *linkage = NULL, *name = dwarf_diename(die), *file, *base, *shown;
+	char *dm = NULL, key[1024];
+	int line = 0, n;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		linkage = dwarf_formstring(&a);
+	file = dwarf_decl_file(die);
+	base = file ? strrchr(file, '/') : NULL;
+	base = base ? base + 1 : file;
+	if (dwarf_decl_line(die, &line))
+		line = 0;
+	/* where it is declared, by file name (units may spell the directory differently) */
+	shown = linkage ? linkage : name ? name : "??";
+	n = snprintf(key, sizeof(key), "%s:%s:%d", shown, base ? base : "", line);
+	*ret_id = prec_hash_bytes(key, n > 0 && (size_t)n < sizeof(key) ? (size_t)n : strlen(key));
+	if (linkage && d->st->opts.no_demangle)
+		name = linkage; /* as ELF symbols show then */
+	else if (linkage)
+		dm = prec_demangle(linkage);
+	shown = dm ? dm : name ? name : linkage ? linkage : "??";
+	shown = prec_symtab__intern(d->st, shown);
+	free(dm);
+	return shown;
+}
+
+static int push_frame(struct prec_dwarf *w, const char *name, const char *srcline, uint64_t id)
 {
 	if (w->nframes == UINT32_MAX)
 		return -E2BIG;
@@ -203,6 +241,7 @@ static int push_frame(struct prec_dwarf *w, const char *name, const char *srclin
 		return -ENOMEM;
 	w->frames[w->nframes].name = name;
 	w->frames[w->nframes].srcline = srcline;
+	w->frames[w->nframes].id = id;
 	w->nframes++;
 	return 0;
 }
@@ -270,6 +309,7 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 	Dwarf_Die cu;
 	Dwarf_Line *line;
 	const char *where, *name;
+	uint64_t id;
 	int i, lineno, err = 0;
 
 	memset(a, 0, sizeof(*a));
@@ -293,13 +333,12 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 			break;
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
-		name = dwarf_diename(&path->die[i]);
-		name = prec_symtab__intern(d->st, name ? name : "??");
+		name = inline_name(d, &path->die[i], &id);
 		if (!name) {
 			err = -ENOMEM;
 			break;
 		}
-		err = push_frame(w, name, where);
+		err = push_frame(w, name, where, id);
 		if (err)
 			break;
 		a->n++;

@@ -17,8 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <linux/fs.h>
 
 #include "prec_log.h"
 #include "prec_symbol_int.h"
@@ -90,7 +94,8 @@ static void read_build_id(struct prec_elf *pe)
 		GElf_Shdr sh;
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    sh.sh_size > PREC_NOTES_MAX)
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (data && data->d_buf)
@@ -102,7 +107,8 @@ static void read_build_id(struct prec_elf *pe)
 		GElf_Phdr ph;
 		Elf_Data *data;
 
-		if (!gelf_getphdr(pe->elf, (int)i, &ph) || ph.p_type != PT_NOTE || !ph.p_filesz)
+		if (!gelf_getphdr(pe->elf, (int)i, &ph) || ph.p_type != PT_NOTE || !ph.p_filesz ||
+		    ph.p_filesz > PREC_NOTES_MAX)
 			continue;
 		data = elf_getdata_rawchunk(pe->elf, (int64_t)ph.p_offset, ph.p_filesz,
 					    ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
@@ -214,6 +220,20 @@ enum prec_open_result prec_elf_open(const char *path, struct prec_elf *ret)
 		elf_end(pe.elf);
 		close(fd);
 		return PREC_OPEN_BAD;
+	}
+	pe.dev_major = major(st.st_dev);
+	pe.dev_minor = minor(st.st_dev);
+	pe.ino = st.st_ino;
+	{
+		/* the kernel's i_generation, which MMAP2 records carry: where the file system
+		 * has one (ext4, xfs, btrfs, ...), it tells a reused inode number apart; they
+		 * write an int, though the request is declared with a long: room for both */
+		unsigned int gen[2] = {0, 0};
+
+		if (!ioctl(fd, FS_IOC_GETVERSION, gen)) {
+			pe.gen = gen[0];
+			pe.gen_known = true;
+		}
 	}
 	close(fd);
 	r = validate(path, &pe);
@@ -483,16 +503,33 @@ struct symread {
 	size_t n;
 };
 
-static bool symread_init(Elf *elf, Elf_Scn *scn, struct symread *sr)
+/*
+ * Whether section `sh` holds more than `max` entries of `type`.  Asked of the header before
+ * elf_getdata(), which reads the whole section and, in a file of the other byte order, makes
+ * a converted copy: a crafted 4 GiB .symtab cost 8 GiB before a count was checked.
+ */
+static bool too_many(Elf *elf, const GElf_Shdr *sh, Elf_Type type, size_t max)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t ent = gelf_fsize(elf, type, 1, EV_CURRENT);
 
+	return !ent || sh->sh_size / ent > max;
+}
+
+/* The symbols of section `scn` (header `sh`): 1, 0 when unreadable, -E2BIG when more than
+ * PREC_SYMS_MAX. */
+static int symread_init(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct symread *sr)
+{
+	Elf_Data *data;
+
+	if (too_many(elf, sh, ELF_T_SYM, PREC_SYMS_MAX))
+		return -E2BIG;
+	data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf || data->d_type != ELF_T_SYM)
-		return false;
+		return 0;
 	sr->data = data;
 	sr->is64 = gelf_getclass(elf) == ELFCLASS64;
 	sr->n = data->d_size / (sr->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym));
-	return true;
+	return 1;
 }
 
 static inline void symread_get(const struct symread *sr, size_t i, GElf_Sym *s)
@@ -522,10 +559,12 @@ static int read_symbols(struct prec_elf *pe, Elf_Scn *symscn, const GElf_Shdr *s
 	int err = 0;
 
 	strs = symbol_strings(pe->elf, symsh, &limit);
-	if (!strs || !symread_init(pe->elf, symscn, &sr))
+	if (!strs)
 		return 0;
-	if (sr.n > PREC_SYMS_MAX)
-		return -EBADMSG;
+	err = symread_init(pe->elf, symscn, symsh, &sr);
+	if (err <= 0)
+		return err;
+	err = 0;
 	flags = section_flags(pe->elf, &nflags);
 	if (!flags)
 		return -ENOMEM;
@@ -684,8 +723,11 @@ static int synth_plt(struct prec_dso *d, struct prec_elf *rt, struct prec_symvec
 	    (dsym.sh_type != SHT_DYNSYM && dsym.sh_type != SHT_SYMTAB))
 		goto header_only;
 	strs = symbol_strings(rt->elf, &dsym, &limit);
+	if (!strs || too_many(rt->elf, &rel, rela ? ELF_T_RELA : ELF_T_REL, PREC_SYMS_MAX) ||
+	    symread_init(rt->elf, scn_dsym, &dsym, &sr) <= 0)
+		goto header_only;
 	reldata = elf_getdata(scn_rel, NULL);
-	if (!strs || !symread_init(rt->elf, scn_dsym, &sr) || !reldata || !reldata->d_buf)
+	if (!reldata || !reldata->d_buf)
 		goto header_only;
 	nrel = reldata->d_size / gelf_fsize(rt->elf, rela ? ELF_T_RELA : ELF_T_REL, 1, EV_CURRENT);
 	if (!nrel || nrel > PREC_SYMS_MAX)

@@ -7,7 +7,8 @@
  * Invariants: a DSO's symbol array is sorted by start, holds one symbol per start address,
  * and each entry's `up` names the nearest earlier entry whose range reaches past its start, so
  * a lookup is one binary search plus a walk up nested ranges (none in ordinary files).  A
- * file whose build-id differs from the recorded one is never read for symbols.  A lookup
+ * file whose build-id differs from the recorded one is never read for symbols, nor, when no
+ * build-id was recorded, a file at the recorded path that is not the recorded inode.  A lookup
  * allocates nothing, except the demangled name of a symbol it returns for the first time.
  */
 #include <dirent.h>
@@ -267,6 +268,10 @@ struct dso_key {
 	uint8_t bid_len;
 	uint8_t pad[2];
 	uint8_t bid[PREC_BUILD_ID_MAX];
+	/* without a build-id: the recorded device and inode (not the generation, which maps
+	 * read from /proc lack: they and the kernel's records of the file are one DSO) */
+	uint32_t maj, min;
+	uint64_t ino;
 };
 
 const char *prec_symtab__intern(struct prec_symtab *st, const char *s)
@@ -401,6 +406,9 @@ static struct prec_dso *dso_get(struct prec_symtab *st, const struct dso_key *k,
 	d->pid = k->pid;
 	d->build_id_len = k->bid_len;
 	memcpy(d->build_id, k->bid, sizeof(d->build_id));
+	d->fid.maj = k->maj;
+	d->fid.min = k->min;
+	d->fid.ino = k->ino;
 	if (!d->long_name || !d->short_name || prec_keyset__intern(&st->keys, k, NULL) < 0) {
 		free(d);
 		return NULL;
@@ -412,8 +420,17 @@ static struct prec_dso *dso_get(struct prec_symtab *st, const struct dso_key *k,
 struct prec_dso *prec_symtab__dso(struct prec_symtab *st, const char *path, const uint8_t *build_id,
 				  size_t build_id_len)
 {
+	return prec_symtab__dso_file(st, path, build_id, build_id_len, NULL);
+}
+
+struct prec_dso *prec_symtab__dso_file(struct prec_symtab *st, const char *path,
+				       const uint8_t *build_id, size_t build_id_len,
+				       const struct prec_file_id *id)
+{
+	struct prec_dso *d;
 	struct dso_key k;
 	const char *short_name, *slash;
+	uint32_t n;
 
 	if (!path)
 		path = "";
@@ -431,6 +448,10 @@ struct prec_dso *prec_symtab__dso(struct prec_symtab *st, const char *path, cons
 			k.bid_len = (uint8_t)build_id_len;
 			memcpy(k.bid, build_id, build_id_len);
 		}
+	} else if (id && id->ino && k.kind == PREC_DSO_KIND_ELF) {
+		k.maj = id->maj;
+		k.min = id->min;
+		k.ino = id->ino;
 	}
 	if (!short_name) {
 		slash = strrchr(path, '/');
@@ -438,7 +459,13 @@ struct prec_dso *prec_symtab__dso(struct prec_symtab *st, const char *path, cons
 	}
 	if (!path[0])
 		short_name = "[unknown]";
-	return dso_get(st, &k, path, short_name);
+	n = st->ndsos;
+	d = dso_get(st, &k, path, short_name);
+	/* the map that made the DSO tells the generation: set before anyone can queue it for
+	 * the loader, never after (a DSO made from /proc's maps is checked without one) */
+	if (d && k.ino && st->ndsos > n)
+		d->fid.gen = id->gen;
+	return d;
 }
 
 struct prec_dso *prec_symtab__kernel(struct prec_symtab *st)
@@ -660,11 +687,37 @@ enum prec_open_result prec_dso__open_debug_file(struct prec_dso *d, struct prec_
 	return PREC_OPEN_MISSING;
 }
 
-static void set_failed(struct prec_dso *d, bool mismatch, bool bad)
+/*
+ * Whether `pe`, opened at the recorded path, is the file d's record names (d has no
+ * build-id).  The inode must be the recorded one, and so must the generation where both are
+ * known.  The device must be too, except that an anonymous device (major 0) on one side is
+ * what overlayfs and btrfs show stat() while the kernel's records name the device below, and
+ * that equal nonzero generations vouch for a disk whose numbers changed since (a reboot).
+ */
+static bool same_file(const struct prec_dso *d, const struct prec_elf *pe, const char *path)
 {
-	d->status = mismatch ? PREC_DSO_BUILDID_MISMATCH
-		    : bad    ? PREC_DSO_BAD_FILE
-			     : PREC_DSO_NOT_FOUND;
+	const struct prec_file_id *f = &d->fid;
+	bool gen_equal = f->gen && pe->gen_known && f->gen == pe->gen;
+
+	if (pe->ino != f->ino || (f->gen && pe->gen_known && f->gen != pe->gen))
+		return false;
+	if (pe->dev_major == f->maj && pe->dev_minor == f->min)
+		return true;
+	if (!pe->dev_major || !f->maj || gen_equal) {
+		prec_debug("%s: inode %" PRIu64 " as recorded, on device %u:%u, recorded as %u:%u; "
+			   "taken as the same file",
+			   path, f->ino, pe->dev_major, pe->dev_minor, f->maj, f->min);
+		return true;
+	}
+	return false;
+}
+
+static void set_failed(struct prec_dso *d, bool mismatch, bool changed, bool bad)
+{
+	d->status = mismatch  ? PREC_DSO_BUILDID_MISMATCH
+		    : changed ? PREC_DSO_FILE_CHANGED
+		    : bad     ? PREC_DSO_BAD_FILE
+			      : PREC_DSO_NOT_FOUND;
 }
 
 /* Finish a load: symbols from `syms`, segments and PLT from `runtime`; keeps syms mapped. */
@@ -676,12 +729,17 @@ static void load_from(struct prec_dso *d, struct prec_elf *syms, struct prec_elf
 	if (err) {
 		if (err == -EBADMSG)
 			prec_warn("%s: malformed symbol table; not used for symbols", used);
+		else if (err == -E2BIG)
+			prec_warn("%s: symbol table larger than the limit of %u symbols (a corrupt "
+				  "or crafted file?); not used for symbols",
+				  used, PREC_SYMS_MAX);
 		else
 			prec_warn("%s: cannot load symbols: %s", used, strerror(-err));
 		free(d->segs);
 		d->segs = NULL;
 		d->nsegs = 0;
-		d->status = err == -EBADMSG ? PREC_DSO_BAD_FILE : PREC_DSO_NO_SYMBOLS;
+		d->status =
+		    err == -EBADMSG || err == -E2BIG ? PREC_DSO_BAD_FILE : PREC_DSO_NO_SYMBOLS;
 		return;
 	}
 	d->file_used = used;
@@ -698,17 +756,22 @@ static void load_elf(struct prec_dso *d)
 	char stripped[PATH_MAX];
 	const char *path = d->long_name, *dbg_path = NULL;
 	struct prec_elf rt = { 0 }, dbg = { 0 };
-	bool have_rt = false, have_dbg = false, mismatch = false, bad = false;
-	size_t n = 0, i, len = strlen(path);
+	bool have_rt = false, have_dbg = false, mismatch = false, changed = false, bad = false;
+	bool is_deleted;
+	size_t n = 0, n_symfs, i, len = strlen(path);
 	static const char deleted[] = " (deleted)";
 
 	if (d->build_id_len == 0xff) {
 		d->status = PREC_DSO_BUILDID_MISMATCH;
 		return;
 	}
-	/* a file replaced after it was mapped: its old self may still be there */
+	/* a file deleted or replaced while mapped: its old self may still be under its old
+	 * name, or another file may be; only a build-id can tell */
 	stripped[0] = 0;
-	if (len > sizeof(deleted) - 1 && !strcmp(path + len - (sizeof(deleted) - 1), deleted))
+	is_deleted = len > sizeof(deleted) - 1 &&
+		     !strcmp(path + len - (sizeof(deleted) - 1), deleted) &&
+		     !has_prefix(path, "/memfd:"); /* never had a name to open: not found */
+	if (is_deleted && d->build_id_len)
 		snprintf(stripped, sizeof(stripped), "%.*s", (int)(len - (sizeof(deleted) - 1)),
 			 path);
 	if (st->opts.symfs) {
@@ -717,6 +780,7 @@ static void load_elf(struct prec_dso *d)
 		if (stripped[0] && join(bufs[n], PATH_MAX, st->opts.symfs, stripped, NULL))
 			paths[n] = bufs[n], n++;
 	}
+	n_symfs = n;
 	paths[n++] = path;
 	if (stripped[0])
 		paths[n++] = stripped;
@@ -734,6 +798,17 @@ static void load_elf(struct prec_dso *d)
 				prec_debug("%s: build-id differs from the recorded one; ignored",
 					   paths[i]);
 				mismatch = true;
+				prec_elf_close(&rt);
+				break;
+			}
+			/* the host's file at the recorded path: it must be the recorded inode */
+			if (!d->build_id_len && d->fid.ino && i >= n_symfs &&
+			    !same_file(d, &rt, paths[i])) {
+				prec_debug("%s: not the file recorded (inode %" PRIu64 " on %u:%u, "
+					   "recorded %" PRIu64 " on %u:%u); ignored",
+					   paths[i], rt.ino, rt.dev_major, rt.dev_minor, d->fid.ino,
+					   d->fid.maj, d->fid.min);
+				changed = true;
 				prec_elf_close(&rt);
 				break;
 			}
@@ -765,8 +840,10 @@ static void load_elf(struct prec_dso *d)
 		load_from(d, &dbg, have_rt ? &rt : NULL, dbg_path);
 	else if (have_rt)
 		load_from(d, &rt, &rt, d->runtime_path);
+	else if (is_deleted && !d->build_id_len && !mismatch && !changed && !bad)
+		d->status = PREC_DSO_DELETED;
 	else
-		set_failed(d, mismatch, bad);
+		set_failed(d, mismatch, changed, bad);
 	prec_elf_close(&dbg);
 	prec_elf_close(&rt);
 }
@@ -924,6 +1001,10 @@ const char *prec_dso_status__str(enum prec_dso_status s)
 		return "not a usable ELF file";
 	case PREC_DSO_NO_FILE:
 		return "no file behind the mapping";
+	case PREC_DSO_FILE_CHANGED:
+		return "file changed since recording";
+	case PREC_DSO_DELETED:
+		return "file deleted while mapped";
 	}
 	return "unknown status";
 }
@@ -1056,9 +1137,40 @@ static void kernel_cover(struct prec_dso *d, uint64_t a)
 	d->nsyms = 0;
 }
 
-int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr)
+/* The symbol holding `v` in d's own address space: 0 or -ENOENT. */
+static int lookup_at(struct prec_dso *d, uint64_t v, struct prec_sym *ret)
 {
 	struct prec_syment *e;
+
+	kernel_cover(d, v);
+	if (d->kc) /* its read errors too leave the address unknown */
+		return prec_kcache_lookup(d, v, ret) ? -ENOENT : 0;
+	e = find_sym(d, v);
+	if (!e)
+		return -ENOENT;
+	if (!(e->flags & PREC_SYMENT_SHOWN))
+		show_name(d, e);
+	ret->name = e->name;
+	ret->start = e->start;
+	ret->size = e->end - e->start;
+	return 0;
+}
+
+/*
+ * The kernel pads each function with 16 bytes of NOPs before it, named __pfx_<function> in
+ * kallsyms (__cfi_<function> with kCFI, where they hold its type check).  They are the next
+ * function's: an address there, or a return address at a function's first byte (looked up at
+ * the byte before: an interrupted address in the middle of a chain), is that function.
+ */
+static bool kernel_prefix(const struct prec_dso *d, const struct prec_sym *s)
+{
+	return d->kind == PREC_DSO_KIND_KERNEL && s->size && s->start + s->size > s->start &&
+	       (has_prefix(s->name, "__pfx_") || has_prefix(s->name, "__cfi_"));
+}
+
+int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr)
+{
+	struct prec_sym s, next;
 	uint64_t v;
 
 	if (d->status != PREC_DSO_OK) {
@@ -1073,19 +1185,13 @@ int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, ui
 	v = prec_dso__off_to_vaddr(d, addr);
 	if (ret_vaddr)
 		*ret_vaddr = v;
-	kernel_cover(d, v);
-	if (d->kc) /* its read errors too leave the address unknown */
-		return prec_kcache_lookup(d, v, ret) ? -ENOENT : 0;
-	e = find_sym(d, v);
-	if (!e)
+	if (lookup_at(d, v, &s))
 		return -ENOENT;
-	if (ret) {
-		if (!(e->flags & PREC_SYMENT_SHOWN))
-			show_name(d, e);
-		ret->name = e->name;
-		ret->start = e->start;
-		ret->size = e->end - e->start;
-	}
+	if (kernel_prefix(d, &s) && !lookup_at(d, s.start + s.size, &next) &&
+	    next.start == s.start + s.size)
+		s = next;
+	if (ret)
+		*ret = s;
 	return 0;
 }
 

@@ -9,9 +9,10 @@
  * the DSO turns it into its own virtual address through its PT_LOAD headers.  For the kernel
  * and JIT DSOs they take the absolute address.
  *
- * A binary that cannot be found, whose build-id differs from the recorded one, that is not a
- * regular file, is huge (over 8 GiB), or is malformed is never trusted: its lookups return
- * -ENOENT and prec_dso__status() says why.  Nothing here prints: warnings go through
+ * A binary that cannot be found, whose build-id differs from the recorded one (or, when none
+ * was recorded, whose device and inode do), that is not a regular file, is huge (over 8 GiB),
+ * or is malformed is never trusted: its lookups return -ENOENT and prec_dso__status() says
+ * why.  Nothing here prints: warnings go through
  * prec_log(), one line per refused file.
  *
  * Strings returned (names, paths) are owned by the symtab and live until prec_symtab__free().
@@ -49,7 +50,8 @@ void prec_symtab__free(struct prec_symtab *st); /* NULL-safe; frees every DSO */
  * `build_id` may be NULL / 0 bytes when the recording has none; zero padding to 20 bytes is
  * tolerated).  The same (path, build-id) gives the same DSO.  NULL only on -ENOMEM.  Nothing
  * is opened until the first lookup.  The file is looked for at --symfs + path, then path
- * (each also without a " (deleted)" suffix), and its symbols, when it has no .symtab, in
+ * (each also without a " (deleted)" suffix when a build-id was recorded to prove the file
+ * there), and its symbols, when it has no .symtab, in
  * <debug_dir>/.build-id/xx/yyyy.debug, then through .gnu_debuglink.
  * Special paths ("[vdso]", "[heap]", "//anon", "[stack]", "/memfd:...") give a DSO whose
  * status is PREC_DSO_NO_FILE (except "[vdso]", which is this host's vdso when
@@ -58,6 +60,30 @@ void prec_symtab__free(struct prec_symtab *st); /* NULL-safe; frees every DSO */
  */
 struct prec_dso *prec_symtab__dso(struct prec_symtab *st, const char *path, const uint8_t *build_id,
 				  size_t build_id_len);
+
+/* The identity of a mapped file as an MMAP2 record (inode form) gives it: the device the
+ * kernel saw (major, minor), the inode and its generation.  ino 0: not recorded; gen 0: not
+ * known (maps read from /proc/PID/maps have none). */
+struct prec_file_id {
+	uint32_t maj, min;
+	uint64_t ino, gen;
+};
+
+/*
+ * As prec_symtab__dso(), for a map whose record also gave the file's identity (`id` may be
+ * NULL).  Without a build-id, the identity tells files apart (one DSO per path, device and
+ * inode) and proves the file: the one found at the recorded path on this host is used only
+ * when its device and inode are the recorded ones, and its generation where both are known
+ * (the one given when the DSO was made).  A device that differs only as overlayfs and btrfs
+ * make it differ, an anonymous device on one side, is accepted.  Else the status is
+ * PREC_DSO_FILE_CHANGED.  A file under
+ * --symfs cannot be proved so and is trusted; with a build-id, the build-id decides.  A
+ * path ending in " (deleted)" is opened under its old name only to find a recorded build-id;
+ * without one the status is PREC_DSO_DELETED.
+ */
+struct prec_dso *prec_symtab__dso_file(struct prec_symtab *st, const char *path,
+				       const uint8_t *build_id, size_t build_id_len,
+				       const struct prec_file_id *id);
 /* The kernel ("[kernel.kallsyms]"): symbols from kallsyms (see opts); absolute addresses. */
 struct prec_dso *prec_symtab__kernel(struct prec_symtab *st);
 /* JIT code of process `pid`: <jit_dir>/perf-PID.map if it exists, is a regular file and
@@ -96,13 +122,15 @@ void prec_symtab__loader_idle(struct prec_symtab *st, int (*fn)(void *arg), void
 bool prec_symtab__loader_settled(struct prec_symtab *st);
 
 enum prec_dso_status {
-	PREC_DSO_UNLOADED = 0, /* no lookup yet */
-	PREC_DSO_OK, /* symbols loaded */
-	PREC_DSO_NOT_FOUND, /* no file at the recorded path, in --symfs, or by build-id */
+	PREC_DSO_UNLOADED = 0,	   /* no lookup yet */
+	PREC_DSO_OK,		   /* symbols loaded */
+	PREC_DSO_NOT_FOUND,	   /* no file at the recorded path, in --symfs, or by build-id */
 	PREC_DSO_BUILDID_MISMATCH, /* the file found has another build-id than recorded */
-	PREC_DSO_NO_SYMBOLS, /* found, but neither .symtab nor .dynsym has function symbols */
-	PREC_DSO_BAD_FILE, /* not a regular file, too big, or not a valid ELF */
-	PREC_DSO_NO_FILE, /* anonymous memory, [heap], [stack], ... */
+	PREC_DSO_NO_SYMBOLS,	   /* found, but neither .symtab nor .dynsym has function symbols */
+	PREC_DSO_BAD_FILE,	   /* not a regular file, too big, or not a valid ELF */
+	PREC_DSO_NO_FILE,	   /* anonymous memory, [heap], [stack], ... */
+	PREC_DSO_FILE_CHANGED,	   /* no build-id, and the file at the path is another inode */
+	PREC_DSO_DELETED, /* no build-id, and the path was " (deleted)" when it was mapped */
 };
 
 /* Loads the DSO if needed, then says how it went. */
@@ -186,12 +214,17 @@ char *prec_demangle(const char *name);
  * into the one that prec_dso__lookup() finds, innermost first, at most `max`.  Each is a
  * name (owned by the symtab) and, when known, the position "file.c:LINE" inside that frame
  * that is executing: for ret[0] the line of `addr` itself (= prec_dso__srcline()), for
- * ret[i] the call site where ret[i - 1] was inlined.  Returns the number of frames written
- * (0 when none or no debug info), or -ENOMEM.
+ * ret[i] the call site where ret[i - 1] was inlined.  The name is the one perf shows: the
+ * function's linkage name demangled like ELF symbols (opts.no_demangle: as it is), else its
+ * DWARF name (C).  Names without parameters can be equal for different functions
+ * (overloads; static functions of two files): `id` tells them apart, and is the same
+ * wherever one function was inlined.  Returns the number of frames written (0 when none or
+ * no debug info), or -ENOMEM.
  */
 struct prec_inline_frame {
 	const char *name;
 	const char *srcline; /* where this frame's code is ("file.c:12"), or NULL */
+	uint64_t id; /* the function's: a hash of its linkage name (else name) and declaration */
 };
 int prec_dso__inlines(struct prec_dso *d, uint64_t addr, struct prec_inline_frame *ret, size_t max);
 

@@ -30,6 +30,9 @@
 #define PREC_ELF_MAX_SIZE (8ULL << 30)
 /* More symbols than this in one table is taken as a corrupt file (33M; Chromium has ~1M). */
 #define PREC_SYMS_MAX (1U << 25)
+/* Note sections and segments larger than this are not searched for a build-id (they are
+ * read whole, converted in a file of the other byte order; a build-id note is 36 bytes). */
+#define PREC_NOTES_MAX (1U << 20)
 /* kallsyms and perf-PID.map are read into memory; larger files are refused. */
 #define PREC_TEXT_MAX_SIZE (512ULL << 20)
 
@@ -108,6 +111,11 @@ struct prec_elf {
 	uint8_t build_id_len;
 	bool has_symtab; /* a non-empty SHT_SYMTAB */
 	bool has_debug_info; /* .debug_info with contents */
+	/* the identity of the file opened (prec_elf_open only): device numbers, inode, and
+	 * the inode generation when the file system tells it (gen_known) */
+	uint32_t dev_major, dev_minor;
+	uint64_t ino, gen;
+	bool gen_known;
 };
 
 struct prec_dwarf; /* prec_dwarf.c */
@@ -124,6 +132,7 @@ struct prec_dso {
 	uint32_t debuglink_crc;
 	uint8_t build_id[PREC_BUILD_ID_MAX]; /* as recorded */
 	uint8_t build_id_len; /* 0: none recorded; 0xff: recorded but unusable */
+	struct prec_file_id fid; /* as recorded, when no build-id was; ino 0: none */
 	uint8_t file_build_id[PREC_BUILD_ID_MAX]; /* of the executable file found */
 	uint8_t file_build_id_len;
 	uint32_t pid; /* JIT */

@@ -132,6 +132,7 @@ static void drop_segment(struct daemon *d)
  */
 static int begin_segment(struct daemon *d)
 {
+	uint64_t t0;
 	int err;
 
 	err = prec_segdir__create_segment(d->dir, wall_ns(), &d->seg, &d->seg_fd);
@@ -140,6 +141,7 @@ static int begin_segment(struct daemon *d)
 			note_error(d, "cannot create a segment in %s: %s", d->o->dir, strerror(-err));
 		return err;
 	}
+	t0 = now_ms();
 	err = prec_session__begin_output(d->s, d->seg_fd);
 	if (err) {
 		drop_segment(d); /* an empty segment has nothing to keep */
@@ -148,6 +150,9 @@ static int begin_segment(struct daemon *d)
 		return err;
 	}
 	d->seg_start_ms = now_ms();
+	if (d->o->verbose)
+		service_log(LOG_DEBUG, "segment %s began: its header and synthesized state took "
+				       "%" PRIu64 " ms", d->seg.name, d->seg_start_ms - t0);
 	return 0;
 }
 

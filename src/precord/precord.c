@@ -23,6 +23,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: precord [options] [--] command [args...]\n"
 		"       precord [options] -p PID[,PID...] | -t TID[,...] | -a\n"
+		"       precord convert [-i IN] [-o OUT]   rewrite as a perf.data file for other\n"
+		"                                          tools (see 'precord convert --help')\n"
 		"\n"
 		"Targets:\n"
 		"  -p, --pid PIDS          attach to processes (comma-separated)\n"
@@ -511,5 +513,7 @@ int main(int argc, char **argv)
 		return run(argc - 1, argv + 1, MODE_DAEMON);
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
 		return ctl_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "convert"))
+		return convert_main(argc - 1, argv + 1);
 	return run(argc, argv, MODE_RECORD);
 }

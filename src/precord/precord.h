@@ -49,6 +49,8 @@ struct rec_opts {
 int record_run(const struct rec_opts *o);
 /* Run the daemon (daemon.c); returns the exit status for main(). */
 int daemon_run(const struct rec_opts *o);
+/* `precord convert ARGS` (argv[0] is "convert", convert.c); returns the exit status. */
+int convert_main(int argc, char **argv);
 /* precord ctl [--dir DIR] status|rotate|stop (ctl.c); returns the exit status. */
 int ctl_main(int argc, char **argv);
 

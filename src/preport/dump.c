@@ -212,8 +212,9 @@ static void print_fields(struct prec_reader *r, const struct prec_record *rec, F
 	fprintf(out, " (too short)");
 }
 
-int preport_dump(struct prec_reader *r, FILE *out)
+int preport_dump(struct prec_reader *r, const char *input, FILE *out)
 {
+	struct prec_time_range times = { 0, 0 };
 	static const char *const kinds[] = { "", "k", "u", "H", "gk", "gu", "6", "7" };
 	uint64_t counts[NR_TYPES] = { 0 }, other = 0, total = 0;
 	struct prec_record rec;
@@ -238,6 +239,7 @@ int preport_dump(struct prec_reader *r, FILE *out)
 			fprintf(out, " [%s]", kinds[rec.misc & 7]);
 		print_fields(r, &rec, out);
 		fputc('\n', out);
+		preport_times_add_record(&times, r, &rec);
 		total++;
 		if (rec.type < NR_TYPES)
 			counts[rec.type]++;
@@ -260,5 +262,7 @@ int preport_dump(struct prec_reader *r, FILE *out)
 		fprintf(out, "%20s: %10" PRIu64 "\n", "UNKNOWN(>255)", other);
 	if (prec_reader__truncated(r))
 		fprintf(out, "(input truncated: records after the cut are missing)\n");
+	if (rc == 0)
+		preport_warn_cut(r, input, &times);
 	return rc < 0 ? rc : 0;
 }

@@ -763,10 +763,11 @@ static int print_clockid(const struct hdr *h, struct prec_feat_cursor *c, FILE *
 	err = prec_feat__u64(c, &res);
 	if (err)
 		return err;
-	fprintf(out, "# clockid resolution : %" PRIu64 " ns", res);
+	/* perf's wording, so that what users grep for is there */
 	if (res)
-		fprintf(out, " (%" PRIu64 " MHz)", 1000 / res);
-	fputc('\n', out);
+		fprintf(out, "# clockid frequency: %" PRIu64 " MHz\n", 1000 / res);
+	else
+		fputs("# clockid frequency: unknown\n", out);
 	return 0;
 }
 
@@ -913,13 +914,13 @@ static int print_clock_data(const struct hdr *h, struct prec_feat_cursor *c, FIL
 		err = prec_feat__u64(c, &clk);
 	if (err)
 		return err;
-	fprintf(out, "# clockid : %s (%u)\n", clock_name(clockid), clockid);
+	fprintf(out, "# clockid: %s (%u)\n", clock_name(clockid), clockid);
 	secs = (time_t)(tod / 1000000000);
 	if (localtime_r(&secs, &tm) && strftime(tbuf, sizeof(tbuf), "%Y-%m-%d %H:%M:%S", &tm))
-		fprintf(out, "# reference time : %s.%06" PRIu64 " = ", tbuf,
+		fprintf(out, "# reference time: %s.%06" PRIu64 " = ", tbuf,
 			tod % 1000000000 / 1000);
 	else
-		fputs("# reference time : ", out);
+		fputs("# reference time: ", out);
 	fprintf(out, "%" PRIu64 ".%06" PRIu64 " (TOD) = %" PRIu64 ".%09" PRIu64 " (%s)\n",
 		tod / 1000000000, tod % 1000000000 / 1000, clk / 1000000000, clk % 1000000000,
 		clock_name(clockid));

@@ -13,13 +13,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "prec_log.h"
+#include "prec_parse.h"
 #include "preport.h"
 
 static bool verbose, quiet;
+static const char *log_subject; /* the segment being read, named in warnings */
+static bool log_muted;
 static char last_error[1024]; /* the library's error, reported once by main() */
 
 static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)
@@ -31,9 +35,10 @@ static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)
 	}
 	if (level >= PREC_LOG_INFO && !verbose)
 		return;
-	if (level == PREC_LOG_WARN && quiet)
+	if (level == PREC_LOG_WARN && (quiet || log_muted))
 		return;
-	fprintf(stderr, "preport: %s: %s\n", level == PREC_LOG_WARN ? "warning" : "info", msg);
+	fprintf(stderr, "preport: %s: %s%s%s\n", level == PREC_LOG_WARN ? "warning" : "info",
+		log_subject ? log_subject : "", log_subject ? ": " : "", msg);
 }
 
 /* What went wrong, in the library's words if it said something, else strerror. */
@@ -42,11 +47,28 @@ static const char *why(int err)
 	return last_error[0] ? last_error : strerror(-err);
 }
 
+const char *preport_why(int err)
+{
+	return why(err);
+}
+
+void preport_clear_error(void)
+{
+	last_error[0] = 0;
+}
+
+void preport_log_subject(const char *name, bool mute)
+{
+	log_subject = name;
+	log_muted = mute;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: preport [options]\n"
-		"  -i, --input FILE         input file (default: precord.data, then perf.data; - for stdin)\n"
+		"  -i, --input FILE|DIR     input file (default: precord.data, then perf.data; - for\n"
+		"                           stdin), or a directory of segments by precord daemon\n"
 		"      --stdio              text output (the only one; accepted for perf's habits)\n"
 		"  -s, --sort KEYS          comm,pid,tid,dso,sym,srcline,cpu (default comm,dso,sym)\n"
 		"      --children           add callees' samples to each function (default with call chains)\n"
@@ -63,6 +85,9 @@ static void usage(FILE *f)
 		"      --tid LIST           only these thread ids\n"
 		"      --cpu LIST           only these CPUs (e.g. 0-3,6)\n"
 		"      --time START,END     only samples in this time window (seconds, as -D shows)\n"
+		"      --since TIME         only samples from this wall-clock time on (local time:\n"
+		"                           '2026-11-26 03:10:05', '03:10', 'yesterday', '-2h')\n"
+		"      --until TIME         only samples up to this wall-clock time (same forms)\n"
 		"      --dsos LIST          only entries in these shared objects\n"
 		"      --symbols LIST       only these functions\n"
 		"      --inline             show inlined functions as frames of their own\n"
@@ -74,7 +99,8 @@ static void usage(FILE *f)
 		"      --no-symbol-cache    neither use nor write the kernel symbol cache\n"
 		"                           (default: $PRECORD_CACHE_DIR, else ~/.cache/precord)\n"
 		"  -D, --dump-raw-trace     print every record, then totals per record type\n"
-		"      --header             print the recording's header features, then the report\n"
+		"      --header             print the recording's header features, then the\n"
+		"                           report; for a directory, first one line per segment\n"
 		"      --header-only        print only the header features\n"
 		"  -v, --verbose            more messages\n"
 		"  -q, --quiet              fewer messages\n"
@@ -361,6 +387,80 @@ static void on_sigbus(int sig)
 	_exit(1);
 }
 
+/*
+ * --since / --until (either may be missing) into *ret, as wall-clock ns; a bare time of day
+ * in --until is the first such moment after --since.  Prints what is wrong; -EINVAL.
+ */
+static int parse_range(const char *since, const char *until, struct preport_range *ret)
+{
+	static const char forms[] = "give a time like '2026-11-26 03:10:05', '03:10', "
+				    "'yesterday 23:00', '-2h' or '@1795000000'";
+	struct timespec ts;
+	uint64_t now;
+	int err;
+
+	if (!since && !until)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	ret->set = true;
+	if (since) {
+		err = prec_parse_time(since, now, &ret->since_ns);
+		if (err) {
+			bad_value("--since", since, err == -ERANGE ? "out of range" : forms);
+			return -EINVAL;
+		}
+	}
+	if (until) {
+		err = since ? prec_parse_time_after(until, now, ret->since_ns, &ret->until_ns)
+			    : prec_parse_time(until, now, &ret->until_ns);
+		if (err) {
+			bad_value("--until", until, err == -ERANGE ? "out of range" : forms);
+			return -EINVAL;
+		}
+		if (ret->until_ns < ret->since_ns) {
+			fprintf(stderr, "preport: --until '%s' is before --since '%s'; give the "
+					"earlier time to --since\n", until, since);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* A directory of segments: the listing, the dump or the report.  Returns the exit status. */
+static int run_dir(const struct preport_opts *o, const struct preport_range *range,
+		   const struct preport_report_opts *ro)
+{
+	struct preport_input *in;
+	int err;
+
+	if (preport_input__new_dir(o->input, range, &in))
+		return 1; /* said why */
+	err = 0;
+	if (o->header || o->header_only) {
+		err = preport_input__print_listing(in, stdout);
+		if (!err)
+			err = preport_input__print_first_header(in, stdout);
+	}
+	if (!err && !o->header_only)
+		err = o->dump_raw ? preport_input__dump(in, stdout)
+				  : preport_report_input(in, ro, stdout);
+	preport_input__free(in);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "preport: cannot write the output: %s\n", strerror(errno));
+		return 1;
+	}
+	if (err == -ENOMEM) {
+		fprintf(stderr, "preport: out of memory reading '%s'\n", o->input);
+		return 1;
+	}
+	if (err) {
+		fprintf(stderr, "preport: cannot read '%s': %s\n", o->input, why(err));
+		return 1;
+	}
+	return 0;
+}
+
 static void tune_memory(void)
 {
 	mallopt(M_ARENA_MAX, 1);
@@ -394,6 +494,8 @@ int main(int argc, char **argv)
 		OPT_SYMFS,
 		OPT_KALLSYMS,
 		OPT_NO_SYMBOL_CACHE,
+		OPT_SINCE,
+		OPT_UNTIL,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -415,6 +517,8 @@ int main(int argc, char **argv)
 		{ "tid", required_argument, NULL, OPT_TID },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "time", required_argument, NULL, OPT_TIME },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "until", required_argument, NULL, OPT_UNTIL },
 		{ "dsos", required_argument, NULL, OPT_DSOS },
 		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "inline", no_argument, NULL, OPT_INLINE },
@@ -437,6 +541,9 @@ int main(int argc, char **argv)
 	uint32_t *pids = NULL, *tids = NULL;
 	bool *cpus = NULL;
 	struct prec_reader *r = NULL;
+	struct preport_input *in = NULL;
+	struct preport_range range = { 0 };
+	const char *since = NULL, *until = NULL;
 	size_t bad_len;
 	char cache_buf[PATH_MAX];
 	bool no_cache = false;
@@ -584,6 +691,12 @@ int main(int argc, char **argv)
 			ro.time_set = true;
 			break;
 		}
+		case OPT_SINCE:
+			since = optarg;
+			break;
+		case OPT_UNTIL:
+			until = optarg;
+			break;
 		case OPT_INLINE:
 			ro.inline_frames = true;
 			break;
@@ -635,6 +748,10 @@ int main(int argc, char **argv)
 			argv[optind]);
 		goto out;
 	}
+	if (parse_range(since, until, &range)) {
+		rc = 2;
+		goto out;
+	}
 	ro.comms = comms;
 	ro.dsos = dsos;
 	ro.syms = syms;
@@ -655,7 +772,14 @@ int main(int argc, char **argv)
 	signal(SIGBUS, on_sigbus);
 	ro.cache_dir = no_cache ? NULL : cache_dir(cache_buf, sizeof(cache_buf));
 
+	if (range.set && o.dump_raw)
+		prec_warn("-D prints every record: --since and --until only pick the segments of "
+			  "a directory");
 	rc = 1;
+	if (preport_is_dir(o.input)) {
+		rc = run_dir(&o, &range, &ro);
+		goto out;
+	}
 	err = prec_reader__open(o.input, &r);
 	if (err) {
 		if (err == -EBADMSG || err == -EPROTONOSUPPORT)
@@ -678,10 +802,15 @@ int main(int argc, char **argv)
 	}
 	if (!err && !o.header_only) {
 		if (o.dump_raw)
-			err = preport_dump(r, stdout);
-		else
+			err = preport_dump(r, o.input, stdout);
+		else if (!range.set)
 			err = preport_report(r, o.input, &ro, stdout);
+		else if (preport_input__new_file(r, o.input, &range, &in))
+			goto out_reader; /* said why */
+		else
+			err = preport_report_input(in, &ro, stdout);
 	}
+	preport_input__free(in);
 	prec_reader__free(r);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "preport: cannot write the output: %s\n", strerror(errno));
@@ -705,6 +834,9 @@ int main(int argc, char **argv)
 nomem:
 	fprintf(stderr, "preport: out of memory\n");
 	rc = 1;
+	goto out;
+out_reader:
+	prec_reader__free(r);
 out:
 	free_list(comms);
 	free_list(dsos);

@@ -4,6 +4,7 @@
 #define PREPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "prec_reader.h"
@@ -58,7 +59,18 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 		   FILE *out);
 
 /* -D: one line per record, then totals per type. Returns 0 or -errno. */
-int preport_dump(struct prec_reader *r, FILE *out);
+int preport_dump(struct prec_reader *r, const char *input, FILE *out);
+
+/* Counts the time of `rec` into `t` if it is a SAMPLE. */
+void preport_times_add_record(struct prec_time_range *t, const struct prec_reader *r,
+			      const struct prec_record *rec);
+/*
+ * After the last record was read: one warning line on stderr if `r` is a precord stream that
+ * was cut short (prec_reader__cut_short()), saying when it ends.  Nothing for a NULL input
+ * (a daemon's live segment, which has no end marker yet).
+ */
+void preport_warn_cut(const struct prec_reader *r, const char *input,
+		      const struct prec_time_range *t);
 
 /*
  * --header / --header-only: print the header and its features.  In pipe form call
@@ -66,5 +78,71 @@ int preport_dump(struct prec_reader *r, FILE *out);
  * is one "# NAME: malformed" line, not an error.  Returns 0 or -errno (-ENOMEM, -EIO).
  */
 int preport_print_header(struct prec_reader *r, const char *input, FILE *out);
+
+/* The library's last error message for err (or strerror), and forgetting it (preport.c). */
+const char *preport_why(int err);
+void preport_clear_error(void);
+/* Name `name` (NULL: nothing) in the library's warnings from now on, or mute them. */
+void preport_log_subject(const char *name, bool mute);
+
+/* ---- the input as a sequence of streams (segments.c) ---- */
+
+/* --since/--until: wall-clock times, ns since the epoch. */
+struct preport_range {
+	bool set;
+	uint64_t since_ns; /* 0: from the start */
+	uint64_t until_ns; /* 0: to the end */
+};
+
+/* One stream of the input, open. */
+struct preport_stream {
+	struct prec_reader *r; /* header read */
+	const char *name;      /* for messages: the file, or the segment's name */
+	const char *path;      /* its path */
+	bool segment, live;    /* a segment of a directory; the live one */
+	bool window;	       /* --since/--until: only samples with lo <= time <= hi */
+	uint64_t lo, hi;
+};
+
+struct preport_input;
+
+bool preport_is_dir(const char *path);
+/* "2026-11-26 03:10:05" in local time, with ".123" if ms. */
+void preport_format_wall(uint64_t ns, bool ms, char *buf, size_t len);
+
+/*
+ * A single stream r (not owned).  With a range, r must have wall-clock data: else a one-line
+ * error is printed and -ENODATA or -EBADMSG returned.
+ */
+int preport_input__new_file(struct prec_reader *r, const char *path,
+			    const struct preport_range *range, struct preport_input **ret);
+/*
+ * The segments of directory path that overlap range (NULL: all).  Errors (an unreadable
+ * directory, -ENOENT when it holds no segments) are printed in one line.
+ */
+int preport_input__new_dir(const char *path, const struct preport_range *range,
+			   struct preport_input **ret);
+void preport_input__free(struct preport_input *in);
+bool preport_input__is_dir(const struct preport_input *in);
+/* Streams to read (segments picked), and all segments of the directory (0 for a file). */
+size_t preport_input__count(const struct preport_input *in);
+size_t preport_input__nr_segments(const struct preport_input *in);
+const struct preport_range *preport_input__range(const struct preport_input *in);
+/*
+ * Open stream i (one at a time).  A damaged segment is reported in a warning and -errno
+ * returned: skip it.  -ENOMEM is the only error that should stop the caller.
+ */
+int preport_input__open_stream(struct preport_input *in, size_t i, struct preport_stream *ret);
+void preport_input__close_stream(struct preport_input *in, struct preport_stream *s);
+/* -i DIR --header: one line per picked segment (start, end, samples, bytes, markers). */
+int preport_input__print_listing(struct preport_input *in, FILE *out);
+/* The header of the first readable picked segment. */
+int preport_input__print_first_header(struct preport_input *in, FILE *out);
+/* -i DIR -D: each picked segment's dump after a separator line. */
+int preport_input__dump(struct preport_input *in, FILE *out);
+
+/* Read the streams of `in` as one recording and print the report (as preport_report). */
+int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
+			 FILE *out);
 
 #endif

@@ -7,6 +7,12 @@
  *
  * Memory: the queue holds copies of at most about two rounds of records (bounded by
  * QUEUE_MAX_BYTES in files without rounds); everything else grows with distinct stacks.
+ *
+ * Several streams (the segments of a directory, segments.c) are read as one recording, one
+ * after the other: each is self-contained (its own events, header and synthesized state), so
+ * for each the machine state starts afresh, the queue is emptied at its end and the chain
+ * cache forgotten, while the symbol tables, the hist and the events carry over.  Events are
+ * matched across streams by name, type and config, and numbered in order of appearance.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -94,6 +100,7 @@ struct rep {
 	unsigned int cur;
 	size_t queued_bytes; /* of the records in the queue, padded */
 	uint64_t seq, round_max, prev_round_max;
+	struct prec_time_range times; /* of the samples, for the cut-short warning */
 	/* the frames of the sample being resolved (one of frbuf), and in the other those of
 	 * the stack that waits to go into the trie (see defer_stack) */
 	struct prec_hist_frame *frames;
@@ -110,6 +117,13 @@ struct rep {
 	struct qent *qtmp;
 	size_t qtmp_cap;
 	uint64_t bad_samples, unknown_evsel;
+	/* the stream being read: its events' numbers among all streams' (struct gev), and
+	 * --since/--until as a window of its sample times */
+	uint32_t *evmap;
+	size_t evmap_cap, nr_gev;
+	bool win;
+	uint64_t win_lo, win_hi;
+	struct prec_strset comms; /* the comms of the hist's contexts */
 	bool unwind; /* samples' user stack copies are unwound (x86-64) */
 	uint64_t *uw_ips; /* a chain with its user part unwound */
 	size_t uw_cap;
@@ -186,6 +200,8 @@ static bool sample_passes(const struct rep *R, const struct prec_sample *s, cons
 	if (o->cpus && (s->cpu >= o->nr_cpu_bits || !o->cpus[s->cpu]))
 		return false;
 	if (o->time_set && (s->time < o->time_start || (o->time_end && s->time > o->time_end)))
+		return false;
+	if (R->win && (s->time < R->win_lo || s->time > R->win_hi))
 		return false;
 	if (o->comms) {
 		for (i = 0; o->comms[i]; i++)
@@ -270,8 +286,9 @@ static int user_frame(struct rep *R, struct prec_thread *t, uint64_t addr,
 			priv = MAP_ANON_PRIV;
 		} else {
 			const struct prec_build_id *b = map->build_id;
-			struct prec_dso *d = prec_symtab__dso(R->st, map->path, b ? b->id : NULL,
-							      b ? b->len : 0);
+			struct prec_file_id fid = {map->maj, map->min, map->ino, map->ino_gen};
+			struct prec_dso *d = prec_symtab__dso_file(
+			    R->st, map->path, b ? b->id : NULL, b ? b->len : 0, &fid);
 
 			if (!d)
 				return -ENOMEM;
@@ -565,11 +582,10 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	if (!sample_passes(R, &s, t->comm))
 		return 0;
 	memset(&hs, 0, sizeof(hs));
-	hs.evsel = (uint32_t)evidx;
+	hs.evsel = R->evmap[evidx];
 	hs.pid = s.pid;
 	hs.tid = s.tid;
 	hs.cpu = (ev->layout.sample_type & PERF_SAMPLE_CPU) ? s.cpu : UINT32_MAX;
-	hs.comm = t->comm;
 	if (ev->layout.sample_type & PERF_SAMPLE_PERIOD)
 		hs.period = s.period;
 	else
@@ -580,6 +596,10 @@ static int process_sample(struct rep *R, const void *rec, size_t size, uint16_t 
 	    t->user[TU_CTX_COMM] == (uintptr_t)t->comm && !R->h->ctx_cpu) {
 		ctx = (long)(uint32_t)t->user[TU_CTX];
 	} else {
+		/* the hist keeps the comm: a copy that outlives this stream's machine */
+		hs.comm = prec_strset__intern(&R->comms, t->comm);
+		if (!hs.comm)
+			return -ENOMEM;
 		ctx = prec_hist__context(R->h, &hs);
 		if (ctx < 0)
 			return (int)ctx;
@@ -927,7 +947,7 @@ static int read_records(struct rep *R, const char *input)
 			evsel = prec_reader__evsel_of(R->r, &rec);
 			if (rec.size >= at + 8) {
 				memcpy(&lost, (const unsigned char *)rec.data + at, 8);
-				R->lost[evsel >= 0 ? evsel : 0] += lost;
+				R->lost[R->evmap[evsel >= 0 ? evsel : 0]] += lost;
 			}
 			continue;
 		}
@@ -956,6 +976,7 @@ static int read_records(struct rep *R, const char *input)
 			if (rec.type == PERF_RECORD_SAMPLE) {
 				/* fully parsed when processed; here only its time */
 				time = prec_sample__time(&ev->layout, rec.data, rec.size);
+				prec_time_range__add(&R->times, time);
 				/* processed a round later: a kernel sample's symbols (kallsyms, the
 				 * longest load) start loading now */
 				if (cpumode_kernel(rec.misc))
@@ -1016,11 +1037,221 @@ static void free_rep(struct rep *R)
 	prec_keyset__release(&R->jit_ids);
 	free(R->jit_val);
 	free(R->lost);
+	free(R->evmap);
+	prec_strset__release(&R->comms);
 	free_reading(R);
+}
+
+/* An event of the recording, as matched across streams. */
+struct gev {
+	char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+struct gevs {
+	struct gev *v;
+	size_t n, cap;
+};
+
+static void gevs_free(struct gevs *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->v[i].name);
+	free(g->v);
+}
+
+/* The number of stream r's event idx among all streams' events, added if new. */
+static long gevs_intern(struct gevs *g, struct prec_reader *r, size_t idx)
+{
+	const struct prec_evsel *ev = prec_reader__evsel(r, idx);
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->v[i].type == ev->attr.type && g->v[i].config == ev->attr.config &&
+		    !strcmp(g->v[i].name, ev->name))
+			return (long)i;
+	if (prec_array__grow((void **)&g->v, &g->cap, g->n + 1, sizeof(*g->v), 4))
+		return -ENOMEM;
+	g->v[g->n].name = strdup(ev->name);
+	if (!g->v[g->n].name)
+		return -ENOMEM;
+	g->v[g->n].type = ev->attr.type;
+	g->v[g->n].config = ev->attr.config;
+	return (long)g->n++;
+}
+
+/* What the first pass over the streams' headers found. */
+struct survey {
+	struct gevs ev;
+	bool *bad; /* per stream: damaged, skipped */
+	bool callchains, stack_copies;
+	size_t first; /* the first stream that opened */
+	size_t nr_ok;
+};
+
+/* Open every stream's header once: the events of all, the damaged ones told once. */
+static int survey_streams(struct preport_input *in, struct survey *sv)
+{
+	size_t n = preport_input__count(in), i, k;
+	int err = 0;
+
+	sv->bad = calloc(n ? n : 1, sizeof(*sv->bad));
+	if (!sv->bad)
+		return -ENOMEM;
+	sv->first = n;
+	for (i = 0; i < n && !err; i++) {
+		struct preport_stream s;
+
+		err = preport_input__open_stream(in, i, &s);
+		if (err) {
+			sv->bad[i] = true;
+			err = err == -ENOMEM ? err : 0;
+			continue;
+		}
+		if (sv->first == n)
+			sv->first = i;
+		sv->nr_ok++;
+		for (k = 0; k < prec_reader__nr_evsels(s.r) && !err; k++) {
+			const struct prec_evsel *ev = prec_reader__evsel(s.r, k);
+			long g = gevs_intern(&sv->ev, s.r, k);
+
+			if (g < 0)
+				err = (int)g;
+			if (ev->layout.sample_type & PERF_SAMPLE_CALLCHAIN)
+				sv->callchains = true;
+			if (ev->layout.sample_type & PERF_SAMPLE_STACK_USER)
+				sv->stack_copies = true;
+		}
+		preport_input__close_stream(in, &s);
+	}
+	return err;
+}
+
+/* Make R ready for stream s: its events' numbers, its window, fresh state. */
+static int start_stream(struct rep *R, struct gevs *g, const struct preport_stream *s,
+			bool fresh_state)
+{
+	size_t nev = prec_reader__nr_evsels(s->r), i;
+	int err;
+
+	R->r = s->r;
+	if (prec_array__grow((void **)&R->evmap, &R->evmap_cap, nev ? nev : 1, sizeof(*R->evmap),
+			     8))
+		return -ENOMEM;
+	R->evmap[0] = 0;
+	R->ordered = nev > 0;
+	for (i = 0; i < nev; i++) {
+		const struct prec_evsel *ev = prec_reader__evsel(s->r, i);
+		long k = gevs_intern(g, s->r, i);
+
+		if (k < 0)
+			return (int)k;
+		if ((size_t)k >= R->nr_gev)
+			return -ESTALE; /* not in the first pass: the file changed since */
+		R->evmap[i] = (uint32_t)k;
+		if (!(ev->layout.sample_type & PERF_SAMPLE_TIME) || !ev->layout.sample_id_all)
+			R->ordered = false;
+	}
+	R->win = s->window;
+	R->win_lo = s->lo;
+	R->win_hi = s->hi;
+	R->seq = R->round_max = R->prev_round_max = 0;
+	if (fresh_state) {
+		/* the cache's entries name the old state's generations */
+		for (i = 0; i < CC_SLOTS; i++) {
+			free(R->cc[i].ips);
+			R->cc[i].ips = NULL;
+			R->cc[i].cap = 0;
+		}
+		prec_machine__free(R->m);
+		R->m = NULL;
+		err = prec_machine__new(&R->m);
+		if (err)
+			return err;
+	}
+	load_build_id_feature(R);
+	return 0;
+}
+
+/* Read every stream of the input after the first pass; -EBADMSG only for a single file. */
+static int read_streams(struct rep *R, struct preport_input *in, struct survey *sv)
+{
+	size_t n = preport_input__count(in), i;
+	bool first = true;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		struct preport_stream s;
+
+		if (sv->bad[i])
+			continue;
+		err = preport_input__open_stream(in, i, &s);
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			continue; /* changed since the first pass; warned */
+		err = start_stream(R, &sv->ev, &s, !first);
+		memset(&R->times, 0, sizeof(R->times));
+		if (!err)
+			err = read_records(R, s.path);
+		if (!err) /* a live segment has no end marker yet */
+			preport_warn_cut(s.r, s.live ? NULL : s.name, &R->times);
+		first = false;
+		preport_input__close_stream(in, &s);
+		if (err == -ESTALE) {
+			prec_warn("%s changed while it was read; skipped", s.name);
+			err = 0;
+		}
+		if (err == -EBADMSG && preport_input__is_dir(in)) {
+			prec_warn("segment %s is corrupt (%s): its records before that are counted",
+				  s.name, preport_why(err));
+			err = 0;
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The report's line on --since/--until, before the view. */
+static void print_range(struct preport_input *in, FILE *out)
+{
+	const struct preport_range *rg = preport_input__range(in);
+	char a[32], b[32];
+
+	if (!rg->set)
+		return;
+	if (rg->since_ns)
+		preport_format_wall(rg->since_ns, false, a, sizeof(a));
+	else
+		snprintf(a, sizeof(a), "the start");
+	if (rg->until_ns)
+		preport_format_wall(rg->until_ns, false, b, sizeof(b));
+	else
+		snprintf(b, sizeof(b), "the end");
+	fprintf(out, "# time range: from %s to %s (local time)", a, b);
+	if (preport_input__is_dir(in))
+		fprintf(out, ", %zu of %zu segments", preport_input__count(in),
+			preport_input__nr_segments(in));
+	fputs("\n#\n", out);
 }
 
 int preport_report(struct prec_reader *r, const char *input, const struct preport_report_opts *o,
 		   FILE *out)
+{
+	struct preport_input *in;
+	int err = preport_input__new_file(r, input, NULL, &in);
+
+	if (err)
+		return err;
+	err = preport_report_input(in, o, out);
+	preport_input__free(in);
+	return err;
+}
+
+int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
+			 FILE *out)
 {
 	struct prec_symtab_opts so;
 	struct prec_hist_opts ho;
@@ -1029,41 +1260,51 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	struct utsname un;
 	struct rep R;
 	struct phases ph;
+	struct survey sv;
+	struct preport_stream first = { 0 };
 	size_t nev, i;
-	bool callchains = false, stack_copies = false, have_un;
+	bool callchains, stack_copies, have_un;
 	long kid;
 	int err;
 
 	phases_start(&ph);
 	memset(&R, 0, sizeof(R));
-	R.r = r;
+	memset(&sv, 0, sizeof(sv));
 	R.frames = R.frbuf[0];
 	R.o = o;
 	prec_keyset__init(&R.jit_ids, sizeof(uint64_t));
-	err = prec_reader__read_header(r);
+	err = survey_streams(in, &sv);
 	if (err)
-		return err;
-	nev = prec_reader__nr_evsels(r);
-	R.ordered = nev > 0;
-	for (i = 0; i < nev; i++) {
-		const struct prec_evsel *ev = prec_reader__evsel(r, i);
-
-		if (ev->layout.sample_type & PERF_SAMPLE_CALLCHAIN)
-			callchains = true;
-		if (ev->layout.sample_type & PERF_SAMPLE_STACK_USER)
-			stack_copies = true;
-		if (!(ev->layout.sample_type & PERF_SAMPLE_TIME) || !ev->layout.sample_id_all)
-			R.ordered = false;
+		goto out;
+	if (!sv.nr_ok) {
+		/* a single file's own error, or no segment readable */
+		if (!preport_input__is_dir(in)) {
+			err = -EBADMSG;
+			goto out;
+		}
+		if (preport_input__count(in))
+			prec_warn("no segment could be read");
 	}
+	callchains = sv.callchains;
+	stack_copies = sv.stack_copies;
+	nev = sv.ev.n;
+	R.nr_gev = nev;
 
+	/* the machine facts of the first stream stand for all */
+	if (sv.nr_ok) {
+		err = preport_input__open_stream(in, sv.first, &first);
+		if (err)
+			goto out;
+	}
 	memset(&so, 0, sizeof(so));
 	so.symfs = o->symfs;
 	so.kallsyms = o->kallsyms;
 	so.no_demangle = o->no_demangle;
 	so.cache_dir = o->cache_dir;
 	have_un = !uname(&un);
-	so.use_proc_kallsyms = have_un && feature_equals(r, FEAT_HOSTNAME, un.nodename) &&
-			       feature_equals(r, FEAT_OSRELEASE, un.release);
+	so.use_proc_kallsyms = have_un && (!first.r ||
+					   (feature_equals(first.r, FEAT_HOSTNAME, un.nodename) &&
+					    feature_equals(first.r, FEAT_OSRELEASE, un.release)));
 	if (!o->kallsyms && !so.use_proc_kallsyms)
 		prec_warn("the recording was made on another host or kernel: kernel symbols need "
 			  "--kallsyms FILE from that machine");
@@ -1071,7 +1312,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	if (stack_copies) {
 		/* unwinding loads DSOs as it reads, so no background loader */
 		R.unwind = have_un && !strcmp(un.machine, "x86_64") &&
-			   feature_equals(r, FEAT_ARCH, un.machine);
+			   feature_equals(first.r, FEAT_ARCH, un.machine);
 		if (!R.unwind)
 			prec_warn("the recording has user stack copies (--call-graph dwarf), which "
 				  "preport unwinds only for x86-64 recordings on x86-64: user-space "
@@ -1079,6 +1320,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 		else
 			callchains = true;
 	}
+	preport_input__close_stream(in, &first);
 
 	memset(&ho, 0, sizeof(ho));
 	memcpy(ho.keys, o->keys, sizeof(ho.keys));
@@ -1128,7 +1370,6 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 		goto out;
 	}
 	R.kernel_id = (uint32_t)kid;
-	load_build_id_feature(&R);
 
 	/* symbol tables load on the other CPU while the records are read, and the frames read
 	 * so far are indexed and symbolized there when it has nothing to load; without a thread
@@ -1138,7 +1379,7 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	else if (!R.unwind && prec_hist__feed_start(R.h))
 		prec_log(PREC_LOG_INFO, "frames not symbolized while reading: out of memory");
 	phase_end(&ph, "setup");
-	err = read_records(&R, input);
+	err = read_streams(&R, in, &sv);
 	phase_end(&ph, "read");
 	free_reading(&R);
 	if (!err || err == -EBADMSG) {
@@ -1172,10 +1413,12 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	}
 	phase_end(&ph, "finish");
 	for (i = 0; i < nev; i++) {
-		ve[i].name = prec_reader__evsel(r, i)->name;
+		ve[i].name = sv.ev.v[i].name;
 		ve[i].lost_samples = R.lost[i];
 	}
 	vo.evsels = ve;
+	if (!o->folded)
+		print_range(in, out);
 	{
 		int e2 = o->folded ? prec_view__folded(R.h, out) : prec_view__stdio(R.h, &vo, out);
 
@@ -1185,6 +1428,8 @@ int preport_report(struct prec_reader *r, const char *input, const struct prepor
 	phase_end(&ph, "view");
 out:
 	free(ve);
+	free(sv.bad);
+	gevs_free(&sv.ev);
 	if (!o->no_teardown)
 		free_rep(&R);
 	return err;

@@ -7,14 +7,20 @@
  * prec_feat__ cursor helpers.  Inputs of odd length go through prec_reader__read_header()
  * first.  Everything the parsers point at is read, so ASan checks the
  * bounds they claim.  A log callback is installed so that message formatting runs too.
+ * Then the input is converted to perf's file form (prec_convert.c) into a memory file, and
+ * whatever convert accepts must read back whole: no error, no truncation, every record it
+ * counted (else the target aborts).
  * Built as the fuzzer with --enable-fuzzing, and linked with replay-main.c into
  * tests/fuzz/replay-reader, which replays the corpus in `make check`.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "prec_abi.h"
+#include "prec_convert.h"
 #include "prec_log.h"
 #include "prec_reader.h"
 #include "prec_sample.h"
@@ -129,6 +135,35 @@ static void walk_features(struct prec_reader *r)
 	}
 }
 
+/* Convert the input into a memory file; what convert writes must read back whole. */
+static void convert_and_read_back(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	struct prec_convert_stats st;
+	struct prec_reader *r;
+	struct prec_record rec;
+	uint64_t n = 0;
+	int rc;
+
+	if (fd < 0)
+		fd = memfd_create("fuzz-convert", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET))
+		return;
+	if (prec_reader__open_mem(data, size, &r))
+		return;
+	rc = prec_convert_to_file(r, fd, &st);
+	prec_reader__free(r);
+	if (rc)
+		return;
+	if (lseek(fd, 0, SEEK_SET) || prec_reader__open_fd(fd, &r))
+		abort(); /* convert wrote a file its own reader cannot open */
+	while ((rc = prec_reader__next(r, &rec)) == 1)
+		n++;
+	if (rc || n != st.records || prec_reader__truncated(r) || prec_reader__is_pipe(r))
+		abort();
+	prec_reader__free(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct prec_reader *r;
@@ -176,5 +211,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	sink += prec_reader__truncated(r) + prec_reader__is_pipe(r) + prec_reader__offset(r);
 	prec_reader__free(r);
+	convert_and_read_back(data, size);
 	return 0;
 }

@@ -114,6 +114,24 @@ segment_reads() {
 	fi
 }
 
+# cut_reads LABEL FILE: as preport_reads, for a segment that may have been cut (left live by
+# a kill, or ended by a full disk): preport -D exits 0 and says nothing but that FILE was cut
+# ("cut short", "truncated input").  Sets $was_cut to 1 if it said so, else 0.
+cut_reads() {
+	"$PREPORT" -D -i "$2" >"$2.dump" 2>"$2.dump.err"
+	_rc=$?
+	grep -F ': SAMPLE ' "$2.dump" >"$2.samples"
+	was_cut=0
+	grep -q . "$2.dump.err" && was_cut=1
+	if [ "$_rc" -eq 0 ] && ! grep -v -e 'was cut short' -e 'truncated input' "$2.dump.err" | grep -q .
+	then
+		ok "$1: preport -D reads it ($(grep -c . "$2.samples") samples)" \
+			"$([ "$was_cut" = 1 ] && echo "and says it was cut")"
+	else
+		bad "$1: preport -D exits $_rc: $(lines "$2.dump.err")"
+	fi
+}
+
 # log_stopped LOG: the "stopped: N samples written in M segments" line's N and M, as "N M".
 log_stopped() {
 	sed -n 's/.*stopped: \([0-9][0-9]*\) samples written in \([0-9][0-9]*\) segments.*/\1 \2/p' \

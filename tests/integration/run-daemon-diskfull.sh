@@ -10,7 +10,7 @@
 #   - after the filler is removed, writes again and says so once (waited for at most 30 s:
 #     an upper bound)
 #   - at the stop, every segment closed before the disk filled is still there, and every
-#     closed segment reads with preport -D
+#     closed segment reads with preport -D (a segment the disk filled up is cut short)
 # Skips when perf is missing, the kernel refuses perf_event_open, or a tmpfs cannot be
 # mounted.
 . "$(dirname "$0")/test-lib.sh"
@@ -89,9 +89,11 @@ for f in $before; do
 done
 [ -z "$lost" ]
 check $? "every segment closed before the disk filled is still there${lost:+; gone:$lost}"
+ncut=0
 for f in $(closed_segments "$D"); do
 	cp "$D/$f" "$workdir/$f"
-	preport_reads "$f" "$workdir/$f"
+	cut_reads "$f" "$workdir/$f"
+	ncut=$((ncut + was_cut))
 done
 
 finish

@@ -5,8 +5,8 @@
 # and around switches, and with --switch-max-files 3 each switch also deletes a segment;
 # two right after `precord ctl rotate`).  After each kill:
 #   - every file in DIR, closed or the leftover .partial, is read by preport -D (exit 0,
-#     nothing on stderr but, for a leftover, a warning that its last record is cut: a kill
-#     can end a write() part way) and by perf report (which says "no samples" for a
+#     nothing on stderr but, for a leftover, a warning that it was cut short: no end marker,
+#     and a kill can end a write() part way) and by perf report (which says "no samples" for a
 #     leftover killed before its first flush: preport must then count no samples either)
 #   - the next start closes the leftover (renamed without .partial, never overwritten, its
 #     bytes unchanged) and numbers its segments after every earlier one
@@ -25,22 +25,13 @@ seed=$$
 say "random seed $seed (moments of the kills)"
 
 # file_reads LABEL FILE: preport -D and perf report read FILE; a file without samples may
-# get perf's "no samples".  A segment left live by a kill (named in $leftovers) may end in
-# a record cut by the kill, which preport reads up to, with a warning.
+# get perf's "no samples".  A segment left live by a kill (named in $leftovers) has no end
+# marker and may end in a record cut by the kill: preport reads it with a warning.
 leftovers=
 file_reads() {
+	_f=${2##*/}
 	case " $leftovers " in
-	*" ${2##*/} "* | *" ${2##*/}.partial "*)
-		"$PREPORT" -D -i "$2" >"$2.dump" 2>"$2.dump.err"
-		rc=$?
-		grep -F ': SAMPLE ' "$2.dump" >"$2.samples"
-		if [ "$rc" -eq 0 ] && ! grep -v 'truncated input' "$2.dump.err" | grep -q .; then
-			ok "$1: preport -D reads it ($(grep -c . "$2.samples") samples)" \
-				"$(grep -q . "$2.dump.err" && echo "up to a record the kill cut")"
-		else
-			bad "$1: preport -D exits $rc: $(lines "$2.dump.err")"
-		fi
-		;;
+	*" ${_f%.partial} "*) cut_reads "$1" "$2" ;;
 	*) preport_reads "$1" "$2" ;;
 	esac
 	if [ "$(grep -c . "$2.samples")" -gt 0 ]; then

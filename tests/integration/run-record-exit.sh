@@ -4,13 +4,21 @@
 #   exit status     `precord -- sh -c 'exit 3'` exits 3, `exit 0` 0; a workload killed by
 #                   SIGUSR1 / SIGKILL gives 128+10 / 128+9
 #   SIGINT          to precord alone, mid-run: the workload is stopped (SIGTERM, status 143),
-#                   the summary is printed, perf and preport read the file (hot_a 75%) and
+#                   the summary is printed, perf and preport read the file (hot_a leads hot_b) and
 #                   agree on its record counts
 #   Ctrl-C          SIGINT to the workload and precord at once: exit 130 (the workload's
 #                   status), the file is complete
 #   SIGTERM         to precord: exit 143, the file is complete
+#   end marker      every normal end (the above, --duration, a command that cannot run)
+#                   leaves a file whose last record is the end marker, and preport -D says
+#                   nothing on stderr
 #   SIGKILL         precord killed mid-run with --flush-interval 200: perf report and preport
-#                   still read the file, with samples (hot_a 75%) and equal record counts
+#                   still read the file, with samples (hot_a leads hot_b) and equal record counts;
+#                   preport -D and preport warn in one line that it was cut short and when it
+#                   ends, which they never do for the normal ends above (their stderr is empty)
+#   disk full       precord recording 3000 short processes (megabytes of records, however
+#                   busy the machine) into a 256 KiB tmpfs (where one can be mounted): exit 1,
+#                   one line about the write error, and preport warns the file was cut short
 #   errors          nonexistent command: 127 and one line on stderr naming it; unwritable
 #                   output (-o /proc/x/y): 1, one line naming the file, and the workload never
 #                   runs; unknown event, bad CPU list, PID that does not exist: non-zero and
@@ -23,14 +31,24 @@
 need_record demo
 DEMO=$WL/demo
 
-# readable LABEL FILE: preport and perf read FILE, agree on its counts, and hot_a is 75%.
-readable() {
-	preport_reads "$1" "$2"
-	counts_agree "$1" "$2"
-	perf_report "$1" "$2" sym "$2.rep"
-	check_share "$1" "$2.rep" hot_a 75
+# ends_with_marker LABEL FILE: the last record preport -D lists (FILE.dump, from
+# preport_reads) is the end marker, a SAMPLE_TIME feature record.
+ends_with_marker() {
+	_last=$(grep '^0x' "$2.dump" | tail -n 1)
+	case $_last in
+	*": FEATURE SAMPLE_TIME") ok "$1: the file ends with the end marker" ;;
+	*) bad "$1: the last record is not the end marker: $_last" ;;
+	esac
 }
 
+# readable LABEL FILE: preport and perf read FILE, agree on its counts, and hot_a leads hot_b.
+readable() {
+	preport_reads "$1" "$2"
+	ends_with_marker "$1" "$2"
+	counts_agree "$1" "$2"
+	perf_report "$1" "$2" sym "$2.rep"
+	check_demo_split "$1" "$2.rep"
+}
 # ---- exit statuses ----
 say "--- exit status passthrough"
 for c in "exit 0:0" "exit 3:3" "kill -USR1 \$\$:138" "kill -KILL \$\$:137"; do
@@ -110,12 +128,45 @@ if [ -s "$f" ]; then
 else
 	bad "SIGKILL: the file is empty or missing"
 fi
-readable "SIGKILL" "$f"
+cut_readable "SIGKILL" "$f"
+check_demo_split "SIGKILL" "$f.rep"
 n=$(grep -c . "$f.samples")
 if [ "$n" -gt 0 ]; then
 	ok "SIGKILL: $n samples survive"
 else
 	bad "SIGKILL: no samples in the file"
+fi
+
+say "--- --duration: attached with -p, stopped by the clock"
+start_bg "$DEMO" 5000
+f=$workdir/duration.data
+record duration -e cpu-clock -p "$bg_pid" --duration 0.5 -o "$f"
+check_status "-p --duration 0.5" "$rec_rc" 0
+preport_reads "-p --duration 0.5" "$f"
+ends_with_marker "-p --duration 0.5" "$f"
+stop_bg "$bg_pid"
+
+# ---- disk full ----
+say "--- disk full: precord writing to a small tmpfs"
+small=$workdir/small
+mkdir "$small"
+if mount -t tmpfs -o size=256k,mode=0700 precord-test "$small" 2>"$workdir/mount.err"; then
+	f=$small/full.data
+	# 3000 short processes: their COMM, MMAP2, FORK, EXIT and SWITCH records alone come to
+	# megabytes, however little CPU time the machine gives them
+	record full -e cpu-clock -F 4000 -g --no-compress --flush-interval 100 -o "$f" -- \
+		sh -c 'i=0; while [ $i -lt 3000 ]; do /bin/true; i=$((i + 1)); done'
+	check_status "disk full" "$rec_rc" 1
+	if grep -q "^precord: cannot write '$f': No space left on device" "$workdir/full.err"; then
+		ok "disk full: precord says so: $(grep "cannot write" "$workdir/full.err")"
+	else
+		bad "disk full: no 'cannot write ... No space left': $(lines "$workdir/full.err" 3)"
+	fi
+	cp "$f" "$workdir/full.data"
+	umount "$small"
+	cut_readable "disk full" "$workdir/full.data"
+else
+	say "disk full: skipped, cannot mount a tmpfs here: $(lines "$workdir/mount.err" 1)"
 fi
 
 # ---- errors users hit ----
@@ -124,6 +175,8 @@ for cmd in /nonexistent/precord-test-cmd precord-test-no-such-command; do
 	record nocmd -e cpu-clock -o "$workdir/nocmd.data" -- "$cmd" arg
 	check_status "nonexistent command $cmd" "$rec_rc" 127
 	one_line "nonexistent command $cmd" "$workdir/nocmd.err" "$cmd"
+	preport_reads "nonexistent command $cmd" "$workdir/nocmd.data"
+	ends_with_marker "nonexistent command $cmd" "$workdir/nocmd.data"
 done
 
 say "--- unwritable output"

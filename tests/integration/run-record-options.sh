@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # precord's targets, events and output options, each on a workload of tests/workloads/:
 #   -p PID          attach to a running demo for 1 s: exit 0, every sample has its pid, hot_a
-#                   75% / hot_b 25% (so the synthesized maps resolve), chains reach main
+#                   leads hot_b (so the synthesized maps resolve), chains reach main
 #   -p PID          attach to a running `threads`: both threads sampled (>= 25% each), under
 #                   the thread names read from /proc (synthesized COMM); -t TID: only that
 #                   thread (every sample its tid, thread_b seen, thread_a never), and the
@@ -15,7 +15,7 @@
 #   -c 100000       every sample's period is 100000
 #   --call-graph dwarf[,4096]: every sample has regs-abi 2 and stack 8192 (4096); perf
 #                   unwinds the stack copies to main, also after -p (maps synthesized)
-#   -o -            to a pipe into `perf report -i -`: hot_a 75%; the workload's stdout does
+#   -o -            to a pipe into `perf report -i -`: hot_a leads; the workload's stdout does
 #                   not go into the stream
 #   existing output renamed to FILE.old, byte for byte
 #   --no-compress and -z 19: perf and preport read the file; no COMPRESSED records without
@@ -55,8 +55,7 @@ check_summary "-p" "$workdir/attach.err"
 preport_reads "-p" "$f"
 all_equal "$f.samples" pid "$bg_pid" "-p"
 perf_report "-p" "$f" sym "$f.rep"
-check_share "-p" "$f.rep" hot_a 75
-check_share "-p" "$f.rep" hot_b 25
+check_demo_split "-p" "$f.rep"
 perf_chains "-p" "$f" "$f.chains"
 check_chains "-p" "$f.chains" hot_a '^hot_a;outer;main(;|$)'
 
@@ -261,8 +260,7 @@ f=$workdir/pipe
 	"$PERF" report -i - --stdio --no-children --sort sym -g none >"$f.rep" 2>"$f.rep.err"
 rc=$?
 check_status "-o - | perf report -i -" "$rc" 0 "$f.err"
-check_share "-o - | perf report -i -" "$f.rep" hot_a 75
-check_share "-o - | perf report -i -" "$f.rep" hot_b 25
+check_demo_split "-o - | perf report -i -" "$f.rep"
 if grep -q '^precord: .* samples in .* to standard output$' "$f.err"; then
 	ok "-o -: the summary says 'standard output'"
 else
@@ -313,7 +311,7 @@ for z in --no-compress "-z 19"; do
 		if [ "$n" -gt 0 ]; then ok "$z: $n COMPRESSED records"; else bad "$z: no COMPRESSED records"; fi
 	fi
 	perf_report "$z" "$f" sym "$f.rep"
-	check_share "$z" "$f.rep" hot_a 75
+	check_demo_split "$z" "$f.rep"
 done
 
 finish

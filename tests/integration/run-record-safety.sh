@@ -10,8 +10,8 @@
 #                   written where it points; a link at FILE.old is replaced, not followed
 #   FIFO            an output that is a FIFO is refused at once (no blocking open)
 #   disk full       on a tmpfs with 256 KiB free: exit 1, one error line, and the summary counts only
-#                   the samples the file holds (preport -D counts the same), the rest as
-#                   not written
+#                   the samples the file holds (preport -D counts the same, and warns that
+#                   the file was cut short), the rest as not written
 # Skips when perf is missing or the kernel refuses perf_event_open; the disk-full part is
 # skipped (said so) where a tmpfs cannot be mounted.
 . "$(dirname "$0")/test-lib.sh"
@@ -132,7 +132,7 @@ if mount -t tmpfs -o size=1m,mode=0700 precord-test "$mnt" 2>"$workdir/mount.err
 	if [ "$n" -eq 1 ]; then ok "disk full: said once"; else bad "disk full: said $n times"; fi
 	cp "$f" "$workdir/full.data" # the dumps go beside it, not on the full disk
 	f=$workdir/full.data
-	preport_reads "disk full" "$f"
+	cut_readable "disk full" "$f"
 	check_summary "disk full" "$rec_err"
 	got=$(grep -c . "$f.samples")
 	if [ "$got" -eq "$summary_samples" ]; then

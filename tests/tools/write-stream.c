@@ -4,7 +4,8 @@
  * that tests can check what Linux perf (or preport) makes of our stream.
  *
  * Usage: write-stream -o OUT [--no-compress] [--level N] [--pid N] [--caller SYMBOL
- *                     [--bad-chain N]] BINARY SYMBOL:COUNT...
+ *                     [--bad-chain N]] [--map-name PATH] [--ino-gen N] [--kernel-bug]
+ *                     BINARY SYMBOL:COUNT...
  *
  * The stream (pipe form, zstd level 1 unless told otherwise) holds one cpu-clock attr
  * (sample_type IP|TID|TIME|PERIOD, sample_id_all, period 1000000, user only), the features
@@ -12,15 +13,30 @@
  * MMAP2 per executable PT_LOAD segment of BINARY, FINISHED_INIT, COUNT user SAMPLEs inside
  * each SYMBOL (interleaved in proportion), FINISHED_ROUND.
  *
+ * --precord writes the VERSION feature precord writes ("precord test"), so that the stream
+ * counts as precord's; --cut leaves the end marker out, as a killed precord does;
+ * --clock-data WALL_NS sets use_clockid (CLOCK_MONOTONIC) and a CLOCK_DATA feature that puts
+ * time 0 of the samples' clock at WALL_NS nanoseconds after the epoch.
+ *
  * With --caller (one of the SYMBOLs, which may have COUNT 0), samples also have a call chain:
  * PERF_CONTEXT_USER, the ip, a return address in the caller; with --bad-chain N every Nth
  * sample's chain ends with -72, a value above PERF_CONTEXT_MAX that is no context (a
  * frame-pointer walk can end so), which perf 6.1 takes as a corrupt chain.
  *
+ * The MMAP2 records are in inode form: BINARY's device and inode, generation 0 (--ino-gen N
+ * gives another), named BINARY's real path (--map-name PATH names it so instead, e.g. with
+ * " (deleted)" appended as the kernel does for an unlinked file).  --kernel-bug also sets
+ * their build-id flag, as a kernel bug does in records of listeners that did not ask for
+ * build-ids (see lib/state/prec_machine.c).
+ *
  * Addresses: a symbol's st_value is a link-time virtual address.  The segment holding it is
  * mapped at base + page_down(p_vaddr) with pgoff page_down(p_offset) (base 0x555555554000
  * for ET_DYN, 0 for ET_EXEC), so a sample at base + st_value + k lies at file offset
  * st_value - p_vaddr + p_offset + k, which is where a reader finds the symbol again.
+ *
+ * With --wall SECONDS the samples are on CLOCK_MONOTONIC (attr use_clockid) and the stream has
+ * the CLOCKID and CLOCK_DATA features, which put the first sample at that wall-clock time
+ * (seconds since the epoch); --step-ms N spaces the samples N ms apart (default 1 ms).
  *
  * Errors are reported in one line on stderr; the exit status is 1 (2 for a usage error).
  */
@@ -38,6 +54,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "prec_abi.h"
@@ -74,7 +91,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s -o OUT [--no-compress] [--level N] [--pid N] [--caller SYMBOL "
-		"[--bad-chain N]] BINARY SYMBOL:COUNT...\n",
+		"[--bad-chain N]] [--map-name PATH] [--ino-gen N] [--kernel-bug] [--precord] [--cut] "
+		"[--clock-data WALL_NS] [--wall SECONDS] [--step-ms N] BINARY SYMBOL:COUNT...\n",
 		prog);
 }
 
@@ -232,7 +250,16 @@ out:
 	return rc;
 }
 
-static int write_features(struct prec_writer *w, int argc, char **argv)
+/* What the stream says of its writer, its end and its clock. */
+struct stream_opts {
+	bool precord; /* VERSION "precord test" */
+	bool cut; /* no end marker */
+	bool clock_data;
+	uint64_t wall_ns; /* CLOCK_DATA: the wall-clock time of clock time 0 */
+};
+
+static int write_features(struct prec_writer *w, int argc, char **argv,
+			  const struct stream_opts *so)
 {
 	static const char *const names[] = {"cpu-clock"};
 	struct utsname u;
@@ -254,6 +281,19 @@ static int write_features(struct prec_writer *w, int argc, char **argv)
 	if (!err)
 		err = prec_writer__add_feature_strings(w, PREC_FEAT_CMDLINE,
 						       (const char *const *)argv, (size_t)argc);
+	if (!err && so->precord)
+		err = prec_writer__add_feature_string(w, PREC_FEAT_VERSION,
+						      PREC_VERSION_PREFIX "test");
+	if (!err && so->clock_data) {
+		/* u32 version 1, u32 clockid, u64 wall-clock ns, u64 clock ns of the same moment */
+		uint32_t head[2] = {1, CLOCK_MONOTONIC};
+		uint64_t at[2] = {so->wall_ns, 0};
+		unsigned char cd[24];
+
+		memcpy(cd, head, 8);
+		memcpy(cd + 8, at, 16);
+		err = prec_writer__add_feature(w, PREC_FEAT_CLOCK_DATA, cd, sizeof(cd));
+	}
 	if (!err)
 		err = prec_writer__add_event_desc(w, names);
 	return err;
@@ -264,13 +304,46 @@ struct chain_opts {
 	unsigned long bad_every; /* 0: none */
 };
 
+struct time_opts {
+	uint64_t wall_s; /* 0: no wall-clock data */
+	uint64_t step_ns; /* between samples */
+};
+
+#define FIRST_SAMPLE_TIME 1000000ULL
+
+/* CLOCKID (1 ns) and CLOCK_DATA: the first sample's time is wall_s on the wall clock. */
+static int write_clock(struct prec_writer *w, const struct time_opts *to)
+{
+	uint64_t res = 1;
+	unsigned char cd[24];
+	uint32_t version = 1, clockid = CLOCK_MONOTONIC;
+	uint64_t tod = to->wall_s * 1000000000ULL, clk = FIRST_SAMPLE_TIME;
+	int err;
+
+	memcpy(cd, &version, 4);
+	memcpy(cd + 4, &clockid, 4);
+	memcpy(cd + 8, &tod, 8);
+	memcpy(cd + 16, &clk, 8);
+	err = prec_writer__add_feature(w, PREC_FEAT_CLOCKID, &res, sizeof(res));
+	if (!err)
+		err = prec_writer__add_feature(w, PREC_FEAT_CLOCK_DATA, cd, sizeof(cd));
+	return err;
+}
+
+struct map_opts {
+	const char *name; /* NULL: the binary's path */
+	uint64_t ino_gen;
+	bool kernel_bug;
+};
+
 static int write_stream(struct prec_writer *w, int argc, char **argv, const char *binary,
 			const struct elf_info *info, const struct sym_req *reqs, size_t n,
-			uint32_t pid, const struct chain_opts *co)
+			uint32_t pid, const struct chain_opts *co, const struct map_opts *mo,
+			const struct stream_opts *so, const struct time_opts *to)
 {
 	struct perf_event_attr attr;
 	unsigned long done[MAX_SYMS] = {0};
-	uint64_t id = 1, time = 1000000, total = 0, emitted = 0;
+	uint64_t id = 1, time = FIRST_SAMPLE_TIME, total = 0, emitted = 0;
 	const char *comm = strrchr(binary, '/') ? strrchr(binary, '/') + 1 : binary;
 	struct stat st;
 	size_t i;
@@ -294,12 +367,18 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 	attr.sample_id_all = 1;
 	attr.mmap2 = 1;
 	attr.comm_exec = 1;
+	if (so->clock_data || to->wall_s) {
+		attr.use_clockid = 1;
+		attr.clockid = CLOCK_MONOTONIC;
+	}
 
 	if (stat(binary, &st))
 		return -errno;
 	err = prec_writer__add_attr(w, &attr, &id, 1);
 	if (!err)
-		err = write_features(w, argc, argv);
+		err = write_features(w, argc, argv, so);
+	if (!err && to->wall_s)
+		err = write_clock(w, to);
 	if (!err)
 		err = prec_writer__end_header(w);
 	if (!err)
@@ -314,12 +393,16 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 		    .maj = major(st.st_dev),
 		    .min = minor(st.st_dev),
 		    .ino = st.st_ino,
+		    .ino_generation = mo->ino_gen,
 		    .prot = PROT_READ | PROT_EXEC,
 		    .flags = MAP_PRIVATE,
-		    .filename = binary,
+		    .filename = mo->name ? mo->name : binary,
 		};
 
-		err = prec_writer__add_mmap2(w, PERF_RECORD_MISC_USER, &m, NULL);
+		err = prec_writer__add_mmap2(
+		    w,
+		    PERF_RECORD_MISC_USER | (mo->kernel_bug ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0),
+		    &m, NULL);
 	}
 	if (!err)
 		err = prec_writer__add_finished_init(w);
@@ -349,7 +432,7 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 				s.callchain_nr =
 					co->bad_every && (emitted + 1) % co->bad_every == 0 ? 4 : 3;
 			}
-			time += SAMPLE_PERIOD;
+			time += to->step_ns;
 			err = prec_writer__add_sample(w, 0, PERF_RECORD_MISC_USER, &s);
 			done[i]++;
 			emitted++;
@@ -358,13 +441,27 @@ static int write_stream(struct prec_writer *w, int argc, char **argv, const char
 	if (!err)
 		err = prec_writer__add_finished_round(w);
 	if (!err)
-		err = prec_writer__finish(w);
+		err = so->cut ? prec_writer__flush(w) : prec_writer__finish(w);
 	return err;
 }
 
 int main(int argc, char **argv)
 {
-	enum { OPT_NO_COMPRESS = 256, OPT_LEVEL, OPT_PID, OPT_CALLER, OPT_BAD_CHAIN };
+	enum {
+		OPT_NO_COMPRESS = 256,
+		OPT_LEVEL,
+		OPT_PID,
+		OPT_CALLER,
+		OPT_BAD_CHAIN,
+		OPT_MAP_NAME,
+		OPT_INO_GEN,
+		OPT_KERNEL_BUG,
+		OPT_PRECORD,
+		OPT_CUT,
+		OPT_CLOCK_DATA,
+		OPT_WALL,
+		OPT_STEP_MS
+	};
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"no-compress", no_argument, NULL, OPT_NO_COMPRESS},
@@ -372,6 +469,14 @@ int main(int argc, char **argv)
 	    {"pid", required_argument, NULL, OPT_PID},
 	    {"caller", required_argument, NULL, OPT_CALLER},
 	    {"bad-chain", required_argument, NULL, OPT_BAD_CHAIN},
+	    {"map-name", required_argument, NULL, OPT_MAP_NAME},
+	    {"ino-gen", required_argument, NULL, OPT_INO_GEN},
+	    {"kernel-bug", no_argument, NULL, OPT_KERNEL_BUG},
+	    {"precord", no_argument, NULL, OPT_PRECORD},
+	    {"cut", no_argument, NULL, OPT_CUT},
+	    {"clock-data", required_argument, NULL, OPT_CLOCK_DATA},
+	    {"wall", required_argument, NULL, OPT_WALL},
+	    {"step-ms", required_argument, NULL, OPT_STEP_MS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -381,7 +486,10 @@ int main(int argc, char **argv)
 	struct prec_writer *w = NULL;
 	const char *out = NULL, *caller = NULL;
 	struct chain_opts co = {0};
-	char binary[PATH_MAX];
+	struct map_opts mo = {0};
+	struct stream_opts so = {0};
+	struct time_opts to = {0, SAMPLE_PERIOD};
+	char binary[PATH_MAX], *end;
 	unsigned long v, pid = 4242;
 	size_t n = 0;
 	int c, i, fd, err;
@@ -420,6 +528,52 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			co.bad_every = v;
+			break;
+		case OPT_MAP_NAME:
+			mo.name = optarg;
+			break;
+		case OPT_INO_GEN:
+			if (parse_ulong(optarg, UINT32_MAX, &v)) {
+				fprintf(stderr, "%s: --ino-gen takes a number, not '%s'\n", prog,
+					optarg);
+				return 2;
+			}
+			mo.ino_gen = v;
+			break;
+		case OPT_KERNEL_BUG:
+			mo.kernel_bug = true;
+			break;
+		case OPT_PRECORD:
+			so.precord = true;
+			break;
+		case OPT_CUT:
+			so.cut = true;
+			break;
+		case OPT_CLOCK_DATA:
+			errno = 0;
+			so.wall_ns = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-') {
+				fprintf(stderr, "%s: --clock-data takes nanoseconds, not '%s'\n",
+					prog, optarg);
+				return 2;
+			}
+			so.clock_data = true;
+			break;
+		case OPT_WALL:
+			if (parse_ulong(optarg, 1UL << 40, &v) || !v) {
+				fprintf(stderr, "%s: --wall takes seconds since the epoch, not '%s'\n",
+					prog, optarg);
+				return 2;
+			}
+			to.wall_s = v;
+			break;
+		case OPT_STEP_MS:
+			if (parse_ulong(optarg, 86400000UL, &v) || !v) {
+				fprintf(stderr, "%s: --step-ms takes a positive number, not '%s'\n",
+					prog, optarg);
+				return 2;
+			}
+			to.step_ns = v * 1000000ULL;
 			break;
 		case 'h':
 			usage(stdout);
@@ -478,7 +632,8 @@ int main(int argc, char **argv)
 	}
 	err = prec_writer__new(fd, &wopts, &w);
 	if (!err)
-		err = write_stream(w, argc, argv, binary, &info, reqs, n, (uint32_t)pid, &co);
+		err = write_stream(w, argc, argv, binary, &info, reqs, n, (uint32_t)pid, &co, &mo,
+				   &so, &to);
 	prec_writer__free(w);
 	if (fd != STDOUT_FILENO && close(fd) && !err)
 		err = -errno;

@@ -68,6 +68,66 @@ static int fork_rec(struct prec_machine *m, uint32_t pid, uint32_t ppid)
 	return prec_machine__process(m, PERF_RECORD_FORK, 0, rec, size);
 }
 
+/* The MMAP2 record in rec[] (size bytes), moved to `addr`, processed with `misc`: its map. */
+static struct prec_map *remap(struct prec_machine *m, struct prec_thread *t, size_t size,
+			      uint64_t addr, uint16_t misc)
+{
+	memcpy(rec + 4, &misc, 2); /* perf_event_header.misc */
+	put64(16, addr);
+	if (prec_machine__process(m, PERF_RECORD_MMAP2, misc, rec, size))
+		return NULL;
+	return t ? prec_mspace__find(t->ms, addr) : NULL;
+}
+
+/*
+ * MMAP2 records' file identity: device, inode and generation in inode form; a build-id when
+ * flagged; and the flag over device and inode that a kernel bug writes (a "size" above 20 or
+ * nonzero reserved bytes), read as device and inode.
+ */
+static void test_identity(void)
+{
+	const uint16_t bid = PERF_RECORD_MISC_MMAP_BUILD_ID;
+	struct prec_machine *m;
+	struct prec_thread *t;
+	struct prec_map *map;
+	size_t size;
+
+	if (!ok(prec_machine__new(&m) == 0, "identity: machine created"))
+		return;
+	t = prec_machine__thread(m, 500, 500);
+	size = header(PERF_RECORD_MMAP2, 72 + 16);
+	put32(8, 500);
+	put32(12, 500);
+	put64(24, 0x1000);
+	put32(40, 254); /* fe:03 */
+	put32(44, 3);
+	put64(48, 123456);
+	put64(56, 0xdeadbeef);
+	strcpy((char *)rec + 72, "/bin/id");
+	map = remap(m, t, size, 0x400000, 0);
+	ok(map && map->maj == 254 && map->min == 3 && map->ino == 123456 &&
+	       map->ino_gen == 0xdeadbeef && !map->build_id,
+	   "identity: inode form: device, inode and generation kept");
+
+	map = remap(m, t, size, 0x500000, bid);
+	ok(map && !map->build_id && map->maj == 254 && map->ino == 123456,
+	   "identity: build-id flag over device 254 (size byte 254): device and inode");
+
+	put32(40, 259); /* nvme: size byte 3, reserved byte 1 */
+	map = remap(m, t, size, 0x600000, bid);
+	ok(map && !map->build_id && map->maj == 259 && map->ino == 123456,
+	   "identity: build-id flag over device 259 (reserved byte 1): device and inode");
+
+	memset(rec + 40, 0, 24);
+	rec[40] = 20;
+	memset(rec + 44, 0xab, 20);
+	map = remap(m, t, size, 0x700000, bid);
+	ok(map && map->build_id && map->build_id->len == 20 && map->build_id->id[19] == 0xab &&
+	       !map->ino,
+	   "identity: a real build-id record: its build-id, no inode");
+	prec_machine__free(m);
+}
+
 int main(void)
 {
 	struct prec_machine *m;
@@ -164,5 +224,6 @@ int main(void)
 	}
 
 	prec_machine__free(m);
+	test_identity();
 	return done_testing();
 }

@@ -40,18 +40,19 @@ struct cfg {
 	int level;
 	int nr_attrs;
 	int big; /* number of extra samples in the bulk part */
+	bool cut; /* a write error stopped the stream: no end marker */
 };
 
 /* clang-format off */
 static const struct cfg cfgs[] = {
-	{ "plain, 1 event", 0, 1, 0 },
-	{ "plain, 2 events", 0, 2, 0 },
-	{ "zstd 1, 1 event", 1, 1, 0 },
-	{ "zstd 1, 2 events", 1, 2, 0 },
-	{ "zstd 3, 1 event", 3, 1, 0 },
-	{ "zstd 3, 2 events", 3, 2, 0 },
-	{ "zstd 1, 1 event, 50k samples", 1, 1, 50000 },
-	{ "plain, 2 events, 50k samples", 0, 2, 50000 },
+	{ "plain, 1 event", 0, 1, 0, false },
+	{ "plain, 2 events", 0, 2, 0, false },
+	{ "zstd 1, 1 event", 1, 1, 0, false },
+	{ "zstd 1, 2 events", 1, 2, 0, false },
+	{ "zstd 3, 1 event", 3, 1, 0, false },
+	{ "zstd 3, 2 events", 3, 2, 0, false },
+	{ "zstd 1, 1 event, 50k samples", 1, 1, 50000, false },
+	{ "plain, 2 events, 50k samples", 0, 2, 50000, false },
 };
 /* clang-format on */
 
@@ -92,6 +93,7 @@ struct ctx {
 	const char *err_what;
 	uint64_t rng;
 	struct prec_buf cur; /* the expected record being built */
+	uint64_t first_time, last_time; /* of the samples written, for the end marker */
 };
 
 static uint64_t rnd(struct ctx *c)
@@ -372,10 +374,19 @@ static void x_switch(struct ctx *c, bool out, bool cpu_wide, uint32_t pid, uint3
 	end(c, 0, sid);
 }
 
+static void note_sample_time(struct ctx *c, uint64_t t)
+{
+	if (!c->first_time || t < c->first_time)
+		c->first_time = t;
+	if (t > c->last_time)
+		c->last_time = t;
+}
+
 static void x_sample(struct ctx *c, int attr, uint16_t misc, const struct prec_sample *s)
 {
 	long n;
 
+	note_sample_time(c, s->time);
 	note(c, prec_writer__add_sample(c->w, (size_t)attr, misc, s), "sample");
 	if (!c->ex)
 		return;
@@ -457,6 +468,7 @@ static void x_raw(struct ctx *c, const struct prec_sample *s)
 	struct exp tmp = {0};
 	size_t i;
 
+	note_sample_time(c, s->time);
 	/* build both records with the expectation builder, then replay them as raw bytes */
 	c->ex = &tmp;
 	begin(c, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
@@ -551,6 +563,8 @@ static void write_header(struct ctx *c)
 	note(c, prec_writer__add_feature_string(c->w, PREC_FEAT_OSRELEASE, ""), "osrelease");
 	note(c, prec_writer__add_feature_strings(c->w, PREC_FEAT_CMDLINE, cmdline, 5), "cmdline");
 	note(c, prec_writer__add_feature(c->w, PREC_FEAT_NRCPUS, nrcpus, sizeof(nrcpus)), "nrcpus");
+	note(c, prec_writer__add_feature_string(c->w, PREC_FEAT_VERSION, PREC_VERSION_PREFIX "t"),
+	     "version");
 	if (c->cfg->nr_attrs > 1)
 		note(c, prec_writer__add_event_desc(c->w, event_names), "event_desc");
 	note(c, prec_writer__end_header(c->w), "end_header");
@@ -569,6 +583,9 @@ static void write_header(struct ctx *c)
 	end(c, -1, NULL);
 	begin_feature(c, PREC_FEAT_NRCPUS);
 	put(c, nrcpus, sizeof(nrcpus));
+	end(c, -1, NULL);
+	begin_feature(c, PREC_FEAT_VERSION);
+	put_hstr(c, PREC_VERSION_PREFIX "t");
 	end(c, -1, NULL);
 	if (c->cfg->nr_attrs > 1) {
 		begin_feature(c, PREC_FEAT_EVENT_DESC);
@@ -709,6 +726,17 @@ static int write_stream(struct ctx *c)
 	/* the stream ends in compressed data: finish must end the zstd frame with it */
 	x_task(c, true, 4242, 4242, 4242, 4242, 9999, &sid0);
 	note(c, prec_writer__finish(c->w), "finish");
+	if (c->ex) {
+		/* the end marker: SAMPLE_TIME with the first and last sample times */
+		begin_feature(c, PREC_FEAT_SAMPLE_TIME);
+		put64(c, c->first_time);
+		put64(c, c->last_time);
+		end(c, -1, NULL);
+	}
+	/* nothing after the marker; a second finish writes no second one */
+	if (prec_writer__add_finished_round(c->w) != -EINVAL)
+		note(c, -EPROTO, "a record after finish");
+	note(c, prec_writer__finish(c->w), "finish again");
 	return c->err;
 }
 
@@ -841,6 +869,11 @@ static int check_reader(struct prec_reader *r, const struct cfg *cfg, const stru
 		FAIL("%s: next after the end is not 0", how);
 	if (prec_reader__truncated(r) || log_warnings)
 		FAIL("%s: reader saw a truncated or bad stream: %s", how, log_last);
+	if (prec_reader__ended(r) == cfg->cut || !prec_reader__from_precord(r) ||
+	    prec_reader__cut_short(r) != cfg->cut)
+		FAIL("%s: end marker seen wrongly (ended %d, from precord %d, cut short %d)", how,
+		     prec_reader__ended(r), prec_reader__from_precord(r),
+		     prec_reader__cut_short(r));
 	if (!prec_reader__is_pipe(r))
 		FAIL("%s: not detected as pipe form", how);
 	if (pos != file_size || prec_reader__offset(r) != file_size)
@@ -1260,7 +1293,7 @@ static void test_cfg(const struct cfg *cfg)
 /* Write errors: -ENOSPC from /dev/full, sticky; what was flushed before stays readable. */
 static void test_dev_full(int level)
 {
-	struct cfg cfg = {"dev/full", level, 1, 0};
+	struct cfg cfg = {"dev/full", level, 1, 0, true};
 	struct prec_writer_opts o = {.compress_level = level};
 	struct prec_writer *w = (struct prec_writer *)&o;
 	struct prec_writer_stats stats;
@@ -1325,7 +1358,8 @@ static void test_dev_full(int level)
 	err = prec_reader__open(path, &r);
 	if (ok(err == 0, "zstd %d: the file written before the error opens", level)) {
 		ok(check_reader(r, &cfg, &ex, before, "dev/full") == 0,
-		   "zstd %d: the file holds exactly the records flushed before the error", level);
+		   "zstd %d: the file holds exactly the records flushed before the error, without "
+		   "the end marker: cut short", level);
 		prec_reader__free(r);
 	}
 	unlink(path);
@@ -1363,7 +1397,7 @@ static void test_dev_full(int level)
  */
 static void test_file_limit(int level)
 {
-	struct cfg cfg = {"file size limit", level, 1, 50000};
+	struct cfg cfg = {"file size limit", level, 1, 50000, true};
 	struct prec_reader *r;
 	struct prec_record rec;
 	struct exp ex = {0};
@@ -1406,9 +1440,10 @@ static void test_file_limit(int level)
 			k++;
 		}
 		ok(rc == 0 && !bad && k > 10 && !prec_reader__truncated(r) && !log_warnings &&
-		       prec_reader__offset(r) == (uint64_t)st.st_size && st.st_size <= 100000,
-		   "zstd %d: it ends at a record boundary: %zu whole records, %lld bytes", level, k,
-		   (long long)st.st_size);
+		       prec_reader__offset(r) == (uint64_t)st.st_size && st.st_size <= 100000 &&
+		       prec_reader__cut_short(r),
+		   "zstd %d: it ends at a record boundary: %zu whole records, %lld bytes, no end "
+		   "marker (cut short)", level, k, (long long)st.st_size);
 		prec_reader__free(r);
 	}
 	unlink(path);

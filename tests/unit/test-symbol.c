@@ -19,9 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/fs.h>
 
 #include "prec_log.h"
 #include "prec_symbol.h"
@@ -293,6 +297,37 @@ static const char inl_c[] = "#include \"offs.h\"\n"   /* 1 */
 #define INNER_LINE 5
 #define CALL_LINE 9
 
+/* C++: functions of one name in two namespaces, overloads, one function inlined twice. */
+static const char inl_cc[] =
+    "#include \"offs.h\"\n"
+    "volatile unsigned long g_k = 3;\n"
+    "namespace app {\n"
+    "template <typename T> inline __attribute__((always_inline)) T mix(T x)\n"
+    "{ return x * g_k + 11; }\n"
+    "inline __attribute__((always_inline)) int ov(int x) { return x * (int)g_k + 1; }\n"
+    "inline __attribute__((always_inline)) double ov(double x)\n"
+    "{ return x * (double)g_k + 2.5; }\n"
+    "}\n"
+    "namespace other {\n"
+    "template <typename T> inline __attribute__((always_inline)) T mix(T x)\n"
+    "{ return x * g_k + 13; }\n"
+    "}\n"
+    "extern \"C\" __attribute__((noinline)) unsigned long cxx_outer(unsigned long x)\n"
+    "{\n"
+    "\tunsigned long a = app::mix(x);\n"
+    "\tunsigned long b = other::mix(a);\n"
+    "\tunsigned long c = app::mix(b ^ g_k);\n"
+    "\tint i = app::ov((int)c);\n"
+    "\tdouble d = app::ov((double)c);\n"
+    "\treturn a + b + c + (unsigned long)i + (unsigned long)d;\n"
+    "}\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "\t(void)argv;\n"
+    "\tprint_off(\"cxx_outer\", (const void *)cxx_outer);\n"
+    "\treturn cxx_outer((unsigned long)argc) == 7;\n"
+    "}\n";
+
 /* ---- tests ---- */
 
 static struct prec_symtab *new_symtab(const char *debug_dir, const char *jit_dir,
@@ -529,6 +564,106 @@ static void test_mismatch_and_missing(const char *exe, const struct offs *o)
 		d = prec_symtab__dso(st, "/sysroot/bin/prog", NULL, 0);
 		is_u64(prec_dso__status(d), PREC_DSO_OK, "symfs: found under the symfs");
 		lookup_is(d, off_of(o, "fn_beta"), "fn_beta", "symfs: lookup", NULL);
+	}
+	prec_symtab__free(st);
+}
+
+/*
+ * Maps without a build-id: the file at the recorded path must be the recorded device and
+ * inode (and generation, where known); a --symfs file is trusted; a build-id, when recorded,
+ * decides alone; a " (deleted)" path is not opened under its old name without a build-id.
+ */
+static void test_identity(const char *exe, const struct offs *o)
+{
+	struct prec_symtab *st = new_symtab("/nonexistent", NULL, NULL, NULL);
+	struct prec_file_id id, f;
+	struct prec_dso *d, *d2;
+	unsigned int gen[2] = {0, 0};
+	bool have_gen;
+	uint8_t bid[64];
+	size_t bid_len = build_id_of(exe, bid, sizeof(bid));
+	char path[PATH_MAX];
+	struct stat sb;
+	int fd;
+
+	if (!ok(stat(exe, &sb) == 0, "identity: stat of the program"))
+		return;
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	have_gen = fd >= 0 && !ioctl(fd, FS_IOC_GETVERSION, gen) && gen[0];
+	if (fd >= 0)
+		close(fd);
+	id.maj = major(sb.st_dev);
+	id.min = minor(sb.st_dev);
+	id.ino = sb.st_ino;
+	id.gen = 0;
+
+	d = prec_symtab__dso_file(st, exe, NULL, 0, &id);
+	is_u64(prec_dso__status(d), PREC_DSO_OK, "identity: the recorded inode loads");
+	lookup_is(d, off_of(o, "fn_beta"), "fn_beta", "identity: lookup", NULL);
+	ok(prec_symtab__dso_file(st, exe, NULL, 0, &id) == d, "identity: same file, same dso");
+
+	f = id;
+	f.ino++;
+	d2 = prec_symtab__dso_file(st, exe, NULL, 0, &f);
+	ok(d2 != d, "identity: another inode at the path is another dso");
+	is_u64(prec_dso__status(d2), PREC_DSO_FILE_CHANGED, "identity: another inode: status");
+	ok(!strcmp(prec_dso_status__str(PREC_DSO_FILE_CHANGED), "file changed since recording"),
+	   "identity: status string");
+	is_u64((uint64_t)-prec_dso__lookup(d2, off_of(o, "fn_beta"), NULL, NULL), ENOENT,
+	       "identity: another inode: lookups fail");
+	ok(prec_dso__file_used(d2) == NULL, "identity: another inode: no file used");
+
+	f = id;
+	f.maj = id.maj + 1;
+	is_u64(prec_dso__status(prec_symtab__dso_file(st, exe, NULL, 0, &f)),
+	       id.maj ? PREC_DSO_FILE_CHANGED : PREC_DSO_OK,
+	       "identity: another block device is another file (unless ours is anonymous)");
+	f = id;
+	f.maj = 0;
+	f.min = 4242;
+	is_u64(prec_dso__status(prec_symtab__dso_file(st, exe, NULL, 0, &f)), PREC_DSO_OK,
+	       "identity: an anonymous device (overlayfs, btrfs) with the inode: the file");
+
+	if (have_gen) {
+		f = id;
+		f.gen = gen[0] + 1;
+		f.min = id.min + 1;
+		is_u64(prec_dso__status(prec_symtab__dso_file(st, exe, NULL, 0, &f)),
+		       PREC_DSO_FILE_CHANGED, "identity: another generation is another file");
+		f.gen = gen[0];
+		f.maj = id.maj + 1;
+		is_u64(prec_dso__status(prec_symtab__dso_file(st, exe, NULL, 0, &f)), PREC_DSO_OK,
+		       "identity: the generation vouches for a renumbered device");
+	} else {
+		diag("no inode generation on this file system: generation checks skipped");
+	}
+
+	/* a build-id decides alone */
+	f = id;
+	f.ino += 2;
+	if (bid_len)
+		is_u64(prec_dso__status(prec_symtab__dso_file(st, exe, bid, bid_len, &f)),
+		       PREC_DSO_OK, "identity: a recorded build-id decides, not the inode");
+
+	/* " (deleted)": not opened under the old name without a build-id */
+	snprintf(path, sizeof(path), "%s (deleted)", exe);
+	d = prec_symtab__dso_file(st, path, NULL, 0, &id);
+	is_u64(prec_dso__status(d), PREC_DSO_DELETED, "identity: deleted, no build-id: status");
+	ok(!strcmp(prec_dso_status__str(PREC_DSO_DELETED), "file deleted while mapped"),
+	   "identity: deleted: status string");
+	if (bid_len)
+		is_u64(prec_dso__status(prec_symtab__dso_file(st, path, bid, bid_len, &id)),
+		       PREC_DSO_OK, "identity: deleted, with its build-id: found at the old name");
+	prec_symtab__free(st);
+
+	/* --symfs: the file there cannot be proved by inode and is trusted */
+	st = new_symtab("/nonexistent", NULL, NULL, tmp);
+	if (!sh("mkdir -p '%s/idroot/bin' && cp '%s' '%s/idroot/bin/prog'", tmp, exe, tmp)) {
+		f = id;
+		f.ino += 3;
+		snprintf(path, sizeof(path), "%s/idroot/bin/prog", tmp);
+		d = prec_symtab__dso_file(st, "/idroot/bin/prog", NULL, 0, &f);
+		is_u64(prec_dso__status(d), PREC_DSO_OK, "identity: a --symfs file is trusted");
 	}
 	prec_symtab__free(st);
 }
@@ -938,6 +1073,77 @@ static void test_kallsyms(void)
 	prec_symtab__free(st);
 }
 
+/*
+ * The kernel's __pfx_ (and kCFI's __cfi_) padding before a function is never reported: an
+ * address in it, or at the byte before the function (a return address at the function's
+ * first byte is looked up there), is the function.  From kallsyms, and from the per-boot
+ * cache written by a first load and read by a second.
+ */
+static void test_kallsyms_pfx(void)
+{
+	static const char ks[] = "ffffffff81000000 T _text\n"
+				 "ffffffff81000100 t before_fn\n"
+				 "ffffffff810001f0 t __pfx_padded_fn\n"
+				 "ffffffff81000200 t padded_fn\n"
+				 "ffffffff810002f0 T __cfi_cfi_fn\n"
+				 "ffffffff81000300 T cfi_fn\n"
+				 "ffffffff810003f0 T __pfx_b_alias\n"
+				 "ffffffff810003f0 T __pfx_a_alias\n"
+				 "ffffffff81000400 T a_alias\n"
+				 "ffffffff81000400 T b_alias\n"
+				 "ffffffff81000500 T last_fn\n";
+	static const char *const how[] = {"kallsyms", "cache written", "cache read"};
+	char path[PATH_MAX], boot[PATH_MAX], dir[PATH_MAX], what[96];
+	struct prec_symtab_opts o;
+	struct prec_symtab *st;
+	struct prec_dso *k;
+	struct prec_sym s;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/kallsyms-pfx", tmp);
+	write_file(path, ks, sizeof(ks) - 1);
+	snprintf(boot, sizeof(boot), "%s/boot_id-pfx", tmp);
+	write_file(boot, "0123abcd-0000-4000-8000-00000000bbbb\n", 37);
+	snprintf(dir, sizeof(dir), "%s/cache-pfx/precord", tmp);
+	for (i = 0; i < 3; i++) {
+		memset(&o, 0, sizeof(o));
+		if (i == 0) {
+			o.kallsyms = path;
+		} else {
+			o.use_proc_kallsyms = true;
+			o.proc_kallsyms = path;
+			o.boot_id_file = boot;
+			o.cache_dir = dir;
+		}
+		if (prec_symtab__new(&o, &st))
+			abort();
+		infobuf[0] = 0;
+		k = prec_symtab__kernel(st);
+		snprintf(what, sizeof(what), "pfx (%s): a function's first byte", how[i]);
+		lookup_is(k, 0xffffffff81000200, "padded_fn", what, NULL);
+		snprintf(what, sizeof(what), "pfx (%s): the byte before it is the function",
+			 how[i]);
+		if (lookup_is(k, 0xffffffff810001ff, "padded_fn", what, &s))
+			is_u64(s.start, 0xffffffff81000200, "pfx: ... with the function's start");
+		snprintf(what, sizeof(what), "pfx (%s): inside the padding", how[i]);
+		lookup_is(k, 0xffffffff810001f0, "padded_fn", what, NULL);
+		snprintf(what, sizeof(what), "pfx (%s): the function before ends at it", how[i]);
+		if (lookup_is(k, 0xffffffff810001ef, "before_fn", what, &s))
+			is_u64(s.size, 0xf0, "pfx: ... its size");
+		snprintf(what, sizeof(what), "pfx (%s): kCFI's __cfi_ too", how[i]);
+		lookup_is(k, 0xffffffff810002ff, "cfi_fn", what, NULL);
+		snprintf(what, sizeof(what), "pfx (%s): padding of aliases", how[i]);
+		ok(!prec_dso__lookup(k, 0xffffffff810003f8, &s, NULL) &&
+		       s.start == 0xffffffff81000400 && strncmp(s.name, "__pfx_", 6),
+		   "%s", what);
+#if defined(__x86_64__) /* the cache is x86-64 only */
+		if (i == 2)
+			ok(strstr(infobuf, "from the cache") != NULL, "pfx: the cache was read");
+#endif
+		prec_symtab__free(st);
+	}
+}
+
 static void test_jit(void)
 {
 	static const char map[] = "7f0000001000 40 jit_one\n"
@@ -1084,6 +1290,77 @@ static void test_inlines(const char *exe, const struct offs *o)
 	   sl ? sl : "null");
 	ok(prec_dso__srcline(d, off) == sl, "inline: srcline is cached");
 	prec_symtab__free(st);
+}
+
+/*
+ * C++ inline frames are named as perf names them, by their demangled linkage name
+ * ("app::mix<unsigned long>", not DWARF's "mix<long unsigned int>"), and functions that
+ * show one name (overloads without parameters) keep distinct ids, while one function
+ * inlined twice keeps one.
+ */
+static void test_inline_names(const char *exe, const struct offs *o)
+{
+	struct prec_symtab *st = new_symtab("/nonexistent", NULL, NULL, NULL);
+	struct prec_dso *d = prec_symtab__dso(st, exe, NULL, 0);
+	struct prec_inline_frame fr[8];
+	uint64_t off = off_of(o, "cxx_outer"), k, ids[64];
+	const char *names[64];
+	struct prec_sym s;
+	int n, i, nseen = 0, app_mix = -1, other_mix = -1, ov[2] = {-1, -1};
+	bool dwarf_name = false, one_id = true;
+
+	if (!lookup_is(d, off, "cxx_outer", "inline names: the outer function", &s)) {
+		prec_symtab__free(st);
+		return;
+	}
+	for (k = 0; k < s.size; k++) {
+		n = prec_dso__inlines(d, off + k, fr, 8);
+		for (i = 0; n > 0 && i < nseen; i++)
+			if (names[i] == fr[0].name && ids[i] == fr[0].id)
+				break;
+		if (n <= 0 || i < nseen || nseen == 64)
+			continue;
+		names[nseen] = fr[0].name;
+		ids[nseen++] = fr[0].id;
+	}
+	for (i = 0; i < nseen; i++) {
+		diag("inline names: %s (id %016" PRIx64 ")", names[i], ids[i]);
+		if (!strcmp(names[i], "app::mix<unsigned long>")) {
+			one_id = one_id && (app_mix < 0 || ids[app_mix] == ids[i]);
+			app_mix = i;
+		} else if (!strcmp(names[i], "other::mix<unsigned long>")) {
+			other_mix = i;
+		} else if (!strcmp(names[i], "app::ov")) {
+			ov[ov[0] < 0 ? 0 : 1] = i;
+		} else if (strstr(names[i], "mix<long unsigned int>")) {
+			dwarf_name = true;
+		}
+	}
+	ok(app_mix >= 0 && other_mix >= 0,
+	   "inline names: app::mix<unsigned long> and other::mix<unsigned long>");
+	ok(!dwarf_name, "inline names: not DWARF's mix<long unsigned int>");
+	ok(app_mix >= 0 && other_mix >= 0 && ids[app_mix] != ids[other_mix],
+	   "inline names: the two have different ids");
+	ok(one_id, "inline names: app::mix inlined twice has one id");
+	ok(ov[0] >= 0 && ov[1] >= 0 && ids[ov[0]] != ids[ov[1]],
+	   "inline names: the overloads app::ov(int) and app::ov(double): one name, two ids");
+	prec_symtab__free(st);
+	{
+		struct prec_symtab_opts op = {0};
+		bool mangled = false;
+
+		op.debug_dir = "/nonexistent";
+		op.no_demangle = true;
+		if (prec_symtab__new(&op, &st))
+			abort();
+		d = prec_symtab__dso(st, exe, NULL, 0);
+		for (k = 0; k < s.size && !mangled; k++) {
+			n = prec_dso__inlines(d, off + k, fr, 8);
+			mangled = n > 0 && !strcmp(fr[0].name, "_ZN3app3mixImEET_S1_");
+		}
+		ok(mangled, "inline names: --no-demangle: the linkage name as it is");
+		prec_symtab__free(st);
+	}
 }
 
 static void test_libc(void)
@@ -1354,6 +1631,7 @@ int main(void)
 	else
 		diag("no strip/objcopy (binutils): stripped binaries and debug files not checked");
 	test_mismatch_and_missing(exe, &o);
+	test_identity(exe, &o);
 	snprintf(exe2, sizeof(exe2), "%s/prog-exec", tmp);
 	if (!sh("cd '%s' && cc -O1 -g -fno-pie -no-pie -Wl,--build-id -o prog-exec prog.c", tmp) &&
 	    ok(run_offsets(exe2, &o2), "the non-PIE test program prints its offsets")) {
@@ -1363,10 +1641,25 @@ int main(void)
 	test_demangle();
 	test_bad_files(exe);
 	test_kallsyms();
+	test_kallsyms_pfx();
 	test_kcache();
 	test_jit();
 	if (have_inl && ok(run_offsets(inl, &oi), "the inline program prints its offsets"))
 		test_inlines(inl, &oi);
+	if (!system("c++ --version > /dev/null 2>&1")) {
+		char cxx[PATH_MAX];
+		struct offs oc;
+
+		snprintf(cxx, sizeof(cxx), "%s/inl.cc", tmp);
+		write_file(cxx, inl_cc, sizeof(inl_cc) - 1);
+		snprintf(cxx, sizeof(cxx), "%s/inlcc", tmp);
+		if (ok(!sh("cd '%s' && c++ -O2 -g -fPIE -pie -o inlcc inl.cc", tmp),
+		       "the C++ inline program builds") &&
+		    ok(run_offsets(cxx, &oc), "the C++ inline program prints its offsets"))
+			test_inline_names(cxx, &oc);
+	} else {
+		diag("no C++ compiler (c++): C++ inline names not checked");
+	}
 	test_libc();
 	test_loader(exe, exe2, &o);
 	test_unwind(exe, &o);

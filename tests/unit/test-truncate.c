@@ -8,9 +8,11 @@
  * succeeds, and then the reader hands out exactly the complete records before the cut,
  * identical to the full read, then 0, with prec_reader__truncated() (and a warning) exactly
  * when the cut is not at a record boundary (file form: when it is before the end of the data
- * section).  File-form features are present exactly when their table entry and payload lie
- * before the cut.  Corrupt sizes mid-stream, garbage COMPRESSED payloads and a data section
- * ending inside a record give -EBADMSG, sticky, with the offset in the log message.
+ * section); the end marker of our streams is seen exactly in the uncut read, and a cut one
+ * is said to be cut short (prec_reader__cut_short()), perf's file form never.  File-form
+ * features are present exactly when their table entry and payload lie before the cut.
+ * Corrupt sizes mid-stream, garbage COMPRESSED payloads and a data section ending inside a
+ * record give -EBADMSG, sticky, with the offset in the log message.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -110,6 +112,7 @@ static unsigned char *make_stream(int level, uint32_t raw_size, bool bogus, size
 	check(prec_writer__add_attr(w, &a, &id, 1));
 	check(prec_writer__add_feature_string(w, PREC_FEAT_HOSTNAME, "host"));
 	check(prec_writer__add_feature_string(w, PREC_FEAT_ARCH, "x86_64"));
+	check(prec_writer__add_feature_string(w, PREC_FEAT_VERSION, PREC_VERSION_PREFIX "test"));
 	check(prec_writer__end_header(w));
 	check(prec_writer__add_id_index(w, ie, 1));
 	check(prec_writer__add_mmap(w, PERF_RECORD_MISC_KERNEL, (uint32_t)-1, 0,
@@ -383,6 +386,15 @@ static int check_prefix(struct prec_reader *r, const struct full *f, uint64_t cu
 	}
 	if (log_errors) {
 		diag("%s cut %" PRIu64 ": error logged: %s", how, cut, log_last);
+		return 1;
+	}
+	/* our streams end with the end marker; every cut loses it, and says so once the VERSION
+	 * feature that names precord was read */
+	if (prec_reader__ended(r) != (f->pipe && cut >= f->data_end) ||
+	    prec_reader__cut_short(r) != (f->pipe && cut < f->data_end &&
+					   prec_reader__feature(r, PREC_FEAT_VERSION, NULL))) {
+		diag("%s cut %" PRIu64 ": ended() %d, cut_short() %d", how, cut,
+		     prec_reader__ended(r), prec_reader__cut_short(r));
 		return 1;
 	}
 	return 0;

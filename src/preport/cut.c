@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The warning for a recording that was cut short: a precord stream that lacks its end marker
+ * (precord killed, disk full).  Said once, after the records were read, in one line with the
+ * time the recording ends at.  Sample times are the perf clock's unless the events used
+ * another clock (use_clockid); when they did and the CLOCK_DATA feature ties that clock to
+ * the wall clock, the end is given as a date and time, otherwise relative to the first
+ * sample and in the clock's seconds as `perf script` prints them.
+ */
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <time.h>
+
+#include "prec_abi.h"
+#include "preport.h"
+
+void preport_times_add_record(struct prec_time_range *t, const struct prec_reader *r,
+			      const struct prec_record *rec)
+{
+	const struct prec_evsel *e;
+	int idx;
+
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return;
+	idx = prec_reader__evsel_of(r, rec);
+	e = idx < 0 ? NULL : prec_reader__evsel(r, (size_t)idx);
+	if (e)
+		prec_time_range__add(t, prec_sample__time(&e->layout, rec->data, rec->size));
+}
+
+/*
+ * The wall-clock time of sample time `t`, as "2026-11-26 08:12:03.412 UTC" in `buf`, when
+ * every event used the clock that CLOCK_DATA ties to the wall clock.  False otherwise.
+ */
+static bool wall_time(const struct prec_reader *r, uint64_t t, char *buf, size_t len)
+{
+	struct prec_feat_cursor c = { NULL, 0, 0 };
+	uint32_t version, clockid;
+	uint64_t tod_ns, clock_ns, wall;
+	char date[64];
+	struct tm tm;
+	time_t secs;
+	size_t i, n = prec_reader__nr_evsels(r);
+
+	c.p = prec_reader__feature(r, PREC_FEAT_CLOCK_DATA, &c.len);
+	if (!c.p || prec_feat__u32(&c, &version) || prec_feat__u32(&c, &clockid) ||
+	    prec_feat__u64(&c, &tod_ns) || prec_feat__u64(&c, &clock_ns) || version < 1 || !n)
+		return false;
+	for (i = 0; i < n; i++) {
+		const struct perf_event_attr *a = &prec_reader__evsel(r, i)->attr;
+
+		if (!a->use_clockid || (uint32_t)a->clockid != clockid)
+			return false;
+	}
+	wall = tod_ns + (t - clock_ns); /* modulo 2^64: t may be before clock_ns */
+	secs = (time_t)(wall / 1000000000);
+	if (!localtime_r(&secs, &tm) || !strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm))
+		return false;
+	snprintf(buf, len, "%s.%03u", date, (unsigned int)(wall % 1000000000 / 1000000));
+	if (strftime(date, sizeof(date), " %Z", &tm))
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s", date);
+	return true;
+}
+
+void preport_warn_cut(const struct prec_reader *r, const char *input,
+		      const struct prec_time_range *t)
+{
+	const char *name, *why = "the recorder was killed or its disk filled up";
+	char when[128];
+
+	if (!input || !prec_reader__cut_short(r))
+		return;
+	name = strcmp(input, "-") ? input : "standard input";
+	if (!t->first)
+		fprintf(stderr,
+			"preport: warning: %s was cut short (no end marker); it holds no timed "
+			"sample; %s\n",
+			name, why);
+	else if (wall_time(r, t->last, when, sizeof(when)))
+		fprintf(stderr,
+			"preport: warning: %s was cut short (no end marker): it ends at %s, "
+			"%.3f s after the first sample; %s\n",
+			name, when, (double)(t->last - t->first) / 1e9, why);
+	else
+		fprintf(stderr,
+			"preport: warning: %s was cut short (no end marker): it ends %.3f s "
+			"after the first sample (at %" PRIu64 ".%06" PRIu64 " on the perf "
+			"clock); %s\n",
+			name, (double)(t->last - t->first) / 1e9, t->last / 1000000000,
+			t->last % 1000000000 / 1000, why);
+}

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The input of a report as a sequence of streams: one file (or standard input), or the
+ * segments of a directory written by `precord daemon`, oldest first, the live one included
+ * (read up to its last flush).  A wall-clock range (--since/--until) picks the segments whose
+ * span overlaps it (from its name's start to prec_segment_end_ns()) and, inside each stream,
+ * the samples whose wall-clock time (from the stream's CLOCK_DATA) falls in it.
+ *
+ * Each segment is a complete stream with its own header, events and synthesized state: the
+ * report opens one at a time, reads it through, and starts its state afresh for the next, so
+ * at most one segment's reader is open and memory does not grow with their number.  A
+ * segment that cannot be opened or whose header is damaged is reported in one warning line
+ * and skipped; nothing about one segment stops the others.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "prec_clock.h"
+#include "prec_log.h"
+#include "prec_segdir.h"
+#include "preport.h"
+
+#define NSEC ((uint64_t)1000000000)
+
+struct preport_input {
+	const char *path;
+	struct prec_reader *single; /* a file: the caller's reader; NULL for a directory */
+	struct prec_segdir *d;
+	struct prec_segment *segs; /* every segment listed, oldest first */
+	size_t nsegs;
+	size_t *pick; /* indexes into segs of those in the range */
+	size_t npick;
+	struct preport_range range;
+	char pathbuf[4096];
+	int fd; /* of the open segment, -1 if none */
+};
+
+bool preport_is_dir(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") && !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* "2026-11-26 03:10:05" in local time, with ".123" when ms is set. */
+void preport_format_wall(uint64_t ns, bool ms, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ns / NSEC);
+	struct tm tm;
+	size_t n;
+
+	if (!localtime_r(&secs, &tm) || !(n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))) {
+		snprintf(buf, len, "@%" PRIu64, ns / NSEC);
+		return;
+	}
+	if (ms)
+		snprintf(buf + n, len - n, ".%03" PRIu64, ns % NSEC / 1000000);
+}
+
+/*
+ * The window of sample times of stream r that --since/--until keep.  -ENODATA (and a warning
+ * naming the stream, if warn_missing) when r cannot map its times to the wall clock.
+ */
+static int stream_window(const struct preport_input *in, struct prec_reader *r, const char *name,
+			 struct preport_stream *s)
+{
+	struct prec_clock c;
+	int err;
+
+	s->window = false;
+	if (!in->range.set)
+		return 0;
+	err = prec_clock__from_stream(r, &c);
+	if (err) {
+		if (in->single)
+			fprintf(stderr,
+				"preport: '%s' has %s wall-clock data (CLOCK_DATA), so --since and "
+				"--until cannot be applied; record with precord, or with perf "
+				"record -k mono\n",
+				name, err == -ENODATA ? "no" : "unusable");
+		else
+			prec_warn("segment %s has %s wall-clock data (CLOCK_DATA): all its "
+				  "samples are counted",
+				  name, err == -ENODATA ? "no" : "unusable");
+		return err;
+	}
+	s->window = true;
+	s->lo = prec_clock__time(&c, in->range.since_ns);
+	s->hi = in->range.until_ns ? prec_clock__time(&c, in->range.until_ns) : UINT64_MAX;
+	return 0;
+}
+
+int preport_input__new_file(struct prec_reader *r, const char *path,
+			    const struct preport_range *range, struct preport_input **ret)
+{
+	struct preport_input *in = calloc(1, sizeof(*in));
+	struct preport_stream s;
+	int err;
+
+	if (!in)
+		return -ENOMEM;
+	in->path = path;
+	in->single = r;
+	in->fd = -1;
+	if (range)
+		in->range = *range;
+	if (in->range.set) {
+		/* in pipe form the clock comes with the header records */
+		err = prec_reader__read_header(r);
+		if (!err)
+			err = stream_window(in, r, path, &s);
+		if (err) {
+			free(in);
+			return err;
+		}
+	}
+	*ret = in;
+	return 0;
+}
+
+static bool overlaps(const struct preport_input *in, size_t i)
+{
+	uint64_t end = prec_segment_end_ns(in->segs, in->nsegs, i);
+
+	if (!in->range.set)
+		return true;
+	if (end < in->range.since_ns)
+		return false;
+	return !in->range.until_ns || in->segs[i].start_ns <= in->range.until_ns;
+}
+
+int preport_input__new_dir(const char *path, const struct preport_range *range,
+			   struct preport_input **ret)
+{
+	struct preport_input *in = calloc(1, sizeof(*in));
+	size_t i;
+	int err;
+
+	if (!in)
+		return -ENOMEM;
+	in->path = path;
+	in->fd = -1;
+	if (range)
+		in->range = *range;
+	err = prec_segdir__open_read(path, &in->d);
+	if (!err)
+		err = prec_segdir__list(in->d, &in->segs, &in->nsegs);
+	if (!err && !in->nsegs)
+		err = -ENOENT;
+	if (!err && !(in->pick = calloc(in->nsegs, sizeof(*in->pick))))
+		err = -ENOMEM;
+	if (err) {
+		if (err == -ENOENT)
+			fprintf(stderr,
+				"preport: no segments in '%s' (files named "
+				"precord-YYYYMMDDTHHMMSS.mmmZ-N.data); give a directory "
+				"written by precord daemon, or a recording file\n",
+				path);
+		else
+			fprintf(stderr, "preport: cannot read the directory '%s': %s\n", path,
+				strerror(-err));
+		preport_input__free(in);
+		return err;
+	}
+	for (i = 0; i < in->nsegs; i++)
+		if (overlaps(in, i))
+			in->pick[in->npick++] = i;
+	if (!in->npick) {
+		char a[32], b[32];
+
+		preport_format_wall(in->segs[0].start_ns, false, a, sizeof(a));
+		preport_format_wall(prec_segment_end_ns(in->segs, in->nsegs, in->nsegs - 1), false,
+				    b, sizeof(b));
+		prec_warn("no segment of %s is in the time range asked for; they span %s to %s",
+			  path, a, b);
+	}
+	*ret = in;
+	return 0;
+}
+
+void preport_input__free(struct preport_input *in)
+{
+	if (!in)
+		return;
+	if (in->fd >= 0)
+		close(in->fd);
+	free(in->pick);
+	free(in->segs);
+	prec_segdir__free(in->d);
+	free(in);
+}
+
+bool preport_input__is_dir(const struct preport_input *in)
+{
+	return !in->single;
+}
+
+size_t preport_input__count(const struct preport_input *in)
+{
+	return in->single ? 1 : in->npick;
+}
+
+size_t preport_input__nr_segments(const struct preport_input *in)
+{
+	return in->single ? 0 : in->nsegs;
+}
+
+const struct preport_range *preport_input__range(const struct preport_input *in)
+{
+	return &in->range;
+}
+
+/* Open segment segs[k]: its reader with the header read, or -errno with *why set. */
+static int open_segment(struct preport_input *in, size_t k, struct prec_reader **ret,
+			const char **why)
+{
+	struct prec_reader *r = NULL;
+	int fd = -1, err;
+
+	*why = NULL;
+	preport_clear_error();
+	err = prec_segdir__open_segment(in->d, &in->segs[k], &fd);
+	if (!err)
+		err = prec_reader__open_fd(fd, &r);
+	if (!err)
+		err = prec_reader__read_header(r);
+	if (!err && !prec_reader__nr_evsels(r)) {
+		err = -EBADMSG;
+		*why = "no events in its header";
+	}
+	if (err) {
+		if (!*why)
+			*why = err == -EBADMSG || err == -EPROTONOSUPPORT ? preport_why(err)
+									  : strerror(-err);
+		prec_reader__free(r);
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	in->fd = fd;
+	*ret = r;
+	return 0;
+}
+
+static void close_segment(struct preport_input *in, struct prec_reader *r)
+{
+	prec_reader__free(r);
+	if (in->fd >= 0)
+		close(in->fd);
+	in->fd = -1;
+}
+
+int preport_input__open_stream(struct preport_input *in, size_t i, struct preport_stream *ret)
+{
+	const struct prec_segment *seg;
+	struct prec_reader *r;
+	const char *why;
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	if (in->single) {
+		err = prec_reader__read_header(in->single);
+		if (err)
+			return err;
+		ret->r = in->single;
+		ret->name = in->path;
+		ret->path = in->path;
+		return stream_window(in, in->single, in->path, ret);
+	}
+	seg = &in->segs[in->pick[i]];
+	err = open_segment(in, in->pick[i], &r, &why);
+	if (err == -ENOENT) {
+		prec_warn("segment %s is gone (deleted since it was listed); skipped", seg->name);
+		return err;
+	}
+	if (err) {
+		prec_warn("segment %s is damaged (%s); skipped", seg->name, why);
+		return err;
+	}
+	preport_log_subject(seg->name, false);
+	ret->r = r;
+	ret->name = seg->name;
+	snprintf(in->pathbuf, sizeof(in->pathbuf), "%s/%s", in->path, seg->name);
+	ret->path = in->pathbuf;
+	ret->segment = true;
+	ret->live = seg->live;
+	/* without a clock the segment still counts whole: it was picked by its span */
+	if (stream_window(in, r, seg->name, ret) == -ENOMEM) {
+		close_segment(in, r);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void preport_input__close_stream(struct preport_input *in, struct preport_stream *s)
+{
+	if (s->r && !in->single) {
+		close_segment(in, s->r);
+		preport_log_subject(NULL, false);
+	}
+	s->r = NULL;
+}
+
+/* ---- preport -i DIR --header and -D ---- */
+
+struct seg_count {
+	uint64_t samples;
+	bool truncated;
+	int err;
+	const char *why;
+};
+
+static void count_segment(struct prec_reader *r, struct seg_count *c)
+{
+	struct prec_record rec;
+	int err;
+
+	while ((err = prec_reader__next(r, &rec)) > 0) {
+		if (rec.type == PERF_RECORD_SAMPLE)
+			c->samples++;
+		prec_reader__release(r, NULL);
+	}
+	c->truncated = prec_reader__truncated(r);
+	if (err < 0) {
+		c->err = err;
+		c->why = preport_why(err);
+	}
+}
+
+int preport_input__print_listing(struct preport_input *in, FILE *out)
+{
+	char start[32], end[32], since[32], until[32];
+	uint64_t total_samples = 0, total_bytes = 0;
+	size_t i;
+
+	fprintf(out, "# segment directory : %s (%zu segments", in->path, in->nsegs);
+	if (in->range.set) {
+		preport_format_wall(in->range.since_ns, false, since, sizeof(since));
+		if (in->range.until_ns)
+			preport_format_wall(in->range.until_ns, false, until, sizeof(until));
+		else
+			snprintf(until, sizeof(until), "now");
+		fprintf(out, ", %zu from %s to %s", in->npick, since, until);
+	}
+	fputs(")\n", out);
+	fprintf(out, "# %-48s %-23s %-23s %10s %12s\n", "segment", "start", "end", "samples",
+		"bytes");
+	for (i = 0; i < in->npick; i++) {
+		size_t k = in->pick[i];
+		const struct prec_segment *seg = &in->segs[k];
+		struct seg_count c = {0};
+		struct prec_reader *r;
+
+		/* what is wrong goes in the listing, not in warnings too */
+		preport_log_subject(NULL, true);
+		if (open_segment(in, k, &r, &c.why)) {
+			c.err = -EBADMSG;
+		} else {
+			count_segment(r, &c);
+			close_segment(in, r);
+		}
+		preport_log_subject(NULL, false);
+		preport_format_wall(seg->start_ns, true, start, sizeof(start));
+		preport_format_wall(prec_segment_end_ns(in->segs, in->nsegs, k), true, end,
+				    sizeof(end));
+		fprintf(out, "# %-48s %-23s %-23s %10" PRIu64 " %12" PRIu64, seg->name, start, end,
+			c.samples, seg->size);
+		if (seg->live)
+			fputs("  live", out);
+		if (c.err)
+			fprintf(out, "  damaged: %s", c.why);
+		else if (c.truncated && !seg->live)
+			fputs("  cut short", out);
+		fputc('\n', out);
+		total_samples += c.samples;
+		total_bytes += seg->size;
+	}
+	fprintf(out, "# %-48s %-23s %-23s %10" PRIu64 " %12" PRIu64 "\n#\n", "total", "", "",
+		total_samples, total_bytes);
+	return ferror(out) ? -EIO : 0;
+}
+
+int preport_input__print_first_header(struct preport_input *in, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < in->npick; i++) {
+		struct prec_reader *r;
+		const char *why;
+		int err;
+
+		if (open_segment(in, in->pick[i], &r, &why))
+			continue;
+		fprintf(out, "# header of %s:\n", in->segs[in->pick[i]].name);
+		snprintf(in->pathbuf, sizeof(in->pathbuf), "%s/%s", in->path,
+			 in->segs[in->pick[i]].name);
+		err = preport_print_header(r, in->pathbuf, out);
+		close_segment(in, r);
+		return err;
+	}
+	return 0;
+}
+
+int preport_input__dump(struct preport_input *in, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < in->npick; i++) {
+		const struct prec_segment *seg = &in->segs[in->pick[i]];
+		struct prec_reader *r;
+		const char *why;
+		int err;
+
+		fprintf(out, "# ======== segment %s%s ========\n", seg->name,
+			seg->live ? " (live)" : "");
+		if (open_segment(in, in->pick[i], &r, &why)) {
+			prec_warn("segment %s is damaged (%s); skipped", seg->name, why);
+			continue;
+		}
+		preport_log_subject(seg->name, false);
+		err = preport_dump(r, seg->live ? NULL : seg->name, out);
+		close_segment(in, r);
+		preport_log_subject(NULL, false);
+		if (err == -ENOMEM || err == -EIO)
+			return err;
+		if (err)
+			prec_warn("segment %s is corrupt after the records printed (%s)", seg->name,
+				  preport_why(err));
+	}
+	return 0;
+}

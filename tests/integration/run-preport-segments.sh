@@ -1,0 +1,361 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# preport -i DIR: a directory of segments, as precord daemon writes it, read as one recording.
+#
+# The directory is built without the daemon: segments named as prec_segment_format_name()
+# names them (precord-YYYYMMDDTHHMMSS.mmmZ-NNNNNN.data, the live one .partial; dir 0700,
+# files 0600), written by tests/tools/write-stream with wall-clock data (--wall: CLOCK_DATA
+# puts the first sample at that time; samples 100 ms apart), so that this part runs where
+# perf_event_open is refused.  Segments start 3 h, 1 h and 1 min ago, and their files'
+# mtimes (a segment's end) are set a few seconds after their start.  Checked:
+#   - the report of DIR is the merged profile: its folded stacks are the sums of the
+#     segments' own, and its sample count their total;
+#   - --since/--until (wall clock, in the forms @SECONDS, -2h, "YYYY-MM-DD HH:MM:SS", a bare
+#     HH:MM:SS) pick the segments and, inside them, the samples: exact counts, computed from
+#     the sample times; the report says the range applied and how many segments it read;
+#   - the same on a single file; a file without wall-clock data is a one-line error;
+#   - --header lists the segments (samples, bytes, live); -D dumps each after a separator;
+#   - a segment cut to 10 bytes and one of random bytes each give one warning naming it,
+#     and the rest still reports; the listing marks them damaged;
+#   - a FIFO and a symbolic link named like segments, and other files, are ignored;
+#   - an empty directory is a one-line error; a bad --since a usage error.
+# Then, where precord can record: two recordings of the demo workload by precord put in a
+# directory (its folded stacks are the sum of the two files' own), and precord daemon with
+# 1 s segments while demo runs (merged profile = sum of the segments', --since/--until
+# around the run keep all of demo's samples, before it none, the listing has every segment).
+# Where perf can record: perf record -k mono, its wall clock as preport maps it, and
+# --header-only's clock lines identical to perf report's.
+# shellcheck source=tests/integration/test-lib.sh
+. "$(dirname "$0")/test-lib.sh"
+
+need_file "$PREPORT" preport
+need_file "$WRITE_STREAM" write-stream
+need_file "$DEMO" "the demo workload"
+
+now=$(date +%s)
+t1=$((now - 10800))
+t2=$((now - 3600))
+t3=$((now - 60))
+dir=$workdir/segs
+mkdir -m 700 "$dir"
+
+# segname SECONDS SEQ [.partial]: a segment's name as the daemon gives it.
+segname() {
+	printf 'precord-%s.000Z-%06d.data%s\n' "$(date -u -d "@$1" +%Y%m%dT%H%M%S)" "$2" "${3:-}"
+}
+
+# segment SECONDS SEQ SUFFIX SYMBOL:COUNT...: write one segment; prints its path.
+segment() {
+	_t=$1
+	_p=$dir/$(segname "$1" "$2" "$3")
+	shift 3
+	(umask 077 && "$WRITE_STREAM" -o "$_p" --wall "$_t" --step-ms 100 "$DEMO" "$@") ||
+		fail "write-stream failed for $_p"
+	echo "$_p"
+}
+
+s1=$(segment "$t1" 1 "" hot_a:30 hot_b:10)
+s2=$(segment "$t2" 2 "" hot_a:20 hot_b:20)
+s3=$(segment "$t3" 3 .partial hot_a:5 hot_b:5)
+touch -d "@$((t1 + 5))" "$s1"
+touch -d "@$((t2 + 5))" "$s2"
+
+# run NAME ARGS...: preport ARGS; sets rc, out, err.
+run() {
+	out=$workdir/$1.out
+	err=$workdir/$1.err
+	shift
+	"$PREPORT" "$@" >"$out" 2>"$err"
+	rc=$?
+}
+
+# expect_ok LABEL: the last run exited 0.
+expect_ok() {
+	if [ "$rc" -ne 0 ]; then
+		bad "$1: exit status $rc; its stderr: $(lines "$err" 4)"
+		return 1
+	fi
+	return 0
+}
+
+# folded_total FILE: the samples of a --folded output.
+folded_total() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
+
+# samples_line: the number in "# Samples: N" of the last stdio report.
+samples_line() { sed -n 's/^# Samples: \([0-9]*\).*/\1/p' "$out" | head -n 1; }
+
+# count LABEL WANT ARGS...: preport --folded ARGS counts WANT samples.
+count() {
+	_l=$1
+	_w=$2
+	shift 2
+	run count -q --folded "$@"
+	expect_ok "$_l" || return
+	_g=$(folded_total "$out")
+	if [ "$_g" -eq "$_w" ]; then
+		ok "$_l: $_g samples"
+	else
+		bad "$_l: $_g samples, want $_w: $(lines "$out" 3)"
+	fi
+}
+
+say "--- the merged profile"
+: >"$workdir/sum.in"
+for f in "$s1" "$s2" "$s3"; do
+	run one -q --folded -i "$f"
+	expect_ok "$(basename "$f") alone" && cat "$out" >>"$workdir/sum.in"
+done
+awk '{ n = $NF; $NF = ""; c[$0] += n } END { for (k in c) print k c[k] }' "$workdir/sum.in" |
+	sort >"$workdir/sum.want"
+run dir -q --folded -i "$dir"
+if expect_ok "preport -i DIR --folded"; then
+	sort "$out" >"$workdir/dir.got"
+	if cmp -s "$workdir/sum.want" "$workdir/dir.got"; then
+		ok "DIR's folded stacks are the sums of its segments':" \
+			"$(join_lines <"$workdir/dir.got")"
+	else
+		bad "DIR's folded stacks $(join_lines <"$workdir/dir.got")," \
+			"want $(join_lines <"$workdir/sum.want")"
+	fi
+fi
+run dirstdio -q -i "$dir"
+if expect_ok "preport -i DIR"; then
+	[ "$(samples_line)" = 90 ]
+	check $? "preport -i DIR counts 90 samples (got '$(samples_line)')"
+	grep -q 'hot_a' "$out"
+	check $? "preport -i DIR names hot_a"
+fi
+
+say "--- --since / --until"
+count "--since @t1+2 --until @t2+1 (20 of segment 1, 11 of segment 2)" 31 \
+	-i "$dir" --since "@$((t1 + 2))" --until "@$((t2 + 1))"
+count "--since -2h (segments 2 and 3)" 50 -i "$dir" --since -2h
+count "--until @t1+1.05 (samples at 0.0 to 1.0 s of segment 1)" 11 \
+	-i "$dir" --until "@$((t1 + 1)).05"
+local_since=$(date -d "@$t2" '+%Y-%m-%d %H:%M:%S')
+local_until=$(date -d "@$((t2 + 2))" '+%H:%M:%S')
+count "--since '$local_since' --until $local_until (local time; 21 of segment 2)" 21 \
+	-i "$dir" --since "$local_since" --until "$local_until"
+count "a range between segments" 0 -i "$dir" --since "@$((t1 + 60))" --until "@$((t1 + 120))"
+run between --folded -i "$dir" --since "@$((t1 + 60))" --until "@$((t1 + 120))"
+grep -q 'warning: no segment of .* is in the time range asked for; they span' "$err"
+check $? "which says what the segments span: $(lines "$err" 1)"
+run range -q -i "$dir" --since "@$((t1 + 2))" --until "@$((t2 + 1))"
+if expect_ok "the report of a range"; then
+	grep -q '^# time range: from .* to .*, 2 of 3 segments' "$out"
+	check $? "the report says the range and the segments read: $(grep '^# time range' "$out")"
+	[ "$(samples_line)" = 31 ]
+	check $? "its sample count is 31 (got '$(samples_line)')"
+fi
+count "a single file with --since" 20 -i "$s1" --since "@$((t1 + 2))"
+"$WRITE_STREAM" -o "$workdir/noclock.data" "$DEMO" hot_a:10 || fail "write-stream failed"
+run noclock -i "$workdir/noclock.data" --since -1h
+if [ "$rc" -eq 1 ] && [ "$(grep -c . "$err")" -eq 1 ] && grep -q 'no wall-clock data' "$err"; then
+	ok "a file without CLOCK_DATA and --since: one line, exit 1: $(cat "$err")"
+else
+	bad "a file without CLOCK_DATA and --since: exit $rc, want 1 and one line: $(lines "$err" 3)"
+fi
+run badsince -i "$dir" --since "next tuesday"
+if [ "$rc" -eq 2 ] && [ "$(grep -c . "$err")" -eq 1 ] && grep -q -- '--since' "$err"; then
+	ok "a bad --since: usage error in one line: $(cat "$err")"
+else
+	bad "a bad --since: exit $rc, want 2 and one line: $(lines "$err" 3)"
+fi
+
+say "--- --header and -D"
+run header --header-only -i "$dir"
+if expect_ok "--header-only -i DIR"; then
+	for f in "$s1" "$s2" "$s3"; do
+		grep -q "^# $(basename "$f") " "$out"
+		check $? "the listing has $(basename "$f")"
+	done
+	awk -v n="$(basename "$s1")" '$2 == n && $(NF - 1) == 40 { f = 1 } END { exit !f }' "$out"
+	check $? "the listing counts 40 samples in segment 1: $(grep "^# $(basename "$s1")" "$out")"
+	grep "^# $(basename "$s3")" "$out" | grep -q ' live$'
+	check $? "the listing marks the live segment: $(grep "^# $(basename "$s3")" "$out")"
+	grep -q '^# clockid: monotonic (1)$' "$out"
+	check $? "the first segment's header follows, with its clock"
+fi
+run dump -D -i "$dir"
+if expect_ok "-D -i DIR"; then
+	[ "$(grep -c '^# ======== segment ' "$out")" -eq 3 ]
+	check $? "-D prints a separator per segment"
+	[ "$(grep -c ': SAMPLE ' "$out")" -eq 90 ]
+	check $? "-D prints the 90 samples of all segments"
+fi
+
+say "--- damaged segments"
+d1=$(segment "$((t1 + 30))" 4 "" hot_a:7)
+truncate -s 10 "$d1"
+d2=$dir/$(segname "$((t1 + 40))" 5)
+awk 'BEGIN { srand(17); for (i = 0; i < 3000; i++) printf "%c", int(rand() * 255) + 1 }' >"$d2"
+run damaged -q --folded -i "$dir"
+if expect_ok "a directory with two damaged segments"; then
+	[ "$(folded_total "$out")" -eq 90 ]
+	check $? "the other segments still report 90 samples (got $(folded_total "$out"))"
+fi
+run damaged2 --folded -i "$dir"
+for f in "$d1" "$d2"; do
+	n=$(grep -c "segment $(basename "$f") is damaged" "$err")
+	[ "$n" -eq 1 ]
+	check $? "one warning for $(basename "$f"): $(grep "$(basename "$f")" "$err" | head -n 1)"
+done
+grep -v '^preport: warning: ' "$err" | grep -q . && bad "errors besides warnings: $(lines "$err" 3)"
+run damagedhdr --header-only -i "$dir"
+if expect_ok "--header-only with damaged segments"; then
+	[ "$(grep -c 'damaged: ' "$out")" -eq 2 ]
+	check $? "the listing marks the two damaged segments"
+fi
+
+say "--- what is not a segment"
+mkfifo "$dir/$(segname "$((t1 + 50))" 6)"
+ln -s "$s1" "$dir/$(segname "$((t1 + 51))" 7)"
+echo "notes" >"$dir/README"
+out=$workdir/others.out
+err=$workdir/others.err
+timeout 60 "$PREPORT" -q --folded -i "$dir" >"$out" 2>"$err"
+rc=$?
+if expect_ok "a FIFO and a symbolic link named like segments, and a README"; then
+	[ "$(folded_total "$out")" -eq 90 ]
+	check $? "they are ignored: still 90 samples (got $(folded_total "$out"))"
+fi
+
+say "--- errors"
+mkdir -m 700 "$workdir/empty"
+run empty -i "$workdir/empty"
+if [ "$rc" -eq 1 ] && [ "$(grep -c . "$err")" -eq 1 ] && grep -q 'no segments in' "$err"; then
+	ok "an empty directory: one line, exit 1: $(cat "$err")"
+else
+	bad "an empty directory: exit $rc, want 1 and one line: $(lines "$err" 3)"
+fi
+
+say "--- recordings by precord"
+PRECORD=${PRECORD:-$top_builddir/src/precord/precord}
+rdir=$workdir/recorded
+can_record=no
+mkdir -m 700 "$rdir"
+if [ ! -x "$PRECORD" ]; then
+	say "no precord: skipped"
+elif ! "$PRECORD" -q -e cpu-clock -o "$workdir/probe.data" -- true >/dev/null \
+	2>"$workdir/probe.err"; then
+	say "precord cannot record here ($(lines "$workdir/probe.err" 1)): skipped"
+else
+	can_record=yes
+	: >"$workdir/rsum.in"
+	for i in 1 2; do
+		f=$rdir/$(segname "$((now - 100 + i * 10))" "$i")
+		"$PRECORD" -q -e cpu-clock -F 499 -o "$f" -- "$DEMO" 300 >/dev/null \
+			2>"$workdir/rec$i.err" ||
+			bad "precord recording $i failed: $(lines "$workdir/rec$i.err" 2)"
+		run rone -q --folded -i "$f"
+		expect_ok "recording $i alone" && cat "$out" >>"$workdir/rsum.in"
+	done
+	awk '{ n = $NF; $NF = ""; c[$0] += n } END { for (k in c) print k c[k] }' \
+		"$workdir/rsum.in" | sort >"$workdir/rsum.want"
+	run rdir -q --folded -i "$rdir"
+	if expect_ok "preport -i DIR of two precord recordings"; then
+		sort "$out" >"$workdir/rdir.got"
+		n="$(folded_total "$out") samples, $(grep -c . "$out") stacks"
+		cmp -s "$workdir/rsum.want" "$workdir/rdir.got"
+		check $? "their folded stacks are the sums of the two files' ($n)"
+		grep -q 'hot_a' "$out"
+		check $? "hot_a is named"
+	fi
+fi
+
+say "--- segments written by precord daemon"
+ddir=$workdir/daemon
+if [ "$can_record" != yes ]; then
+	say "precord cannot record here: skipped"
+else
+	"$PRECORD" daemon --dir "$ddir" -e cpu-clock -F 199 --switch-output 1s \
+		>/dev/null 2>"$workdir/daemon.err" &
+	dpid=$!
+	# the first segment exists once the daemon records
+	i=0
+	while [ "$i" -lt 100 ] && ! ls "$ddir" 2>/dev/null | grep -q '^precord-'; do
+		kill -0 "$dpid" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+fi
+if [ -f "$workdir/daemon.err" ] && ! kill -0 "$dpid" 2>/dev/null; then
+	wait "$dpid"
+	if grep -q -i -E 'permission|paranoid|not allowed' "$workdir/daemon.err"; then
+		say "precord daemon may not record system-wide here: skipped:" \
+			"$(lines "$workdir/daemon.err" 1)"
+	else
+		bad "precord daemon did not start: $(lines "$workdir/daemon.err" 3)"
+	fi
+elif [ -f "$workdir/daemon.err" ]; then
+	dstart=$(date +%s)
+	"$DEMO" 2500
+	dend=$(($(date +%s) + 1))
+	kill -TERM "$dpid"
+	wait "$dpid"
+	drc=$?
+	[ "$drc" -eq 0 ]
+	check $? "precord daemon stopped cleanly (status $drc): $(lines "$workdir/daemon.err" 3)"
+	nseg=$(ls "$ddir" | grep -c '^precord-.*\.data$')
+	: >"$workdir/dsum.in"
+	for f in "$ddir"/precord-*.data; do
+		run done1 -q --folded --comms demo -i "$f"
+		expect_ok "daemon segment $(basename "$f") alone" && cat "$out" >>"$workdir/dsum.in"
+	done
+	awk '{ n = $NF; $NF = ""; c[$0] += n } END { for (k in c) print k c[k] }' \
+		"$workdir/dsum.in" | sort >"$workdir/dsum.want"
+	run ddir -q --folded --comms demo -i "$ddir"
+	if expect_ok "preport -i DIR of the daemon's $nseg segments"; then
+		sort "$out" >"$workdir/ddir.got"
+		n="$nseg segments, $(folded_total "$out") samples of demo"
+		[ "$nseg" -ge 2 ] && cmp -s "$workdir/dsum.want" "$workdir/ddir.got" &&
+			grep -q hot_a "$out"
+		check $? "the daemon's segments merge into the sum of their profiles ($n)"
+		all=$(folded_total "$out")
+		count "the daemon: --since/--until around the run keep all $all samples of demo" \
+			"$all" --comms demo -i "$ddir" --since "@$dstart" --until "@$dend"
+		count "the daemon: --until before the run keeps none of demo" 0 \
+			--comms demo -i "$ddir" --until "@$((dstart - 2))"
+	fi
+	run dhdr --header-only -i "$ddir"
+	if expect_ok "--header-only on the daemon's directory"; then
+		[ "$(grep -c '^# precord-' "$out")" -eq "$nseg" ] && ! grep -q 'damaged' "$out"
+		check $? "the listing has the $nseg segments, none damaged"
+	fi
+fi
+
+say "--- perf record -k mono: the kernel's own clock data"
+if ! have_perf; then
+	say "$PERF_MISSING: skipped"
+else
+	kf=$workdir/perf-k.data
+	before=$(date +%s)
+	if "$PERF" record -q -k mono -e cpu-clock -F 499 -o "$kf" -- "$DEMO" 300 >/dev/null \
+		2>"$workdir/perf-k.err"; then
+		after=$(($(date +%s) + 1))
+		run pall -q --folded -i "$kf"
+		all=$(folded_total "$out")
+		[ "$all" -gt 0 ]
+		check $? "perf -k mono: preport reads $all samples"
+		count "perf -k mono: --since and --until around the recording keep all $all" "$all" \
+			-i "$kf" --since "@$before" --until "@$after"
+		count "perf -k mono: --until before the recording keeps none" 0 \
+			-i "$kf" --until "@$((before - 1))"
+		count "perf -k mono: --since after the recording keeps none" 0 \
+			-i "$kf" --since "@$((after + 1))"
+		run pkhdr --header-only -i "$kf"
+		grep -E '^# (clockid|reference time)' "$out" >"$workdir/k.ours"
+		if "$PERF" report --header-only -i "$kf" 2>/dev/null |
+			grep -E '^# (clockid|reference time)' >"$workdir/k.perf"; then
+			n=$(join_lines <"$workdir/k.ours")
+			cmp -s "$workdir/k.ours" "$workdir/k.perf"
+			check $? "perf -k mono: --header-only prints the clock as perf does: $n"
+		else
+			say "perf report --header-only failed: header comparison skipped"
+		fi
+	else
+		say "perf record -k mono failed ($(lines "$workdir/perf-k.err" 1)): skipped"
+	fi
+fi
+
+finish
