@@ -179,22 +179,25 @@ static int end_segment(struct daemon *d)
 /*
  * A write failed.  The segment is ended either way (a writer that failed takes nothing more).
  * For a full disk retention may free space; if it frees nothing, writing stops until a retry
- * finds space.  A segment begun by a retry whose first flush failed found room for its header
- * only: it is taken back and the disk is still full, which was said already.
+ * finds space.  A segment that could write no sample (only its header) is taken back; if a
+ * retry began it, the disk is still full, which was said already.
  */
 static void handle_write_error(struct daemon *d, int err)
 {
-	struct prec_session_stats total;
+	struct prec_session_stats total, cur;
 	int n = 0;
 
+	prec_session__output_stats(d->s, &cur);
+	if (!cur.kept_samples)
+		drop_segment(d); /* it holds its header at most: nothing to keep */
+	else
+		end_segment(d);
 	if (d->resumed) {
-		drop_segment(d);
 		d->resumed = false;
 		d->disk_full = true;
 		d->next_retry_ms = now_ms() + RETRY_MS;
 		return;
 	}
-	end_segment(d);
 	if (space_error(err))
 		n = prec_segdir__prune_for_space(d->dir, &d->o->retention, wall_ns(), on_pruned, d);
 	else

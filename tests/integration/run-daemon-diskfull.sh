@@ -10,7 +10,8 @@
 #   - after the filler is removed, writes again and says so once (waited for at most 30 s:
 #     an upper bound)
 #   - at the stop, every segment closed before the disk filled is still there, and every
-#     closed segment reads with preport -D (a segment the disk filled up is cut short)
+#     closed segment reads with preport -D, cut short (no end marker) only the one that
+#     was being written when the disk filled up
 # Skips when perf is missing, the kernel refuses perf_event_open, or a tmpfs cannot be
 # mounted.
 . "$(dirname "$0")/test-lib.sh"
@@ -95,5 +96,7 @@ for f in $(closed_segments "$D"); do
 	cut_reads "$f" "$workdir/$f"
 	ncut=$((ncut + was_cut))
 done
+[ "$ncut" -le 1 ]
+check $? "$ncut segment was cut (want at most the one the disk filled up)"
 
 finish
