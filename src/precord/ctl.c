@@ -33,6 +33,7 @@ int ctl_main(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *dir = PRECORD_DEFAULT_DIR, *cmd;
 	char buf[4096];
+	size_t got = 0;
 	ssize_t n;
 	int c, fd, rc = 0;
 	bool error = false;
@@ -83,16 +84,29 @@ int ctl_main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(buf, sizeof(buf), "%s\n", cmd);
-	if (write(fd, buf, strlen(buf)) < 0) {
+	/* no SIGPIPE: a daemon that answered and closed first has its answer read below */
+	if (send(fd, buf, strlen(buf), MSG_NOSIGNAL) < 0 && errno != EPIPE) {
 		fprintf(stderr, "precord ctl: cannot send to the daemon on %s: %s\n", dir,
 			strerror(errno));
 		close(fd);
 		return 1;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (!strncmp(buf, "error: ", 7))
+		const char *p = buf;
+
+		/* the daemon's "error: WHY" becomes one line of ours */
+		if (!got && n >= 7 && !strncmp(buf, "error: ", 7)) {
 			error = true;
-		fwrite(buf, 1, (size_t)n, error ? stderr : stdout);
+			fprintf(stderr, "precord ctl: the daemon on %s says: ", dir);
+			p += 7;
+		}
+		fwrite(p, 1, (size_t)(n - (p - buf)), error ? stderr : stdout);
+		got += (size_t)n;
+	}
+	if (n < 0 || !got) {
+		fprintf(stderr, "precord ctl: no answer from the daemon on %s: %s\n", dir,
+			n < 0 ? strerror(errno) : "it closed the connection");
+		error = true;
 	}
 	close(fd);
 	if (error)

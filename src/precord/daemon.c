@@ -29,6 +29,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
@@ -39,6 +40,7 @@
 #include "service.h"
 
 #define RETRY_MS 10000 /* after a full disk, try a new segment this often */
+#define RESUME_FREE (1u << 20) /* and only with this much free: less fills at the first flush */
 #define CTL_TIMEOUT_MS 1000 /* a control client has this long to send its command */
 
 struct daemon {
@@ -57,6 +59,7 @@ struct daemon {
 	uint64_t segments_closed, segments_pruned;
 	bool stopping, switch_asked;
 	bool disk_full; /* writing stopped until space returns */
+	bool resumed; /* a segment begun after a full disk, its first flush not written yet */
 	uint64_t disk_full_since_ms, dropped_at_full, next_retry_ms;
 	char last_error[256];
 };
@@ -106,38 +109,51 @@ static void prune(struct daemon *d)
 		note_error(d, "cannot apply retention in %s: %s", d->o->dir, strerror(-n));
 }
 
-/* Begin a new live segment; false (said once) if it cannot be. */
-static bool begin_segment(struct daemon *d)
+static bool space_error(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT;
+}
+
+/* Take back a live segment that holds nothing worth keeping (at most its header). */
+static void drop_segment(struct daemon *d)
+{
+	struct prec_segment closed;
+
+	prec_session__end_output(d->s, NULL);
+	if (!prec_segdir__close_segment(d->dir, d->seg_fd, &closed))
+		unlinkat(prec_segdir__fd(d->dir), closed.name, 0);
+	close(d->seg_fd);
+	d->seg_fd = -1;
+}
+
+/*
+ * Begin a new live segment.  Returns 0 or -errno; an error is said here (once) unless it is
+ * a full disk, which the caller says.
+ */
+static int begin_segment(struct daemon *d)
 {
 	uint64_t t0;
 	int err;
 
 	err = prec_segdir__create_segment(d->dir, wall_ns(), &d->seg, &d->seg_fd);
 	if (err) {
-		if (!d->disk_full)
+		if (!d->disk_full && !space_error(err))
 			note_error(d, "cannot create a segment in %s: %s", d->o->dir, strerror(-err));
-		return false;
+		return err;
 	}
 	t0 = now_ms();
 	err = prec_session__begin_output(d->s, d->seg_fd);
 	if (err) {
-		struct prec_segment closed;
-
-		/* an empty segment has nothing to keep: take it back */
-		prec_session__end_output(d->s, NULL);
-		if (!prec_segdir__close_segment(d->dir, d->seg_fd, &closed))
-			unlinkat(prec_segdir__fd(d->dir), closed.name, 0);
-		close(d->seg_fd);
-		d->seg_fd = -1;
-		if (!d->disk_full)
+		drop_segment(d); /* an empty segment has nothing to keep */
+		if (!d->disk_full && !space_error(err))
 			note_error(d, "cannot write a segment in %s: %s", d->o->dir, strerror(-err));
-		return false;
+		return err;
 	}
 	d->seg_start_ms = now_ms();
 	if (d->o->verbose)
 		service_log(LOG_DEBUG, "segment %s began: its header and synthesized state took "
 				       "%" PRIu64 " ms", d->seg.name, d->seg_start_ms - t0);
-	return true;
+	return 0;
 }
 
 /* End the live segment: its stream, then its name.  Returns its write error, or 0. */
@@ -160,27 +176,33 @@ static int end_segment(struct daemon *d)
 	return werr;
 }
 
-static bool space_error(int err)
-{
-	return err == -ENOSPC || err == -EDQUOT;
-}
-
 /*
  * A write failed.  The segment is ended either way (a writer that failed takes nothing more).
  * For a full disk retention may free space; if it frees nothing, writing stops until a retry
- * finds space.
+ * finds space.  A segment that could write no sample (only its header) is taken back; if a
+ * retry began it, the disk is still full, which was said already.
  */
 static void handle_write_error(struct daemon *d, int err)
 {
-	struct prec_session_stats total;
+	struct prec_session_stats total, cur;
 	int n = 0;
 
-	end_segment(d);
+	prec_session__output_stats(d->s, &cur);
+	if (!cur.kept_samples)
+		drop_segment(d); /* it holds its header at most: nothing to keep */
+	else
+		end_segment(d);
+	if (d->resumed) {
+		d->resumed = false;
+		d->disk_full = true;
+		d->next_retry_ms = now_ms() + RETRY_MS;
+		return;
+	}
 	if (space_error(err))
 		n = prec_segdir__prune_for_space(d->dir, &d->o->retention, wall_ns(), on_pruned, d);
 	else
 		note_error(d, "cannot write segment %s: %s", d->seg.name, strerror(-err));
-	if (n > 0 && begin_segment(d))
+	if (n > 0 && !begin_segment(d))
 		return;
 	prec_session__total_stats(d->s, &total);
 	d->disk_full = true;
@@ -194,16 +216,30 @@ static void handle_write_error(struct daemon *d, int err)
 
 static void retry_after_full(struct daemon *d)
 {
-	struct prec_session_stats total;
+	struct statvfs vfs;
 
 	if (!d->disk_full || now_ms() < d->next_retry_ms)
 		return;
 	d->next_retry_ms = now_ms() + RETRY_MS;
 	prune(d);
-	if (!begin_segment(d))
+	if (!fstatvfs(prec_segdir__fd(d->dir), &vfs) &&
+	    (uint64_t)vfs.f_bavail * vfs.f_frsize < RESUME_FREE)
 		return;
-	prec_session__total_stats(d->s, &total);
+	if (begin_segment(d))
+		return;
 	d->disk_full = false;
+	d->resumed = true; /* said once its first flush is written */
+}
+
+/* A segment begun after a full disk has written its first flush: writing goes on. */
+static void confirm_resume(struct daemon *d)
+{
+	struct prec_session_stats total;
+
+	if (!d->resumed || d->seg_fd < 0 || prec_session__write_error(d->s))
+		return;
+	d->resumed = false;
+	prec_session__total_stats(d->s, &total);
 	service_log(LOG_NOTICE, "writing again after %.0f s: %" PRIu64 " samples were not written",
 		    (double)(now_ms() - d->disk_full_since_ms) / 1000.0,
 		    total.dropped_samples - d->dropped_at_full);
@@ -214,6 +250,8 @@ static void switch_segment(struct daemon *d)
 {
 	int err;
 
+	if (d->resumed)
+		return; /* after its first flush: a failure before that is handled quietly */
 	d->switch_asked = false;
 	if (d->disk_full)
 		return;
@@ -221,8 +259,9 @@ static void switch_segment(struct daemon *d)
 	if (err)
 		service_log(LOG_WARNING, "segment %s ended early: %s", d->seg.name, strerror(-err));
 	prune(d);
-	if (!begin_segment(d))
-		handle_write_error(d, -ENOSPC);
+	err = begin_segment(d);
+	if (err)
+		handle_write_error(d, err);
 }
 
 /* ---- status ---- */
@@ -367,13 +406,10 @@ static void serve_ctl(struct daemon *d)
 	fd = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
-	    (cred.uid != 0 && cred.uid != geteuid())) {
-		service_log(LOG_WARNING, "control socket: refused a client with uid %d",
-			    (int)cred.uid);
-		snprintf(reply, sizeof(reply), "error: permission denied\n");
-		goto answer;
-	}
+	/*
+	 * The command is read first, even from a client that is refused: closing a socket with
+	 * unread data resets it, and the client would lose the answer.
+	 */
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	if (poll(&pfd, 1, CTL_TIMEOUT_MS) == 1)
@@ -384,7 +420,13 @@ static void serve_ctl(struct daemon *d)
 	}
 	cmd[n] = 0;
 	cmd[strcspn(cmd, "\r\n")] = 0;
-	if (!strcmp(cmd, "status")) {
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
+	    (cred.uid != 0 && cred.uid != geteuid())) {
+		service_log(LOG_WARNING, "control socket: refused a client with uid %d",
+			    (int)cred.uid);
+		snprintf(reply, sizeof(reply), "error: permission denied; run precord ctl as root "
+					       "or as the daemon's user\n");
+	} else if (!strcmp(cmd, "status")) {
 		status_text(d, reply, sizeof(reply));
 	} else if (!strcmp(cmd, "rotate")) {
 		d->switch_asked = true;
@@ -395,7 +437,6 @@ static void serve_ctl(struct daemon *d)
 	} else {
 		snprintf(reply, sizeof(reply), "error: unknown command '%.40s'\n", cmd);
 	}
-answer:
 	if (write(fd, reply, strlen(reply)) < 0) {
 		/* the client went away: nothing to tell it */
 	}
@@ -468,6 +509,7 @@ static int go_background(struct daemon *d, int *ret_ready_fd)
 		if (n > 0 && msg[0] == '+') {
 			printf("precord daemon: recording into %s (pid %d); stop it with 'precord "
 			       "ctl --dir %s stop'\n", d->o->dir, (int)pid, d->o->dir);
+			fflush(stdout); /* _exit() does not: stdout may be a file or a pipe */
 			_exit(0);
 		}
 		_exit(1); /* the child said why on stderr */
@@ -570,6 +612,7 @@ static void run_loop(struct daemon *d)
 		prec_session__drain(d->s);
 		if (now_ms() >= next_flush) {
 			prec_session__flush(d->s);
+			confirm_resume(d);
 			next_flush = now_ms() + o->flush_ms;
 		}
 		err = prec_session__write_error(d->s);
@@ -653,8 +696,13 @@ int daemon_run(const struct rec_opts *o)
 		goto out;
 	}
 	prune(&d); /* segments of earlier runs count */
-	if (!begin_segment(&d))
+	err = begin_segment(&d);
+	if (err) {
+		if (space_error(err))
+			note_error(&d, "cannot begin a segment in %s: %s; free some space", o->dir,
+				   strerror(-err));
 		goto out;
+	}
 	d.started_ms = now_ms();
 	d.started_wall_ns = wall_ns();
 	prec_session__enable(d.s, true);

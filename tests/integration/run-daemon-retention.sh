@@ -1,0 +1,141 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# precord daemon's retention, over the whole directory and across restarts (issue 17):
+#   --switch-max-files 2   two runs on one DIR (perf counts only the files of its current
+#                          run; ours counts all): at most 2 closed segments and the live one
+#                          at any time, and after the second run none of the first's left
+#   --max-disk 256K        with 64 KiB segments (a size switch, 100 ms flushes): the
+#                          segments together stay under 256 KiB at the stop; a second run
+#                          with a smaller cap prunes the first run's segments at its start
+#   --max-age 2s           a run started more than 2 s after the last one ended deletes
+#                          every earlier segment at its start, and keeps its own live one
+#   --min-free 1M          on a 2 MiB tmpfs less than 1 MiB free (skipped, said so, where
+#                          mount fails), a demo running: segments are deleted "for free
+#                          space", and at the stop (the filler removed) 1 MiB is free
+# The live segment is never deleted: the one ctl status names exists.
+# Skips when perf is missing or the kernel refuses perf_event_open.
+. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/record-lib.sh"
+. "$(dirname "$0")/daemon-lib.sh"
+
+need_record demo # the --min-free part samples a demo; -a samples whatever else runs
+REC="-a -e cpu-clock -F 999 -g --switch-events" # context switches: data enough to fill
+
+# live_kept LABEL DIR: the live segment that ctl status names is in DIR.
+live_kept() {
+	_l=$(status_of "$2" "live segment")
+	# (closed since, by a switch, it lost its .partial)
+	if [ -n "$_l" ] && { [ -f "$2/$_l" ] || [ -f "$2/${_l%.partial}" ]; }; then
+		ok "$1: the live segment $_l is there"
+	else
+		bad "$1: the live segment '$_l' named by ctl status is not in DIR"
+	fi
+}
+
+# bytes_of DIR: the sizes of the segments in DIR, added up.
+bytes_of() {
+	find "$1" -maxdepth 1 -type f -name 'precord-*' -printf '%s\n' | awk '{ t += $1 } END { print t + 0 }'
+}
+
+say "--- --switch-max-files 2, two runs"
+D=$workdir/files
+for run in 1 2; do
+	s=$(max_seq "$D")
+	# shellcheck disable=SC2086 # REC is words
+	start_daemon "files$run" "$D" $REC --switch-output=200ms --switch-max-files 2 || break
+	wait_seq "$D" $((s + 5)) || bad "run $run: no segment $((s + 5)) after 30 s: $(lines "$dlog" 3)"
+	# a switch renames the live segment before retention runs: count closed and live
+	n=$(($(closed_segments "$D" | grep -c .) + $(live_segments "$D" | grep -c .)))
+	[ "$n" -le 3 ]
+	check $? "run $run: $n segments while recording (want <= 2 closed and the live one)"
+	live_kept "run $run" "$D"
+	stop_daemon "files$run" "$D"
+	n=$(closed_segments "$D" | grep -c .)
+	[ "$n" -le 2 ] && [ "$(live_segments "$D" | grep -c .)" -eq 0 ]
+	check $? "run $run: $n closed segments after the stop (want <= 2), no .partial"
+done
+old=$(closed_segments "$D" | while read -r f; do [ "$(seq_of "$f")" -le "$s" ] && echo "$f"; done)
+[ -z "$old" ]
+check $? "after run 2, none of run 1's segments (numbers <= $s) is left${old:+: $old}"
+
+say "--- --max-disk 256K with 64K segments"
+D=$workdir/bytes
+# shellcheck disable=SC2086
+if start_daemon bytes "$D" $REC --flush-interval 100 --switch-output=64K --max-disk=256K; then
+	wait_seq "$D" 8 || bad "--max-disk: no segment 8 after 30 s: $(lines "$dlog" 3)"
+	live_kept "--max-disk" "$D"
+	stop_daemon bytes "$D"
+	b=$(bytes_of "$D")
+	n=$(closed_segments "$D" | grep -c .)
+	[ "$b" -le 262144 ] || [ "$n" -le 1 ]
+	check $? "--max-disk 256K: $n segments of $b bytes in all after the stop"
+	grep -q 'for --max-disk' "$dlog"
+	check $? "--max-disk: the log names segments deleted for it"
+	s=$(max_seq "$D")
+	# shellcheck disable=SC2086
+	if start_daemon bytes2 "$D" $REC --switch-output=1h --max-disk=1K; then
+		n=$(closed_segments "$D" | grep -c .)
+		[ "$n" -eq 0 ]
+		check $? "a restart with --max-disk 1K deletes the earlier segments at once ($n left)"
+		live_kept "--max-disk 1K" "$D"
+		stop_daemon bytes2 "$D"
+	fi
+fi
+
+say "--- --max-age 2s across a restart"
+D=$workdir/age
+# shellcheck disable=SC2086
+if start_daemon age "$D" $REC --switch-output=200ms --max-age=2s; then
+	wait_seq "$D" 3 || bad "--max-age: no segment 3 after 30 s: $(lines "$dlog" 3)"
+	stop_daemon age "$D"
+	s=$(max_seq "$D")
+	n=$(closed_segments "$D" | grep -c .)
+	sleep 3
+	# shellcheck disable=SC2086
+	if start_daemon age2 "$D" $REC --switch-output=1h --max-age=2s; then
+		left=$(closed_segments "$D" | grep -c .)
+		[ "$left" -eq 0 ]
+		check $? "--max-age 2s: $n segments that ended 3 s before the start are deleted ($left left)"
+		live_kept "--max-age" "$D"
+		grep -q 'for --max-age' "$dlog"
+		check $? "--max-age: the log names segments deleted for it"
+		stop_daemon age2 "$D"
+	fi
+fi
+
+say "--- --min-free 1M on a 2 MiB tmpfs"
+if mount_tmpfs 2m; then
+	D=$mnt/dir
+	# less than 1 MiB free from the start, and a workload to sample: the first switch must
+	# prune, whatever the machine's load (an idle one gives few samples)
+	head -c $((1100 * 1024)) /dev/zero >"$mnt/filler"
+	start_bg "$WL/demo" 60000
+	busy=$bg_pid
+	# shellcheck disable=SC2086
+	if start_daemon free "$D" $REC --flush-interval 100 --switch-output=64K --min-free=1M; then
+		i=0
+		while ! grep -q 'for free space' "$dlog" && [ "$i" -lt 300 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		grep -q 'for free space' "$dlog"
+		check $? "--min-free: segments are deleted for free space (log: $(lines "$dlog" 3))"
+		live_kept "--min-free" "$D"
+		stop_daemon free "$D"
+		stop_bg "$busy"
+		rm -f "$mnt/filler"
+		avail=$(($(stat -f -c '%a * %S' "$mnt")))
+		n=$(closed_segments "$D" | grep -c .)
+		[ "$avail" -ge 1048576 ] || [ "$n" -le 1 ]
+		check $? "--min-free 1M: $avail bytes free after the stop, $n segments"
+		for f in $(closed_segments "$D"); do
+			cp "$D/$f" "$workdir/$f"
+			preport_reads "$f" "$workdir/$f"
+		done
+	fi
+	umount "$mnt" && mnt=
+else
+	say "cannot mount a tmpfs ($mount_error): --min-free not checked"
+fi
+
+finish

@@ -1,0 +1,155 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# precord daemon switches segments and says what it does (issue 17, "Tests"):
+#   by time      --switch-output=1s: a second segment begins without any request
+#   by request   with --switch-output=signal, `precord ctl rotate` and SIGUSR2 each begin a
+#                new segment
+#   by size      --switch-output=64K: segments end once they hold 64 KiB
+#   SIGTERM      stops the daemon cleanly (status 0, its last log line, no .partial)
+#   segments     every closed segment is read on its own by preport -D and by perf report,
+#                which names the workload's hot_a; the stop leaves no .partial; the last log
+#                line's sample count equals the samples in the segments; DIR is 0700 and
+#                segments are 0600
+#   ctl status   every field there; samples written > 0 after a while, segments equal the
+#                files in DIR, the live segment exists as a .partial file
+#   --background the parent exits 0 and names the daemon's pid on stdout (also when stdout
+#                is a file); the daemon logs into DIR/precord.log and ends on ctl stop
+# Skips when perf is missing or the kernel refuses perf_event_open.
+. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/record-lib.sh"
+. "$(dirname "$0")/daemon-lib.sh"
+
+need_record demo
+start_bg "$WL/demo" 120000
+
+say "--- switches by time"
+D=$workdir/dir
+if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
+	m=$(stat -c %a "$D")
+	if [ "$m" = 700 ]; then ok "DIR is created with mode 700"; else bad "DIR has mode $m"; fi
+	wait_seq "$D" 2
+	check $? "by time: a second segment begins after 1 s, unasked (log: $(lines "$dlog" 3))"
+
+	# ctl status, read while recording
+	"$PRECORD" ctl --dir "$D" status >"$workdir/status.out" 2>"$workdir/status.err"
+	check_status "ctl status" $? 0 "$workdir/status.err"
+	for k in pid uptime target directory segments "bytes on disk" "samples written" \
+		"samples not written" "lost records" "lost samples" "throttle events" \
+		"daemon cpu" "daemon rss" "live segment" "last error"; do
+		grep -q "^$k: ." "$workdir/status.out" || bad "ctl status has no '$k:' line"
+	done
+	ok "ctl status: $(grep -c . "$workdir/status.out") lines: $(join_lines <"$workdir/status.out")"
+	st() { awk -v k="$1" 'index($0, k ": ") == 1 { print substr($0, length(k) + 3) }' \
+		"$workdir/status.out"; }
+	[ "$(st pid)" = "$dpid" ]
+	check $? "ctl status: pid is the daemon's ($dpid)"
+	n=$(st "samples written")
+	[ "$n" -gt 0 ] 2>/dev/null
+	check $? "ctl status: samples written ($n) > 0"
+	live=$(st "live segment")
+	# (or it was, and a switch since closed it)
+	{ [ -f "$D/$live" ] || [ -f "$D/${live%.partial}" ]; } &&
+		case $live in *.partial) true ;; *) false ;; esac
+	check $? "ctl status: the live segment $live is a .partial file in DIR"
+	# the files are counted right after the status: a switch in between shows as one more
+	nfiles=$(($(closed_segments "$D" | grep -c .) + $(live_segments "$D" | grep -c .)))
+	n=$(st segments)
+	[ "$n" -eq "$nfiles" ] || [ "$n" -eq $((nfiles - 1)) ]
+	check $? "ctl status: segments ($n) equals the segment files in DIR ($nfiles)"
+	grep -q '^target: all CPUs, cpu-clock at 999 Hz' "$workdir/status.out"
+	check $? "ctl status: target says all CPUs, cpu-clock at 999 Hz"
+	grep -q '^last error: none$' "$workdir/status.out"
+	check $? "ctl status: last error: none"
+
+	wait_seq "$D" 3
+	check $? "by time: a third segment begins"
+	stop_daemon "time" "$D"
+
+	n=$(live_segments "$D" | grep -c .)
+	[ "$n" -eq 0 ]
+	check $? "after the stop no .partial segment is left ($n)"
+	m=$(find "$D" -maxdepth 1 -type f -name 'precord-*' ! -perm 600 | join_lines)
+	[ -z "$m" ]
+	check $? "every segment has mode 600${m:+; not: $m}"
+	total=0
+	for f in $(closed_segments "$D"); do
+		segment_reads "$f" "$D/$f" hot_a
+		total=$((total + $(grep -c . "$D/$f.samples")))
+	done
+	# shellcheck disable=SC2046 # two words, on purpose
+	set -- $(log_stopped "$dlog")
+	nseg=$(closed_segments "$D" | grep -c .)
+	if [ "${1:-x}" = "$total" ] && [ "${2:-x}" = "$nseg" ]; then
+		ok "the last log line counts $total samples in $nseg segments, as the segments hold"
+	else
+		bad "the log says '${1:-?} samples in ${2:-?} segments', the DIR holds $total in $nseg: $(lines "$dlog" 4)"
+	fi
+fi
+
+say "--- switches on request only (--switch-output=signal)"
+D=$workdir/signal
+if start_daemon signal "$D" -a -e cpu-clock -F 999 -g --switch-output=signal; then
+	"$PRECORD" ctl --dir "$D" rotate >"$workdir/rotate.out" 2>&1
+	check_status "ctl rotate" $? 0 "$workdir/rotate.out"
+	wait_seq "$D" 2
+	check $? "ctl rotate: segment 2 begins"
+	kill -s USR2 "$dpid"
+	wait_seq "$D" 3
+	check $? "SIGUSR2: segment 3 begins"
+	stop_daemon "signal" "$D"
+	for f in $(closed_segments "$D"); do
+		segment_reads "$f" "$D/$f" hot_a
+	done
+fi
+
+say "--- switches by size"
+D=$workdir/size
+if start_daemon size "$D" -a -e cpu-clock -F 999 -g --switch-output=64K; then
+	wait_seq "$D" 4
+	check $? "by size: four segments begin (log: $(lines "$dlog" 3))"
+	# SIGTERM stops it as ctl stop does
+	kill -s TERM "$dpid"
+	wait "$dpid"
+	rc=$?
+	forget_daemon "$dpid"
+	[ "$rc" -eq 0 ] && grep -q 'stopped: ' "$dlog" && [ "$(live_segments "$D" | grep -c .)" -eq 0 ]
+	check $? "SIGTERM: exit status $rc, a 'stopped:' log line, no .partial left (log: $(tail -n 1 "$dlog"))"
+	last=$(closed_segments "$D" | tail -n 1)
+	for f in $(closed_segments "$D"); do
+		sz=$(stat -c %s "$D/$f")
+		if [ "$f" = "$last" ]; then
+			segment_reads "$f" "$D/$f" hot_a
+		elif [ "$sz" -ge 65536 ]; then
+			ok "$f: $sz bytes, at least 64 KiB"
+			segment_reads "$f" "$D/$f" hot_a
+		else
+			bad "$f: $sz bytes, less than the 64 KiB of --switch-output=64K"
+		fi
+	done
+fi
+
+say "--- --background"
+D=$workdir/bg
+"$PRECORD" daemon --dir "$D" --background -a -e cpu-clock -F 99 >"$workdir/bg.out" 2>"$workdir/bg.err"
+check_status "--background" $? 0 "$workdir/bg.err"
+pid=$(status_of "$D" pid)
+if [ -n "$pid" ] && grep -q "recording into $D (pid $pid)" "$workdir/bg.out"; then
+	ok "--background: the parent says where and which pid ($pid) on stdout, even into a file"
+else
+	bad "--background: stdout '$(lines "$workdir/bg.out")', ctl status's pid '$pid'"
+fi
+if [ -n "$pid" ]; then
+	bg_pids="$bg_pids $pid"
+	"$PRECORD" ctl --dir "$D" stop >/dev/null 2>&1
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ "$i" -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	! kill -0 "$pid" 2>/dev/null
+	check $? "--background: ctl stop ends the detached daemon"
+	grep -q 'stopped: ' "$D/precord.log"
+	check $? "--background: DIR/precord.log has its log: $(lines "$D/precord.log" 3)"
+fi
+
+finish
