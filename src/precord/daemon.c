@@ -61,7 +61,7 @@ struct daemon {
 	bool disk_full; /* writing stopped until space returns */
 	bool resumed; /* a segment begun after a full disk, its first flush not written yet */
 	uint64_t disk_full_since_ms, dropped_at_full, next_retry_ms;
-	char last_error[256];
+	char last_error[1024]; /* a message may name a long DIR */
 };
 
 static uint64_t wall_ns(void)
@@ -685,7 +685,12 @@ int daemon_run(const struct rec_opts *o)
 		goto out;
 	}
 	err = open_ctl_socket(&d);
-	if (err) {
+	if (err == -ENAMETOOLONG) {
+		note_error(&d, "the path %s is too long for the control socket %s in it (at most "
+			       "%zu bytes); choose a shorter --dir", o->dir, PRECORD_SOCKET_NAME,
+			   sizeof(((struct sockaddr_un *)0)->sun_path) - sizeof(PRECORD_SOCKET_NAME) - 1);
+		goto out;
+	} else if (err) {
 		note_error(&d, "cannot create the control socket %s/%s: %s", o->dir,
 			   PRECORD_SOCKET_NAME, strerror(-err));
 		goto out;

@@ -39,6 +39,9 @@ check $? "bad options create no DIR"
 refused "ctl without a daemon" 1 "no precord daemon is running" \
 	"$PRECORD" ctl --dir "$workdir/none" status
 refused "unknown ctl command" 2 "unknown command" "$PRECORD" ctl --dir "$workdir/none" frob
+long=$workdir/$(printf '%0120d' 0)
+refused "--dir too long for a socket" 1 "choose a shorter --dir" \
+	"$PRECORD" daemon --dir "$long" -e cpu-clock
 
 say "--- DIR refused"
 mkdir -m 0700 "$workdir/real"
