@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "prec_abi.h"
+#include "prec_clock.h"
 #include "preport.h"
 
 void preport_times_add_record(struct prec_time_range *t, const struct prec_reader *r,
@@ -35,25 +35,15 @@ void preport_times_add_record(struct prec_time_range *t, const struct prec_reade
  */
 static bool wall_time(const struct prec_reader *r, uint64_t t, char *buf, size_t len)
 {
-	struct prec_feat_cursor c = { NULL, 0, 0 };
-	uint32_t version, clockid;
-	uint64_t tod_ns, clock_ns, wall;
+	struct prec_clock clk;
+	uint64_t wall;
 	char date[64];
 	struct tm tm;
 	time_t secs;
-	size_t i, n = prec_reader__nr_evsels(r);
 
-	c.p = prec_reader__feature(r, PREC_FEAT_CLOCK_DATA, &c.len);
-	if (!c.p || prec_feat__u32(&c, &version) || prec_feat__u32(&c, &clockid) ||
-	    prec_feat__u64(&c, &tod_ns) || prec_feat__u64(&c, &clock_ns) || version < 1 || !n)
+	if (prec_clock__from_stream(r, &clk))
 		return false;
-	for (i = 0; i < n; i++) {
-		const struct perf_event_attr *a = &prec_reader__evsel(r, i)->attr;
-
-		if (!a->use_clockid || (uint32_t)a->clockid != clockid)
-			return false;
-	}
-	wall = tod_ns + (t - clock_ns); /* modulo 2^64: t may be before clock_ns */
+	wall = prec_clock__wall(&clk, t);
 	secs = (time_t)(wall / 1000000000);
 	if (!localtime_r(&secs, &tm) || !strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm))
 		return false;
