@@ -444,19 +444,27 @@ bad:
 	return -EINVAL;
 }
 
-int prec_cpus_online(int **ret, size_t *ret_nr)
+int prec_cpus_read(const char *path, int **ret, size_t *ret_nr)
 {
 	char buf[1024];
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	FILE *f = fopen(path, "re");
+	int err;
 
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!f)
+		return -errno;
+	err = fgets(buf, sizeof(buf), f) ? prec_cpus_parse(buf, ret, ret_nr) : -EIO;
+	fclose(f);
+	return err;
+}
 
-		if (f)
-			fclose(f);
-		snprintf(buf, sizeof(buf), "0-%ld", n > 0 ? n - 1 : 0);
-	} else {
-		fclose(f);
-	}
+int prec_cpus_online(int **ret, size_t *ret_nr)
+{
+	char buf[64];
+	long n;
+
+	if (!prec_cpus_read("/sys/devices/system/cpu/online", ret, ret_nr))
+		return 0;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	snprintf(buf, sizeof(buf), "0-%ld", n > 0 ? n - 1 : 0);
 	return prec_cpus_parse(buf, ret, ret_nr);
 }

@@ -102,6 +102,8 @@ void prec_events__free(struct prec_events *ev);
 
 /* "0-3,5" -> sorted CPU numbers (malloc'ed). -EINVAL for a bad list, -ENOMEM. */
 int prec_cpus_parse(const char *list, int **ret, size_t *ret_nr);
+/* The CPU list in a sysfs file such as /sys/devices/system/cpu/present; -errno. */
+int prec_cpus_read(const char *path, int **ret, size_t *ret_nr);
 /* The online CPUs. */
 int prec_cpus_online(int **ret, size_t *ret_nr);
 

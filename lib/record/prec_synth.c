@@ -23,34 +23,19 @@
 #include "config.h"
 #include "prec_abi.h"
 #include "prec_buildid.h"
+#include "prec_events.h"
 #include "prec_synth.h"
 
+/* How many CPUs a sysfs CPU list names, -1 if it cannot be read. */
 static int count_cpus(const char *path)
 {
-	char buf[256];
-	FILE *f = fopen(path, "re");
-	int n = 0;
-	char *p;
+	int *cpus;
+	size_t n;
 
-	if (!f)
+	if (prec_cpus_read(path, &cpus, &n))
 		return -1;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	for (p = buf; *p && *p != '\n';) {
-		long lo = strtol(p, &p, 10), hi = lo;
-
-		if (*p == '-')
-			hi = strtol(p + 1, &p, 10);
-		n += (int)(hi - lo + 1);
-		if (*p == ',')
-			p++;
-		else
-			break;
-	}
-	return n;
+	free(cpus);
+	return (int)n;
 }
 
 static void cpuinfo(char *desc, size_t dlen, char *id, size_t idlen)
