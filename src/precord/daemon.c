@@ -54,9 +54,9 @@ struct daemon {
 	struct prec_segment seg;
 	uint64_t seg_start_ms;
 
-	uint64_t started_ms, started_wall_ns;
+	uint64_t started_ms;
 	uint64_t samples_written; /* in closed segments */
-	uint64_t segments_closed, segments_pruned;
+	uint64_t segments_closed;
 	bool stopping, switch_asked;
 	bool disk_full; /* writing stopped until space returns */
 	bool resumed; /* a segment begun after a full disk, its first flush not written yet */
@@ -94,16 +94,14 @@ static void on_pruned(const struct prec_segment *seg, enum prec_prune_reason why
 		[PREC_PRUNE_AGE] = "--max-age",
 		[PREC_PRUNE_FREE] = "free space",
 	};
-	struct daemon *d = ctx;
-
-	d->segments_pruned++;
+	(void)ctx;
 	service_log(LOG_INFO, "deleted %s (%" PRIu64 " bytes) for %s", seg->name, seg->size,
 		    reasons[why]);
 }
 
 static void prune(struct daemon *d)
 {
-	int n = prec_segdir__prune(d->dir, &d->o->retention, wall_ns(), on_pruned, d);
+	int n = prec_segdir__prune(d->dir, &d->o->retention, wall_ns(), on_pruned, NULL);
 
 	if (n < 0)
 		note_error(d, "cannot apply retention in %s: %s", d->o->dir, strerror(-n));
@@ -199,7 +197,7 @@ static void handle_write_error(struct daemon *d, int err)
 		return;
 	}
 	if (space_error(err))
-		n = prec_segdir__prune_for_space(d->dir, &d->o->retention, wall_ns(), on_pruned, d);
+		n = prec_segdir__prune_for_space(d->dir, &d->o->retention, wall_ns(), on_pruned, NULL);
 	else
 		note_error(d, "cannot write segment %s: %s", d->seg.name, strerror(-err));
 	if (n > 0 && !begin_segment(d))
@@ -709,7 +707,6 @@ int daemon_run(const struct rec_opts *o)
 		goto out;
 	}
 	d.started_ms = now_ms();
-	d.started_wall_ns = wall_ns();
 	prec_session__enable(d.s, true);
 	service_log(LOG_NOTICE, "recording into %s (segment %s)", o->dir, d.seg.name);
 	service_ready("recording; segment %s", d.seg.name);
