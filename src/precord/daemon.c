@@ -197,7 +197,8 @@ static void handle_write_error(struct daemon *d, int err)
 		return;
 	}
 	if (space_error(err))
-		n = prec_segdir__prune_for_space(d->dir, &d->o->retention, wall_ns(), on_pruned, NULL);
+		n = prec_segdir__prune_for_space(d->dir, &d->o->retention, wall_ns(), on_pruned,
+						 NULL);
 	else
 		note_error(d, "cannot write segment %s: %s", d->seg.name, strerror(-err));
 	if (n > 0 && !begin_segment(d))
