@@ -292,8 +292,8 @@ int prec_events__open(struct prec_events *ev, const int *cpus, size_t nr_cpus, c
 				if (err == -ESRCH && skip_gone && nr_tids > 1)
 					continue; /* a thread exited while we attached */
 				if (err)
-					return fail(ret_err, PREC_EVENTS_ERR_OPEN, err, evt, cpus[c],
-						    tids[t]);
+					return fail(ret_err, PREC_EVENTS_ERR_OPEN, err, evt,
+						    cpus[c], tids[t]);
 				ev->fds[k] = fd;
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &evt->ids[evt->nr_ids]) == 0)
 					evt->nr_ids++;

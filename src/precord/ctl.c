@@ -71,8 +71,8 @@ int ctl_main(int argc, char **argv)
 		int err = errno;
 
 		if (err == ENOENT || err == ECONNREFUSED)
-			fprintf(stderr, "precord ctl: no precord daemon is running on %s; start one "
-					"with 'precord daemon --dir %s'\n", dir, dir);
+			fprintf(stderr, "precord ctl: no precord daemon is running on %s; start "
+					"one with 'precord daemon --dir %s'\n", dir, dir);
 		else if (err == EACCES || err == EPERM)
 			fprintf(stderr, "precord ctl: cannot reach the daemon on %s: permission "
 					"denied; run as root or as the daemon's user\n", dir);

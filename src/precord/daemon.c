@@ -136,7 +136,8 @@ static int begin_segment(struct daemon *d)
 	err = prec_segdir__create_segment(d->dir, wall_ns(), &d->seg, &d->seg_fd);
 	if (err) {
 		if (!d->disk_full && !space_error(err))
-			note_error(d, "cannot create a segment in %s: %s", d->o->dir, strerror(-err));
+			note_error(d, "cannot create a segment in %s: %s", d->o->dir,
+				   strerror(-err));
 		return err;
 	}
 	t0 = now_ms();
@@ -144,7 +145,8 @@ static int begin_segment(struct daemon *d)
 	if (err) {
 		drop_segment(d); /* an empty segment has nothing to keep */
 		if (!d->disk_full && !space_error(err))
-			note_error(d, "cannot write a segment in %s: %s", d->o->dir, strerror(-err));
+			note_error(d, "cannot write a segment in %s: %s", d->o->dir,
+				   strerror(-err));
 		return err;
 	}
 	d->seg_start_ms = now_ms();
@@ -296,7 +298,8 @@ static void target_text(const struct daemon *d, char *buf, size_t len)
 		n = snprintf(buf, len, "all CPUs%s%s", o->cpu_list ? " in " : "",
 			     o->cpu_list ? o->cpu_list : "");
 	else
-		n = snprintf(buf, len, "%zu %s", o->nr_pids, o->threads_only ? "threads" : "processes");
+		n = snprintf(buf, len, "%zu %s", o->nr_pids,
+			     o->threads_only ? "threads" : "processes");
 	if (n < 0 || (size_t)n >= len)
 		return;
 	if (o->period)
@@ -454,12 +457,12 @@ static int open_dir(struct daemon *d)
 		return 0;
 	case -EBUSY:
 		if (why.lock_pid)
-			fprintf(stderr, "precord: another precord daemon (pid %d) is using %s; stop "
-					"it first (precord ctl --dir %s stop) or choose another --dir\n",
-				(int)why.lock_pid, d->o->dir, d->o->dir);
+			fprintf(stderr, "precord: another precord daemon (pid %d) is using %s; "
+					"stop it first (precord ctl --dir %s stop) or choose "
+					"another --dir\n", (int)why.lock_pid, d->o->dir, d->o->dir);
 		else
-			fprintf(stderr, "precord: another precord daemon is using %s; stop it first "
-					"or choose another --dir\n", d->o->dir);
+			fprintf(stderr, "precord: another precord daemon is using %s; stop it "
+					"first or choose another --dir\n", d->o->dir);
 		break;
 	case -EPERM:
 		fprintf(stderr, "precord: refusing %s: it is owned by uid %d with mode %04o; the "
@@ -472,7 +475,8 @@ static int open_dir(struct daemon *d)
 				"itself with --dir\n", d->o->dir);
 		break;
 	case -ENOTDIR:
-		fprintf(stderr, "precord: %s is not a directory; choose another --dir\n", d->o->dir);
+		fprintf(stderr, "precord: %s is not a directory; choose another --dir\n",
+			d->o->dir);
 		break;
 	case -ENOENT:
 		fprintf(stderr, "precord: cannot create %s: its parent directory does not exist; "
@@ -624,7 +628,8 @@ static void run_loop(struct daemon *d)
 			prec_session__output_stats(d->s, &cur);
 			if ((o->switch_spec.time_ms &&
 			     now_ms() >= d->seg_start_ms + o->switch_spec.time_ms) ||
-			    (o->switch_spec.size_bytes && cur.written_bytes >= o->switch_spec.size_bytes))
+			    (o->switch_spec.size_bytes &&
+			     cur.written_bytes >= o->switch_spec.size_bytes))
 				d->switch_asked = true;
 		}
 		if (d->switch_asked && !d->stopping)
@@ -649,10 +654,11 @@ static void log_totals(struct daemon *d)
 	struct prec_session_stats total;
 
 	prec_session__total_stats(d->s, &total);
-	service_log(LOG_NOTICE, "stopped: %" PRIu64 " samples written in %" PRIu64 " segments, %" PRIu64
-				" not written, %" PRIu64 " lost samples, %" PRIu64 " lost records",
-		    d->samples_written, d->segments_closed, total.dropped_samples, total.lost_samples,
-		    total.ring.lost);
+	service_log(LOG_NOTICE, "stopped: %" PRIu64 " samples written in %" PRIu64
+				" segments, %" PRIu64 " not written, %" PRIu64 " lost samples, "
+				"%" PRIu64 " lost records",
+		    d->samples_written, d->segments_closed, total.dropped_samples,
+		    total.lost_samples, total.ring.lost);
 }
 
 int daemon_run(const struct rec_opts *o)
@@ -685,9 +691,12 @@ int daemon_run(const struct rec_opts *o)
 	}
 	err = open_ctl_socket(&d);
 	if (err == -ENAMETOOLONG) {
-		note_error(&d, "the path %s is too long for the control socket %s in it (at most "
-			       "%zu bytes); choose a shorter --dir", o->dir, PRECORD_SOCKET_NAME,
-			   sizeof(((struct sockaddr_un *)0)->sun_path) - sizeof(PRECORD_SOCKET_NAME) - 1);
+		struct sockaddr_un sa;
+		size_t max = sizeof(sa.sun_path) - sizeof(PRECORD_SOCKET_NAME) - 1;
+
+		note_error(&d, "the path %s is too long for the control socket %s in it (at "
+			       "most %zu bytes); choose a shorter --dir", o->dir,
+			   PRECORD_SOCKET_NAME, max);
 		goto out;
 	} else if (err) {
 		note_error(&d, "cannot create the control socket %s/%s: %s", o->dir,

@@ -119,8 +119,8 @@ static int open_output(const char *path, int *ret_fd)
 			return -ELOOP;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			fprintf(stderr, "precord: '%s' is not a regular file; give a file name with "
-					"-o, or -o - to write to standard output\n", path);
+			fprintf(stderr, "precord: '%s' is not a regular file; give a file name "
+					"with -o, or -o - to write to standard output\n", path);
 			return -EINVAL;
 		}
 		if (st.st_size && snprintf(old, sizeof(old), "%s.old", path) < (int)sizeof(old) &&
@@ -132,8 +132,8 @@ static int open_output(const char *path, int *ret_fd)
 		}
 		if (!st.st_size && unlink(path) && errno != ENOENT) {
 			err = -errno;
-			fprintf(stderr, "precord: cannot replace '%s': %s; choose another file with "
-					"-o\n", path, strerror(-err));
+			fprintf(stderr, "precord: cannot replace '%s': %s; choose another file "
+					"with -o\n", path, strerror(-err));
 			return err;
 		}
 	}
@@ -225,7 +225,8 @@ int record_run(const struct rec_opts *o)
 	if (o->cmd) {
 		err = release_workload(&wl);
 		if (err) {
-			fprintf(stderr, "precord: cannot run '%s': %s\n", o->cmd[0], strerror(-err));
+			fprintf(stderr, "precord: cannot run '%s': %s\n", o->cmd[0],
+				strerror(-err));
 			waitpid(wl.pid, NULL, 0);
 			wl.pid = -1;
 			prec_session__end_output(s, NULL);
