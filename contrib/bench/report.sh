@@ -10,7 +10,7 @@
 #   B. one process, `-g -c $CB` (default 20000 ns of cpu-clock) on the 2-thread spin
 #      workload, $SB x 1000M iterations per thread (default: as many as give 2M samples,
 #      from a short recording first): about 2M samples, few distinct stacks;
-#   C. one compiler run (gcc -O2 -c lib/report/prec_view.c), `--call-graph dwarf -F $FC`
+#   C. one compiler run (gcc -O2 -c lib/data/prec_reader.c), `--call-graph dwarf -F $FC`
 #      (default 2000): a thousand or two samples with 8 KiB user stack copies, which both
 #      tools unwind (perf report takes about 20 s here, so C has its own run count, $NC).
 # For each: wall time and peak RSS (median of $N runs, the two tools alternating, and the
@@ -114,10 +114,12 @@ if [ ! -s "$T/b.data" ]; then
 	perf record -q -e "$EV" -g -c "$CB" -o "$T/b.data" -- "$T/spin" 2 $((SB * 1000)) >/dev/null 2>&1
 fi
 if [ ! -s "$T/c.data" ]; then
-	echo "== recording C: perf record --call-graph dwarf -F $FC of gcc -O2 -c lib/report/prec_view.c"
+	echo "== recording C: perf record --call-graph dwarf -F $FC of gcc -O2 -c lib/data/prec_reader.c"
+	# every lib/ directory is on the include path: the file includes across layers
 	perf record -q -e "$EV" --call-graph dwarf -F "$FC" -o "$T/c.data" -- \
-		gcc -O2 -c "$SRC/lib/report/prec_view.c" -I"$SRC/lib/util" -I"$SRC/lib/symbol" \
-		-I"$SRC/lib/report" -o "$T/c.o" >/dev/null 2>&1
+		gcc -O2 -c "$SRC/lib/data/prec_reader.c" $(printf -- '-I%s ' "$SRC"/lib/*/) \
+		-o "$T/c.o" >/dev/null 2>"$T/c.err"
+	[ -s "$T/c.o" ] || { echo "report.sh: the compiler run of C failed:" >&2; cat "$T/c.err" >&2; exit 1; }
 fi
 for f in a b c; do
 	printf '%s: %s samples, %s MiB\n' "$f" "$(samples "$T/$f.data")" "$(du -m "$T/$f.data" | cut -f1)"
