@@ -58,7 +58,8 @@ struct daemon {
 	uint64_t samples_written; /* in closed segments */
 	uint64_t segments_closed;
 	bool stopping, switch_asked;
-	bool disk_full; /* writing stopped until space returns */
+	bool disk_full; /* writing stopped until space returns (or the write error passes) */
+	int stop_err; /* the write error that stopped writing: a full disk or another */
 	bool resumed; /* a segment begun after a full disk, its first flush not written yet */
 	uint64_t disk_full_since_ms, dropped_at_full, next_retry_ms;
 	char last_error[1024]; /* a message may name a long DIR */
@@ -201,18 +202,23 @@ static void handle_write_error(struct daemon *d, int err)
 	if (space_error(err))
 		n = prec_segdir__prune_for_space(d->dir, &d->o->retention, wall_ns(), on_pruned,
 						 NULL);
-	else
-		note_error(d, "cannot write segment %s: %s", d->seg.name, strerror(-err));
 	if (n > 0 && !begin_segment(d))
 		return;
 	prec_session__total_stats(d->s, &total);
 	d->disk_full = true;
+	d->stop_err = err;
 	d->disk_full_since_ms = now_ms();
 	d->dropped_at_full = total.dropped_samples;
 	d->next_retry_ms = now_ms() + RETRY_MS;
-	note_error(d, "%s is full (%s): writing stopped; nothing closed is lost, the samples "
-		      "meanwhile are counted and writing resumes when space returns",
-		   d->o->dir, strerror(-err));
+	if (space_error(err))
+		note_error(d, "%s is full (%s): writing stopped; nothing closed is lost, the "
+			      "samples meanwhile are counted and writing resumes when space returns",
+			   d->o->dir, strerror(-err));
+	else /* an I/O error, a file system gone read-only: the same retry may cure it */
+		note_error(d, "cannot write segment %s in %s (%s): writing stopped; nothing "
+			      "closed is lost, the samples meanwhile are counted and a new segment "
+			      "is tried every %d s", d->seg.name, d->o->dir, strerror(-err),
+			   RETRY_MS / 1000);
 }
 
 static void retry_after_full(struct daemon *d)
@@ -354,7 +360,8 @@ static void status_text(struct daemon *d, char *buf, size_t len)
 		 nseg, bytes, fmt_bytes(bytes, b1, sizeof(b1)), written, total.dropped_samples,
 		 total.ring.lost, total.ring.lost_records, total.lost_samples, pct,
 		 total.ring.throttles, cpu_s, rss_kb,
-		 d->seg_fd >= 0 ? d->seg.name : d->disk_full ? "none (disk full)" : "none",
+		 d->seg_fd >= 0 ? d->seg.name : !d->disk_full ? "none"
+		 : space_error(d->stop_err) ? "none (disk full)" : "none (write error)",
 		 d->last_error[0] ? d->last_error : "none");
 }
 
@@ -366,7 +373,8 @@ static void update_service_status(struct daemon *d)
 		return;
 	prec_session__total_stats(d->s, &total);
 	service_status("%s; %" PRIu64 " samples, %" PRIu64 " lost; segment %s",
-		       d->disk_full ? "disk full, not writing" : "recording", total.ring.samples,
+		       !d->disk_full ? "recording" : space_error(d->stop_err) ?
+		       "disk full, not writing" : "write error, not writing", total.ring.samples,
 		       total.lost_samples, d->seg_fd >= 0 ? d->seg.name : "none");
 }
 
