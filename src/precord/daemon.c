@@ -663,10 +663,10 @@ static void log_totals(struct daemon *d)
 
 	prec_session__total_stats(d->s, &total);
 	service_log(LOG_NOTICE, "stopped: %" PRIu64 " samples written in %" PRIu64
-				" segments, %" PRIu64 " not written, %" PRIu64 " lost samples, "
+				" segment%s, %" PRIu64 " not written, %" PRIu64 " lost samples, "
 				"%" PRIu64 " lost records",
-		    d->samples_written, d->segments_closed, total.dropped_samples,
-		    total.lost_samples, total.ring.lost);
+		    d->samples_written, d->segments_closed, d->segments_closed == 1 ? "" : "s",
+		    total.dropped_samples, total.lost_samples, total.ring.lost);
 }
 
 int daemon_run(const struct rec_opts *o)

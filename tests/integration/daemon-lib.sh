@@ -134,7 +134,7 @@ cut_reads() {
 
 # log_stopped LOG: the "stopped: N samples written in M segments" line's N and M, as "N M".
 log_stopped() {
-	sed -n 's/.*stopped: \([0-9][0-9]*\) samples written in \([0-9][0-9]*\) segments.*/\1 \2/p' \
+	sed -n 's/.*stopped: \([0-9][0-9]*\) samples written in \([0-9][0-9]*\) segments\{0,1\}.*/\1 \2/p' \
 		"$1" | tail -n 1
 }
 
