@@ -115,7 +115,8 @@ same_as_perf() {
 
 # folded_share FOLDED REGEX: percent of the folded stacks' counts on lines matching REGEX.
 folded_share() {
-	awk -v re="$2" '{ n = $NF; t += n; line = $0; sub(/ [0-9]+$/, "", line); if (line ~ re) m += n }
+	# the pattern through the environment: awk -v would turn "\[" into a bracket expression
+	RE=$2 awk '{ re = ENVIRON["RE"]; n = $NF; t += n; line = $0; sub(/ [0-9]+$/, "", line); if (line ~ re) m += n }
 		END { printf "%.1f\n", t ? 100 * m / t : 0 }' "$1"
 }
 
