@@ -3,10 +3,13 @@
  * preport --header / --header-only: the recording's header, feature by feature, in the order
  * of the feature bits and in `# key : value` lines, so that it reads like perf's header dump.
  *
- * Every payload comes from the file and is decoded with the bounds-checked cursor of
- * prec_reader.h.  Each feature is first printed into a memory stream; only when its payload
- * decoded completely is that text written out, otherwise one `# NAME: malformed` line is, and
- * the next feature is printed anyway.  Strings are cleaned of control characters before they
+ * One table, feats[], says how each feature is printed: a value under a label, a list whose
+ * entries a small function prints, or, for the structured ones (events, CPU and memory
+ * topology, caches, ...), a function of its own.  Payloads come from the file and are decoded
+ * with the bounds-checked cursor of prec_reader.h, field by field as a format string says.
+ * Each feature is first printed into a memory stream; only when its payload decoded
+ * completely is that text written out, otherwise one `# NAME: malformed` line is, and the
+ * next feature is printed anyway.  Strings are cleaned of control characters before they
  * reach the terminal.  In pipe form the caller must have called prec_reader__read_header().
  */
 #include <errno.h>
@@ -21,16 +24,25 @@
 #include "prec_abi.h"
 #include "preport.h"
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 /* What printers need besides their own payload. */
 struct hdr {
 	struct prec_reader *r;
+	FILE *out; /* the current feature's memory stream */
 	bool have_nrcpus;
 	uint32_t nr_cpus_avail;
 };
 
-typedef int (*feat_printer)(const struct hdr *h, struct prec_feat_cursor *c, FILE *out);
+/* ---- decoding ----------------------------------------------------------------------------- */
 
-/* ---- small helpers ------------------------------------------------------------------------ */
+/* One decoded field: a number (u32 or u64) or a string. */
+union field {
+	uint64_t u;
+	char *s;
+};
+
+#define MAX_FIELDS 8
 
 /* Replace control characters so that a hostile string cannot drive the terminal. */
 static char *clean(char *s)
@@ -43,58 +55,92 @@ static char *clean(char *s)
 	return s;
 }
 
-/* A string from the cursor, cleaned; the caller frees it. */
-static int get_str(struct prec_feat_cursor *c, char **ret)
+/*
+ * Decode the fields that `fmt` lists (at most MAX_FIELDS) into f[]: 'u' a u32, 'U' a u64,
+ * 's' a string (malloc'ed and cleaned), '-' a string skipped.  Stops at the first field that
+ * does not decode: -EBADMSG, or -ENOMEM.  Call put() afterwards, after an error too.
+ */
+static int get(struct prec_feat_cursor *c, const char *fmt, union field *f)
 {
-	int err = prec_feat__string(c, ret);
+	const void *skipped;
+	uint32_t u32;
+	int err = 0;
+	size_t i;
 
-	if (!err)
-		clean(*ret);
+	memset(f, 0, strlen(fmt) * sizeof(*f));
+	for (i = 0; fmt[i] && !err; i++) {
+		switch (fmt[i]) {
+		case 'u':
+			err = prec_feat__u32(c, &u32);
+			f[i].u = u32;
+			break;
+		case 'U':
+			err = prec_feat__u64(c, &f[i].u);
+			break;
+		case 's':
+			err = prec_feat__string(c, &f[i].s);
+			if (!err)
+				clean(f[i].s);
+			break;
+		default:
+			err = prec_feat__u32(c, &u32);
+			if (!err)
+				err = prec_feat__bytes(c, u32, &skipped);
+		}
+	}
 	return err;
 }
 
-/* Print a string feature as "# label : value". */
-static int print_str(struct prec_feat_cursor *c, FILE *out, const char *label)
+/* Free the strings of fields decoded by get(). */
+static void put(const char *fmt, union field *f)
 {
-	char *s;
-	int err = get_str(c, &s);
-
-	if (err)
-		return err;
-	fprintf(out, "# %s : %s\n", label, s);
-	free(s);
-	return 0;
+	for (; *fmt; fmt++, f++)
+		if (*fmt == 's')
+			free(f->s);
 }
 
-static int skip_str(struct prec_feat_cursor *c)
-{
-	const void *p;
-	uint32_t len;
-	int err = prec_feat__u32(c, &len);
+/* An entry of a list feature printed, decoded as the table's `fmt` says; 0 or -EBADMSG. */
+typedef int (*entry_printer)(struct hdr *h, const union field *f, uint32_t i);
 
-	return err ? err : prec_feat__bytes(c, len, &p);
-}
-
-static int skip_str_list(struct prec_feat_cursor *c)
+/*
+ * u32 nr, then nr entries of `fmt`, each printed by `entry` (or only checked if it is NULL).
+ * The count goes to *ret_nr if that is not NULL.
+ */
+static int print_entries(struct hdr *h, struct prec_feat_cursor *c, const char *fmt,
+			 entry_printer entry, uint32_t *ret_nr)
 {
+	union field f[MAX_FIELDS];
 	uint32_t nr, i;
 	int err = prec_feat__u32(c, &nr);
 
-	for (i = 0; !err && i < nr; i++)
-		err = skip_str(c);
+	for (i = 0; !err && i < nr; i++) {
+		err = get(c, fmt, f);
+		if (!err && entry)
+			err = entry(h, f, i);
+		put(fmt, f);
+	}
+	if (!err && ret_nr)
+		*ret_nr = nr;
 	return err;
 }
 
 /* Each string of a string list on its own line, "# label : s". */
-static int print_str_list_lines(struct prec_feat_cursor *c, FILE *out, const char *label)
+static int print_str_lines(struct hdr *h, struct prec_feat_cursor *c, const char *label)
 {
+	union field f[1];
 	uint32_t nr, i;
 	int err = prec_feat__u32(c, &nr);
 
-	for (i = 0; !err && i < nr; i++)
-		err = print_str(c, out, label);
+	for (i = 0; !err && i < nr; i++) {
+		err = get(c, "s", f);
+		if (!err)
+			fprintf(h->out, "# %s : %s\n", label, f[0].s);
+		put("s", f);
+	}
 	return err;
 }
+
+/* ---- formatting --------------------------------------------------------------------------- */
 
 /* "24G", "128M", "32K", "512": the largest binary unit that leaves a value of at least 1. */
 static void human_size(uint64_t bytes, char *buf, size_t len)
@@ -166,7 +212,7 @@ static void print_mask(FILE *out, uint64_t mask, const char *const *names, unsig
 		fputc('0', out);
 }
 
-/* ---- events --------------------------------------------------------------------------------- */
+/* ---- events ------------------------------------------------------------------------------- */
 
 static const char *const sample_type_names[] = {
 	"IP",	     "TID",	      "TIME",	       "ADDR",	     "READ",
@@ -180,47 +226,33 @@ static const char *const read_format_names[] = {
 	"TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID", "GROUP", "LOST",
 };
 
-/* The attr flag word (the bit-fields after read_format), by bit number and width. */
-static const struct attr_flag {
-	const char *name;
-	unsigned char bit, width;
-} attr_flags[] = {
-	{ "disabled", 0, 1 },	    { "inherit", 1, 1 },
-	{ "pinned", 2, 1 },	    { "exclusive", 3, 1 },
-	{ "exclude_user", 4, 1 },   { "exclude_kernel", 5, 1 },
-	{ "exclude_hv", 6, 1 },	    { "exclude_idle", 7, 1 },
-	{ "mmap", 8, 1 },	    { "comm", 9, 1 },
-	{ "freq", 10, 1 },	    { "inherit_stat", 11, 1 },
-	{ "enable_on_exec", 12, 1 }, { "task", 13, 1 },
-	{ "watermark", 14, 1 },	    { "precise_ip", 15, 2 },
-	{ "mmap_data", 17, 1 },	    { "sample_id_all", 18, 1 },
-	{ "exclude_host", 19, 1 },  { "exclude_guest", 20, 1 },
-	{ "exclude_callchain_kernel", 21, 1 }, { "exclude_callchain_user", 22, 1 },
-	{ "mmap2", 23, 1 },	    { "comm_exec", 24, 1 },
-	{ "use_clockid", 25, 1 },   { "context_switch", 26, 1 },
-	{ "write_backward", 27, 1 }, { "namespaces", 28, 1 },
-	{ "ksymbol", 29, 1 },	    { "bpf_event", 30, 1 },
-	{ "aux_output", 31, 1 },    { "cgroup", 32, 1 },
-	{ "text_poke", 33, 1 },	    { "build_id", 34, 1 },
-	{ "inherit_thread", 35, 1 }, { "remove_on_exec", 36, 1 },
-	{ "sigtrap", 37, 1 },
+/* The attr flag word (the bit-fields after read_format), by bit; precise_ip is 2 bits wide. */
+static const char *const attr_flag_names[38] = {
+	"disabled", "inherit", "pinned", "exclusive", "exclude_user", "exclude_kernel",
+	"exclude_hv", "exclude_idle", "mmap", "comm", "freq", "inherit_stat", "enable_on_exec",
+	"task", "watermark", "precise_ip", NULL, "mmap_data", "sample_id_all", "exclude_host",
+	"exclude_guest", "exclude_callchain_kernel", "exclude_callchain_user", "mmap2",
+	"comm_exec", "use_clockid", "context_switch", "write_backward", "namespaces", "ksymbol",
+	"bpf_event", "aux_output", "cgroup", "text_poke", "build_id", "inherit_thread",
+	"remove_on_exec", "sigtrap",
 };
 
-static const char *attr_type_name(uint32_t type)
+/* ", name = value" for an attr field that is not zero. */
+static void print_attr_field(FILE *out, const char *name, uint64_t v, bool hex)
 {
-	static const char *const names[] = {
-		"hardware", "software", "tracepoint", "hw-cache", "raw", "breakpoint",
-	};
-
-	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
+	if (v)
+		fprintf(out, hex ? ", %s = %#" PRIx64 : ", %s = %" PRIu64, name, v);
 }
 
 /* One "# event : ..." line. `ids` may be unaligned (it points into a payload). */
 static void print_event(FILE *out, const char *name, const struct perf_event_attr *a,
 			const void *ids, size_t nr_ids)
 {
+	static const char *const type_names[] = {
+		"hardware", "software", "tracepoint", "hw-cache", "raw", "breakpoint",
+	};
+	bool bp = a->type == PERF_TYPE_BREAKPOINT;
 	const unsigned char *idp = ids;
-	const char *tname = attr_type_name(a->type);
 	uint64_t flags, id;
 	unsigned int i;
 	size_t k;
@@ -228,105 +260,73 @@ static void print_event(FILE *out, const char *name, const struct perf_event_att
 	memcpy(&flags, (const char *)a + offsetof(struct perf_event_attr, read_format) + 8, 8);
 
 	fprintf(out, "# event : name = %s", name);
-	if (nr_ids) {
-		fputs(", id = {", out);
-		for (k = 0; k < nr_ids; k++) {
-			memcpy(&id, idp + k * 8, 8);
-			fprintf(out, "%s %" PRIu64, k ? "," : "", id);
-		}
-		fputs(" }", out);
+	for (k = 0; k < nr_ids; k++) {
+		memcpy(&id, idp + k * 8, 8);
+		fprintf(out, "%s %" PRIu64, k ? "," : ", id = {", id);
 	}
-	fprintf(out, ", type = %u", a->type);
-	if (tname)
-		fprintf(out, " (%s)", tname);
+	fprintf(out, "%s, type = %u", nr_ids ? " }" : "", a->type);
+	if (a->type < ARRAY_LEN(type_names))
+		fprintf(out, " (%s)", type_names[a->type]);
 	fprintf(out, ", size = %u, config = %#" PRIx64, a->size, (uint64_t)a->config);
 	fprintf(out, ", %s = %" PRIu64, a->freq ? "sample_freq" : "sample_period",
 		(uint64_t)a->sample_period);
 	fputs(", sample_type = ", out);
-	print_mask(out, a->sample_type, sample_type_names,
-		   sizeof(sample_type_names) / sizeof(sample_type_names[0]));
+	print_mask(out, a->sample_type, sample_type_names, ARRAY_LEN(sample_type_names));
 	fputs(", read_format = ", out);
-	print_mask(out, a->read_format, read_format_names,
-		   sizeof(read_format_names) / sizeof(read_format_names[0]));
-	for (i = 0; i < sizeof(attr_flags) / sizeof(attr_flags[0]); i++) {
-		const struct attr_flag *f = &attr_flags[i];
-		uint64_t v = (flags >> f->bit) & ((1ULL << f->width) - 1);
+	print_mask(out, a->read_format, read_format_names, ARRAY_LEN(read_format_names));
+	for (i = 0; i < ARRAY_LEN(attr_flag_names); i++) {
+		const char *n = attr_flag_names[i];
+		uint64_t width_mask = n && !strcmp(n, "precise_ip") ? 3 : 1;
 
-		if (v)
-			fprintf(out, ", %s = %" PRIu64, f->name, v);
+		if (n)
+			print_attr_field(out, n, flags >> i & width_mask, false);
 	}
-	if (flags >> 38)
-		fprintf(out, ", reserved flag bits = %#" PRIx64, (flags >> 38) << 38);
-	if (a->wakeup_events)
-		fprintf(out, ", %s = %u", a->watermark ? "wakeup_watermark" : "wakeup_events",
-			a->wakeup_events);
-	if (a->bp_type)
-		fprintf(out, ", bp_type = %#x", a->bp_type);
-	if (a->config1)
-		fprintf(out, ", %s = %#" PRIx64,
-			a->type == PERF_TYPE_BREAKPOINT ? "bp_addr" : "config1",
-			(uint64_t)a->config1);
-	if (a->config2)
-		fprintf(out, ", %s = %#" PRIx64,
-			a->type == PERF_TYPE_BREAKPOINT ? "bp_len" : "config2",
-			(uint64_t)a->config2);
-	if (a->branch_sample_type)
-		fprintf(out, ", branch_sample_type = %#" PRIx64, (uint64_t)a->branch_sample_type);
-	if (a->sample_regs_user)
-		fprintf(out, ", sample_regs_user = %#" PRIx64, (uint64_t)a->sample_regs_user);
-	if (a->sample_stack_user)
-		fprintf(out, ", sample_stack_user = %u", a->sample_stack_user);
+	print_attr_field(out, "reserved flag bits", flags & ~0ULL << i, true); /* i is 38 */
+	print_attr_field(out, a->watermark ? "wakeup_watermark" : "wakeup_events",
+			 a->wakeup_events, false);
+	print_attr_field(out, "bp_type", a->bp_type, true);
+	print_attr_field(out, bp ? "bp_addr" : "config1", a->config1, true);
+	print_attr_field(out, bp ? "bp_len" : "config2", a->config2, true);
+	print_attr_field(out, "branch_sample_type", a->branch_sample_type, true);
+	print_attr_field(out, "sample_regs_user", a->sample_regs_user, true);
+	print_attr_field(out, "sample_stack_user", a->sample_stack_user, false);
 	if (a->use_clockid || a->clockid)
 		fprintf(out, ", clockid = %d", a->clockid);
-	if (a->sample_regs_intr)
-		fprintf(out, ", sample_regs_intr = %#" PRIx64, (uint64_t)a->sample_regs_intr);
-	if (a->aux_watermark)
-		fprintf(out, ", aux_watermark = %u", a->aux_watermark);
-	if (a->sample_max_stack)
-		fprintf(out, ", sample_max_stack = %u", a->sample_max_stack);
-	if (a->aux_sample_size)
-		fprintf(out, ", aux_sample_size = %u", a->aux_sample_size);
-	if (a->sig_data)
-		fprintf(out, ", sig_data = %#" PRIx64, (uint64_t)a->sig_data);
+	print_attr_field(out, "sample_regs_intr", a->sample_regs_intr, true);
+	print_attr_field(out, "aux_watermark", a->aux_watermark, false);
+	print_attr_field(out, "sample_max_stack", a->sample_max_stack, false);
+	print_attr_field(out, "aux_sample_size", a->aux_sample_size, false);
+	print_attr_field(out, "sig_data", a->sig_data, true);
 	fputc('\n', out);
 }
 
 /* EVENT_DESC: u32 nr, u32 attr_size, then per event attr, u32 nr_ids, string name, u64 ids[]. */
-static int print_event_desc(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+static int print_event_desc(struct hdr *h, struct prec_feat_cursor *c)
 {
-	uint32_t nr, asz, nids, i;
 	struct perf_event_attr a;
 	const void *p, *ids;
-	char *name;
-	int err;
+	union field f[2];
+	uint32_t nr, asz, i;
+	int err = get(c, "uu", f);
 
-	(void)h;
-	err = prec_feat__u32(c, &nr);
-	if (!err)
-		err = prec_feat__u32(c, &asz);
-	if (err)
-		return err;
-	if (nr && asz < PERF_ATTR_SIZE_VER0)
-		return -EBADMSG;
-	for (i = 0; i < nr; i++) {
+	nr = f[0].u;
+	asz = f[1].u;
+	if (!err && nr && asz < PERF_ATTR_SIZE_VER0)
+		err = -EBADMSG;
+	for (i = 0; !err && i < nr; i++) {
 		err = prec_feat__bytes(c, asz, &p);
-		if (!err)
-			err = prec_feat__u32(c, &nids);
 		if (err)
-			return err;
+			break;
 		memset(&a, 0, sizeof(a));
 		memcpy(&a, p, asz < sizeof(a) ? asz : sizeof(a));
-		err = get_str(c, &name);
-		if (err)
-			return err;
-		err = prec_feat__bytes(c, (size_t)nids * 8, &ids);
+		err = get(c, "us", f); /* nr_ids, name */
 		if (!err)
-			print_event(out, name, &a, ids, nids);
-		free(name);
-		if (err)
-			return err;
+			err = prec_feat__bytes(c, f[0].u * 8, &ids);
+		if (!err)
+			print_event(h->out, f[1].s, &a, ids, f[0].u);
+		put("us", f);
 	}
-	return 0;
+	return err;
 }
 
 /* Without EVENT_DESC: the events from the attrs section or the HEADER_ATTR records. */
@@ -341,366 +341,178 @@ static void print_evsels(struct prec_reader *r, FILE *out)
 	}
 }
 
-/* ---- the features ------------------------------------------------------------------------- */
-
-static int print_tracing_data(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	(void)h;
-	fprintf(out, "# tracing data : %zu bytes\n", c->len);
-	return 0;
-}
+/* ---- the structured features -------------------------------------------------------------- */
 
 /* BUILD_ID: entries of {perf_event_header, pid, build id, name}, each sized by its header. */
-static int print_build_id(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+static int print_build_id(struct hdr *h, struct prec_feat_cursor *c)
 {
 	struct perf_event_header eh;
 	unsigned long n = 0;
 	const void *p;
-	int err;
+	int err = 0;
 
-	(void)h;
-	while (c->off < c->len) {
+	for (; !err && c->off < c->len; n++) {
 		err = prec_feat__bytes(c, sizeof(eh), &p);
-		if (err)
-			return err;
-		memcpy(&eh, p, sizeof(eh));
-		if (eh.size < sizeof(eh))
-			return -EBADMSG;
-		err = prec_feat__bytes(c, eh.size - sizeof(eh), &p);
-		if (err)
-			return err;
-		n++;
+		if (!err) {
+			memcpy(&eh, p, sizeof(eh));
+			err = eh.size < sizeof(eh) ? -EBADMSG
+						   : prec_feat__bytes(c, eh.size - sizeof(eh), &p);
+		}
 	}
-	fprintf(out, "# build id entries : %lu\n", n);
-	return 0;
-}
-
-static int print_hostname(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	(void)h;
-	return print_str(c, out, "hostname");
-}
-
-static int print_osrelease(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	(void)h;
-	return print_str(c, out, "os release");
-}
-
-static int print_version(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	(void)h;
-	return print_str(c, out, "perf version");
-}
-
-static int print_arch(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	(void)h;
-	return print_str(c, out, "arch");
-}
-
-static int print_nrcpus(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	uint32_t avail, online;
-	int err;
-
-	(void)h;
-	err = prec_feat__u32(c, &avail);
 	if (!err)
-		err = prec_feat__u32(c, &online);
-	if (err)
-		return err;
-	fprintf(out, "# nrcpus online : %u\n# nrcpus avail : %u\n", online, avail);
-	return 0;
+		fprintf(h->out, "# build id entries : %lu\n", n);
+	return err;
 }
 
-static int print_cpudesc(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+static int print_nrcpus(struct hdr *h, struct prec_feat_cursor *c)
 {
-	(void)h;
-	return print_str(c, out, "cpudesc");
-}
+	union field f[2]; /* available, online */
+	int err = get(c, "uu", f);
 
-static int print_cpuid(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	(void)h;
-	return print_str(c, out, "cpuid");
-}
-
-static int print_total_mem(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	uint64_t kb;
-	int err;
-
-	(void)h;
-	err = prec_feat__u64(c, &kb);
-	if (err)
-		return err;
-	fprintf(out, "# total memory : %" PRIu64 " kB\n", kb);
-	return 0;
-}
-
-static int print_cmdline(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	uint32_t nr, i;
-	char *s;
-	int err;
-
-	(void)h;
-	err = prec_feat__u32(c, &nr);
-	if (err)
-		return err;
-	fputs("# cmdline :", out);
-	for (i = 0; i < nr; i++) {
-		err = get_str(c, &s);
-		if (err)
-			return err;
-		fprintf(out, " %s", s);
-		free(s);
-	}
-	fputc('\n', out);
-	return 0;
+	if (!err)
+		fprintf(h->out, "# nrcpus online : %u\n# nrcpus avail : %u\n", (uint32_t)f[1].u,
+			(uint32_t)f[0].u);
+	return err;
 }
 
 /*
  * CPU_TOPOLOGY: sockets list, threads list, {core, socket} per available CPU, then optionally
  * a dies list and a die id per CPU.  Printed outermost first: sockets, dies, threads, CPUs.
  */
-static int print_cpu_topology(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+static int print_cpu_topology(struct hdr *h, struct prec_feat_cursor *c)
 {
-	struct prec_feat_cursor sockets, threads, cpus, dies, die_ids;
+	struct prec_feat_cursor sockets = *c, threads, cpus, dies = *c, die_ids = *c;
+	uint32_t i, n = h->have_nrcpus ? h->nr_cpus_avail : 0;
+	union field f[2], die = { 0 };
 	bool have_dies = false;
 	const void *p;
-	uint32_t i, core, socket, die = 0;
 	int err;
 
-	sockets = *c;
-	err = skip_str_list(c);
+	err = print_entries(h, c, "-", NULL, NULL);
 	threads = *c;
 	if (!err)
-		err = skip_str_list(c);
-	if (err)
-		return err;
+		err = print_entries(h, c, "-", NULL, NULL);
 	cpus = *c;
-	if (h->have_nrcpus) {
-		err = prec_feat__bytes(c, (size_t)h->nr_cpus_avail * 8, &p);
-		if (err)
-			return err;
-		if (c->off < c->len) {
-			dies = *c;
-			err = skip_str_list(c);
-			die_ids = *c;
-			if (!err)
-				err = prec_feat__bytes(c, (size_t)h->nr_cpus_avail * 4, &p);
-			if (err)
-				return err;
-			have_dies = true;
-		}
-	}
-
-	err = print_str_list_lines(&sockets, out, "sibling sockets");
-	if (!err && have_dies)
-		err = print_str_list_lines(&dies, out, "sibling dies   ");
 	if (!err)
-		err = print_str_list_lines(&threads, out, "sibling threads");
-	if (err)
-		return err;
-	if (!h->have_nrcpus) {
-		fputs("# per-CPU topology : not shown (no NRCPUS feature)\n", out);
-		return 0;
+		err = prec_feat__bytes(c, (size_t)n * 8, &p);
+	if (!err && h->have_nrcpus && c->off < c->len) {
+		have_dies = true;
+		dies = *c;
+		err = print_entries(h, c, "-", NULL, NULL);
+		die_ids = *c;
+		if (!err)
+			err = prec_feat__bytes(c, (size_t)n * 4, &p);
 	}
-	for (i = 0; i < h->nr_cpus_avail; i++) {
-		prec_feat__u32(&cpus, &core); /* sizes were checked above */
-		prec_feat__u32(&cpus, &socket);
+	if (!err)
+		err = print_str_lines(h, &sockets, "sibling sockets");
+	if (!err && have_dies)
+		err = print_str_lines(h, &dies, "sibling dies   ");
+	if (!err)
+		err = print_str_lines(h, &threads, "sibling threads");
+	if (!err && !h->have_nrcpus)
+		fputs("# per-CPU topology : not shown (no NRCPUS feature)\n", h->out);
+	for (i = 0; !err && i < n; i++) {
+		get(&cpus, "uu", f); /* core, socket; sizes were checked above */
 		if (have_dies)
-			prec_feat__u32(&die_ids, &die);
-		if (core == UINT32_MAX && socket == UINT32_MAX) {
-			fprintf(out, "# CPU %u: not online\n", i);
+			get(&die_ids, "u", &die);
+		if (f[0].u == UINT32_MAX && f[1].u == UINT32_MAX) {
+			fprintf(h->out, "# CPU %u: not online\n", i);
 			continue;
 		}
-		fprintf(out, "# CPU %u: Core ID %d, ", i, (int32_t)core);
+		fprintf(h->out, "# CPU %u: Core ID %d, ", i, (int32_t)f[0].u);
 		if (have_dies)
-			fprintf(out, "Die ID %d, ", (int32_t)die);
-		fprintf(out, "Socket ID %d\n", (int32_t)socket);
-	}
-	return 0;
-}
-
-/* NUMA_TOPOLOGY: u32 nr, then per node u32 node, u64 total kB, u64 free kB, string cpus. */
-static int print_numa_topology(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	uint32_t nr, i, node;
-	uint64_t total, free_kb;
-	char *cpus;
-	int err;
-
-	(void)h;
-	err = prec_feat__u32(c, &nr);
-	for (i = 0; !err && i < nr; i++) {
-		err = prec_feat__u32(c, &node);
-		if (!err)
-			err = prec_feat__u64(c, &total);
-		if (!err)
-			err = prec_feat__u64(c, &free_kb);
-		if (!err)
-			err = get_str(c, &cpus);
-		if (err)
-			break;
-		fprintf(out, "# node%u meminfo  : total = %" PRIu64 " kB, free = %" PRIu64 " kB\n",
-			node, total, free_kb);
-		fprintf(out, "# node%u cpu list : %s\n", node, cpus);
-		free(cpus);
+			fprintf(h->out, "Die ID %d, ", (int32_t)die.u);
+		fprintf(h->out, "Socket ID %d\n", (int32_t)f[1].u);
 	}
 	return err;
 }
 
-static int print_branch_stack(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+/* NUMA_TOPOLOGY entry: u32 node, u64 total kB, u64 free kB, string cpus. */
+static int numa_node(struct hdr *h, const union field *f, uint32_t i)
 {
-	(void)h;
-	(void)c;
-	fputs("# contains samples with branch stack\n", out);
+	fprintf(h->out, "# node%u meminfo  : total = %" PRIu64 " kB, free = %" PRIu64 " kB\n",
+		(uint32_t)f[0].u, f[1].u, f[2].u);
+	fprintf(h->out, "# node%u cpu list : %s\n", (uint32_t)f[0].u, f[3].s);
 	return 0;
 }
 
-/* PMU_MAPPINGS: u32 nr, then per PMU u32 type, string name. */
-static int print_pmu_mappings(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+/* PMU_MAPPINGS entry: u32 type, string name. */
+static int pmu_mapping(struct hdr *h, const union field *f, uint32_t i)
 {
-	uint32_t nr, i, type;
-	char *name;
-	int err;
-
-	(void)h;
-	err = prec_feat__u32(c, &nr);
-	if (err)
-		return err;
-	fputs("# pmu mappings :", out);
-	for (i = 0; i < nr; i++) {
-		err = prec_feat__u32(c, &type);
-		if (!err)
-			err = get_str(c, &name);
-		if (err)
-			return err;
-		fprintf(out, "%s %s = %u", i ? "," : "", name, type);
-		free(name);
-	}
-	fputs(nr ? "\n" : " none\n", out);
+	fprintf(h->out, "%s %s = %u", i ? "," : "", f[1].s, (uint32_t)f[0].u);
 	return 0;
 }
 
-/* GROUP_DESC: u32 nr, then per group string name, u32 leader index, u32 nr members. */
-static int print_group_desc(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+/* GROUP_DESC entry: string name, u32 leader index, u32 nr members. */
+static int event_group(struct hdr *h, const union field *f, uint32_t i)
 {
-	size_t nr_evsels = prec_reader__nr_evsels(h->r);
-	uint32_t nr, i, leader, members, k;
-	char *name;
-	int err;
+	size_t k, nr_evsels = prec_reader__nr_evsels(h->r);
 
-	err = prec_feat__u32(c, &nr);
-	for (i = 0; !err && i < nr; i++) {
-		err = get_str(c, &name);
-		if (err)
-			break;
-		err = prec_feat__u32(c, &leader);
-		if (!err)
-			err = prec_feat__u32(c, &members);
-		if (!err && (leader >= nr_evsels || members > nr_evsels - leader))
-			err = -EBADMSG;
-		if (!err) {
-			fputs("# group : ", out);
-			if (strcmp(name, "{anon_group}"))
-				fprintf(out, "%s ", name);
-			for (k = 0; k < members; k++)
-				fprintf(out, "%s%s", k ? "," : "{",
-					prec_reader__evsel(h->r, leader + k)->name);
-			fputs(members ? "}\n" : "{}\n", out);
-		}
-		free(name);
-	}
-	return err;
+	if (f[1].u >= nr_evsels || f[2].u > nr_evsels - f[1].u)
+		return -EBADMSG;
+	fputs("# group : ", h->out);
+	if (strcmp(f[0].s, "{anon_group}"))
+		fprintf(h->out, "%s ", f[0].s);
+	for (k = 0; k < f[2].u; k++)
+		fprintf(h->out, "%s%s", k ? "," : "{", prec_reader__evsel(h->r, f[1].u + k)->name);
+	fputs(f[2].u ? "}\n" : "{}\n", h->out);
+	return 0;
 }
 
 /* AUXTRACE: u64 nr, then nr {u64 offset, u64 size} index entries. */
-static int print_auxtrace(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+static int print_auxtrace(struct hdr *h, struct prec_feat_cursor *c)
 {
 	const void *p;
 	uint64_t nr;
-	int err;
+	int err = prec_feat__u64(c, &nr);
 
-	(void)h;
-	err = prec_feat__u64(c, &nr);
 	if (!err && nr > (c->len - c->off) / 16)
 		err = -EBADMSG;
 	if (!err)
 		err = prec_feat__bytes(c, (size_t)nr * 16, &p);
-	if (err)
-		return err;
-	fprintf(out, "# auxtrace index : %" PRIu64 " entries\n", nr);
+	if (!err)
+		fprintf(h->out, "# auxtrace index : %" PRIu64 " entries\n", nr);
+	return err;
+}
+
+/* CACHE entry: u32 level, line size, sets, ways, strings type, size, CPU list. */
+static int cache_level(struct hdr *h, const union field *f, uint32_t i)
+{
+	fprintf(h->out, "# cache L%u %-11s : %6s, CPUs %s; line %u B, %u-way, %u sets\n",
+		(uint32_t)f[0].u, f[4].s, f[5].s, f[6].s, (uint32_t)f[1].u, (uint32_t)f[3].u,
+		(uint32_t)f[2].u);
 	return 0;
 }
 
-static int print_stat(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+/* CACHE: u32 version (1), then the entries. */
+static int print_cache(struct hdr *h, struct prec_feat_cursor *c)
 {
-	(void)h;
-	(void)c;
-	fputs("# contains stat data\n", out);
-	return 0;
-}
+	uint32_t version;
+	int err = prec_feat__u32(c, &version);
 
-/* CACHE: u32 version (1), u32 nr, then per cache 4 u32 and 3 strings. */
-static int print_cache(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	uint32_t version, nr, i, level, line, sets, ways;
-	char *type = NULL, *size = NULL, *map = NULL;
-	int err;
-
-	(void)h;
-	err = prec_feat__u32(c, &version);
 	if (!err && version != 1)
 		err = -EBADMSG;
 	if (!err)
-		err = prec_feat__u32(c, &nr);
-	for (i = 0; !err && i < nr; i++) {
-		err = prec_feat__u32(c, &level);
-		if (!err)
-			err = prec_feat__u32(c, &line);
-		if (!err)
-			err = prec_feat__u32(c, &sets);
-		if (!err)
-			err = prec_feat__u32(c, &ways);
-		if (!err)
-			err = get_str(c, &type);
-		if (!err)
-			err = get_str(c, &size);
-		if (!err)
-			err = get_str(c, &map);
-		if (!err)
-			fprintf(out,
-				"# cache L%u %-11s : %6s, CPUs %s; line %u B, %u-way, %u sets\n",
-				level, type, size, map, line, ways, sets);
-		free(type);
-		free(size);
-		free(map);
-		type = size = map = NULL;
-	}
+		err = print_entries(h, c, "uuuusss", cache_level, NULL);
 	return err;
 }
 
 /* SAMPLE_TIME: u64 first, u64 last, in ns of the sample clock. */
-static int print_sample_time(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+static int print_sample_time(struct hdr *h, struct prec_feat_cursor *c)
 {
+	union field f[2];
 	uint64_t first, last;
-	int err;
+	int err = get(c, "UU", f);
 
-	(void)h;
-	err = prec_feat__u64(c, &first);
-	if (!err)
-		err = prec_feat__u64(c, &last);
+	first = f[0].u;
+	last = f[1].u;
 	if (err)
 		return err;
-	fprintf(out, "# time of first sample : %" PRIu64 ".%06" PRIu64 "\n", first / 1000000000,
-		first % 1000000000 / 1000);
-	fprintf(out, "# time of last sample : %" PRIu64 ".%06" PRIu64 "\n", last / 1000000000,
+	fprintf(h->out, "# time of first sample : %" PRIu64 ".%06" PRIu64 "\n",
+		first / 1000000000, first % 1000000000 / 1000);
+	fprintf(h->out, "# time of last sample : %" PRIu64 ".%06" PRIu64 "\n", last / 1000000000,
 		last % 1000000000 / 1000);
-	fprintf(out, "# sample duration : %.3f ms\n",
+	fprintf(h->out, "# sample duration : %.3f ms\n",
 		last >= first ? (double)(last - first) / 1e6 : 0.0);
 	return 0;
 }
@@ -709,179 +521,78 @@ static int print_sample_time(const struct hdr *h, struct prec_feat_cursor *c, FI
  * MEM_TOPOLOGY: u64 version (1), u64 block size, u64 nr, then per node u64 node, u64 size,
  * u64 nbits and the bitmap of its memory blocks in u64 words.
  */
-static int print_mem_topology(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+static int print_mem_topology(struct hdr *h, struct prec_feat_cursor *c)
 {
-	uint64_t version, bsize, nr, i, node, size, nbits, words, k, nblocks;
-	const unsigned char *map;
-	const void *p;
+	uint64_t i, k, words, nbits, nblocks;
+	union field hd[3], f[3];
 	char hb[32], hs[32];
-	int err;
+	const void *map;
+	int err = get(c, "UUU", hd);
 
-	(void)h;
-	err = prec_feat__u64(c, &version);
-	if (!err && version != 1)
+	if (!err && hd[0].u != 1)
 		err = -EBADMSG;
-	if (!err)
-		err = prec_feat__u64(c, &bsize);
-	if (!err)
-		err = prec_feat__u64(c, &nr);
 	if (err)
 		return err;
-	human_size(bsize, hb, sizeof(hb));
-	fprintf(out, "# memory nodes : %" PRIu64 ", block size %#" PRIx64 " (%s)\n", nr, bsize, hb);
-	for (i = 0; i < nr; i++) {
-		err = prec_feat__u64(c, &node);
-		if (!err)
-			err = prec_feat__u64(c, &size);
-		if (!err)
-			err = prec_feat__u64(c, &nbits);
-		if (err)
-			return err;
+	human_size(hd[1].u, hb, sizeof(hb));
+	fprintf(h->out, "# memory nodes : %" PRIu64 ", block size %#" PRIx64 " (%s)\n", hd[2].u,
+		hd[1].u, hb);
+	for (i = 0; !err && i < hd[2].u; i++) {
+		err = get(c, "UUU", f); /* node, size, nbits */
+		nbits = f[2].u;
 		words = nbits / 64 + (nbits % 64 != 0);
-		if (words > (c->len - c->off) / 8)
-			return -EBADMSG;
-		err = prec_feat__bytes(c, (size_t)words * 8, &p);
+		if (!err && words > (c->len - c->off) / 8)
+			err = -EBADMSG;
+		if (!err)
+			err = prec_feat__bytes(c, (size_t)words * 8, &map);
 		if (err)
-			return err;
-		map = p;
+			break;
 		for (k = 0, nblocks = 0; k < nbits; k++)
 			nblocks += bit_set(map, k);
-		human_size(nblocks * bsize, hs, sizeof(hs));
-		fprintf(out, "# memory node %" PRIu64 " : %s in blocks ", node, hs);
-		print_bit_ranges(out, map, nbits);
-		fputc('\n', out);
+		human_size(nblocks * hd[1].u, hs, sizeof(hs));
+		fprintf(h->out, "# memory node %" PRIu64 " : %s in blocks ", f[0].u, hs);
+		print_bit_ranges(h->out, map, nbits);
+		fputc('\n', h->out);
 	}
-	return 0;
-}
-
-static int print_clockid(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	uint64_t res;
-	int err;
-
-	(void)h;
-	err = prec_feat__u64(c, &res);
-	if (err)
-		return err;
-	/* perf's wording, so that what users grep for is there */
-	if (res)
-		fprintf(out, "# clockid frequency: %" PRIu64 " MHz\n", 1000 / res);
-	else
-		fputs("# clockid frequency: unknown\n", out);
-	return 0;
-}
-
-static int print_dir_format(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	uint64_t version;
-	int err;
-
-	(void)h;
-	err = prec_feat__u64(c, &version);
-	if (err)
-		return err;
-	fprintf(out, "# directory data version : %" PRIu64 "\n", version);
-	return 0;
-}
-
-static int print_bpf_prog_info(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	uint32_t nr;
-	int err;
-
-	(void)h;
-	err = prec_feat__u32(c, &nr);
-	if (err)
-		return err;
-	fprintf(out, "# bpf programs : %u\n", nr);
-	return 0;
-}
-
-/* BPF_BTF: u32 nr, then nr {u32 id, u32 size, size bytes}. */
-static int print_bpf_btf(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	uint32_t nr, i, id, size;
-	const void *p;
-	int err;
-
-	(void)h;
-	err = prec_feat__u32(c, &nr);
-	for (i = 0; !err && i < nr; i++) {
-		err = prec_feat__u32(c, &id);
-		if (!err)
-			err = prec_feat__u32(c, &size);
-		if (!err)
-			err = prec_feat__bytes(c, size, &p);
-	}
-	if (err)
-		return err;
-	fprintf(out, "# bpf btf entries : %u\n", nr);
-	return 0;
-}
-
-/* COMPRESSED: u32 version, type, level, ratio, mmap_len. */
-static int print_compressed(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	uint32_t v[5], i;
-	int err = 0;
-
-	(void)h;
-	for (i = 0; !err && i < 5; i++)
-		err = prec_feat__u32(c, &v[i]);
-	if (err)
-		return err;
-	fputs("# compressed : ", out);
-	if (v[1] == 1)
-		fputs("Zstd", out);
-	else if (v[1] == 0)
-		fputs("none", out);
-	else
-		fprintf(out, "unknown type %u", v[1]);
-	fprintf(out, ", level = %u, ratio = %u\n", v[2], v[3]);
-	return 0;
-}
-
-/* A list of nr {string name, string value}, as "name=value, ...". */
-static int print_caps(struct prec_feat_cursor *c, uint32_t nr, FILE *out)
-{
-	char *name, *value;
-	uint32_t i;
-	int err;
-
-	for (i = 0; i < nr; i++) {
-		err = get_str(c, &name);
-		if (err)
-			return err;
-		err = get_str(c, &value);
-		if (err) {
-			free(name);
-			return err;
-		}
-		fprintf(out, "%s%s=%s", i ? ", " : "", name, value);
-		free(name);
-		free(value);
-	}
-	if (!nr)
-		fputs("none", out);
-	return 0;
-}
-
-static int print_cpu_pmu_caps(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
-{
-	uint32_t nr;
-	int err;
-
-	(void)h;
-	err = prec_feat__u32(c, &nr);
-	if (err)
-		return err;
-	fputs("# cpu pmu capabilities : ", out);
-	err = print_caps(c, nr, out);
-	fputc('\n', out);
 	return err;
 }
 
-static const char *clock_name(uint32_t id)
+static int print_clockid(struct hdr *h, struct prec_feat_cursor *c)
+{
+	uint64_t res;
+	int err = prec_feat__u64(c, &res);
+
+	/* perf's wording, so that what users grep for is there */
+	if (!err && res)
+		fprintf(h->out, "# clockid frequency: %" PRIu64 " MHz\n", 1000 / res);
+	else if (!err)
+		fputs("# clockid frequency: unknown\n", h->out);
+	return err;
+}
+
+/* COMPRESSED: u32 version, type, level, ratio, mmap_len. */
+static int print_compressed(struct hdr *h, struct prec_feat_cursor *c)
+{
+	union field f[5];
+	int err = get(c, "uuuuu", f);
+
+	if (err)
+		return err;
+	if (f[1].u <= 1)
+		fprintf(h->out, "# compressed : %s", f[1].u ? "Zstd" : "none");
+	else
+		fprintf(h->out, "# compressed : unknown type %u", (uint32_t)f[1].u);
+	fprintf(h->out, ", level = %u, ratio = %u\n", (uint32_t)f[2].u, (uint32_t)f[3].u);
+	return 0;
+}
+
+/* An entry of CPU_PMU_CAPS and PMU_CAPS: string name, string value. */
+static int pmu_cap(struct hdr *h, const union field *f, uint32_t i)
+{
+	fprintf(h->out, "%s%s=%s", i ? ", " : " ", f[0].s, f[1].s);
+	return 0;
+}
+
+static const char *clock_name(uint64_t id)
 {
 	static const char *const names[] = {
 		"realtime",	   "monotonic",	      "process_cputime", "thread_cputime",
@@ -889,149 +600,190 @@ static const char *clock_name(uint32_t id)
 		"realtime_alarm",  "boottime_alarm",  NULL,		 "tai",
 	};
 
-	return id < sizeof(names) / sizeof(names[0]) && names[id] ? names[id] : "unknown";
+	return id < ARRAY_LEN(names) && names[id] ? names[id] : "unknown";
 }
 
 /* CLOCK_DATA: u32 version (1), u32 clockid, u64 wall-clock ns, u64 clockid ns, same moment. */
-static int print_clock_data(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+static int print_clock_data(struct hdr *h, struct prec_feat_cursor *c)
 {
-	uint32_t version, clockid;
+	union field f[4];
 	uint64_t tod, clk;
 	char tbuf[64];
 	struct tm tm;
 	time_t secs;
-	int err;
+	int err = get(c, "uuUU", f);
 
-	(void)h;
-	err = prec_feat__u32(c, &version);
-	if (!err && version != 1)
+	if (!err && f[0].u != 1)
 		err = -EBADMSG;
-	if (!err)
-		err = prec_feat__u32(c, &clockid);
-	if (!err)
-		err = prec_feat__u64(c, &tod);
-	if (!err)
-		err = prec_feat__u64(c, &clk);
 	if (err)
 		return err;
-	fprintf(out, "# clockid: %s (%u)\n", clock_name(clockid), clockid);
+	tod = f[2].u;
+	clk = f[3].u;
+	fprintf(h->out, "# clockid: %s (%u)\n", clock_name(f[1].u), (uint32_t)f[1].u);
 	secs = (time_t)(tod / 1000000000);
 	if (localtime_r(&secs, &tm) && strftime(tbuf, sizeof(tbuf), "%Y-%m-%d %H:%M:%S", &tm))
-		fprintf(out, "# reference time: %s.%06" PRIu64 " = ", tbuf,
+		fprintf(h->out, "# reference time: %s.%06" PRIu64 " = ", tbuf,
 			tod % 1000000000 / 1000);
 	else
-		fputs("# reference time: ", out);
-	fprintf(out, "%" PRIu64 ".%06" PRIu64 " (TOD) = %" PRIu64 ".%09" PRIu64 " (%s)\n",
+		fputs("# reference time: ", h->out);
+	fprintf(h->out, "%" PRIu64 ".%06" PRIu64 " (TOD) = %" PRIu64 ".%09" PRIu64 " (%s)\n",
 		tod / 1000000000, tod % 1000000000 / 1000, clk / 1000000000, clk % 1000000000,
-		clock_name(clockid));
+		clock_name(f[1].u));
 	return 0;
 }
 
-/* HYBRID_TOPOLOGY: u32 nr, then nr {string pmu name, string cpus}. */
-static int print_hybrid_topology(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+/* HYBRID_TOPOLOGY entry: string PMU name, string CPU list. */
+static int hybrid_pmu(struct hdr *h, const union field *f, uint32_t i)
 {
-	uint32_t nr, i;
-	char *name, *cpus;
-	int err;
-
-	(void)h;
-	err = prec_feat__u32(c, &nr);
-	for (i = 0; !err && i < nr; i++) {
-		err = get_str(c, &name);
-		if (err)
-			break;
-		err = get_str(c, &cpus);
-		if (!err)
-			fprintf(out, "# %s cpu list : %s\n", name, cpus);
-		free(name);
-		if (!err)
-			free(cpus);
-	}
-	return err;
+	fprintf(h->out, "# %s cpu list : %s\n", f[0].s, f[1].s);
+	return 0;
 }
 
-/* PMU_CAPS: u32 nr_pmu, then per PMU u32 nr_caps, the caps, string pmu name. */
-static int print_pmu_caps(const struct hdr *h, struct prec_feat_cursor *c, FILE *out)
+/* PMU_CAPS: u32 nr_pmu, then per PMU u32 nr_caps, the caps, string PMU name. */
+static int print_pmu_caps(struct hdr *h, struct prec_feat_cursor *c)
 {
 	struct prec_feat_cursor caps;
-	uint32_t nr, i, k, ncaps;
-	char *name;
-	int err;
+	union field name[1];
+	uint32_t nr, i, ncaps;
+	int err = prec_feat__u32(c, &nr);
 
-	(void)h;
-	err = prec_feat__u32(c, &nr);
 	if (!err && !nr)
-		fputs("# pmu capabilities : none\n", out);
+		fputs("# pmu capabilities : none\n", h->out);
 	for (i = 0; !err && i < nr; i++) {
-		err = prec_feat__u32(c, &ncaps);
 		caps = *c;
-		for (k = 0; !err && k < ncaps; k++) {
-			err = skip_str(c); /* name */
-			if (!err)
-				err = skip_str(c); /* value */
-		}
-		if (!err)
-			err = get_str(c, &name);
+		err = print_entries(h, c, "--", NULL, &ncaps);
 		if (err)
 			break;
-		fprintf(out, "# %s pmu capabilities : ", name);
-		free(name);
-		err = print_caps(&caps, ncaps, out);
-		fputc('\n', out);
+		err = get(c, "s", name);
+		if (!err) {
+			fprintf(h->out, "# %s pmu capabilities :", name[0].s);
+			err = print_entries(h, &caps, "ss", pmu_cap, NULL);
+			fputs(ncaps ? "\n" : " none\n", h->out);
+		}
+		put("s", name);
 	}
 	return err;
 }
 
-static const feat_printer printers[PREC_FEAT_LAST] = {
-	[PREC_FEAT_TRACING_DATA] = print_tracing_data,
-	[PREC_FEAT_BUILD_ID] = print_build_id,
-	[PREC_FEAT_HOSTNAME] = print_hostname,
-	[PREC_FEAT_OSRELEASE] = print_osrelease,
-	[PREC_FEAT_VERSION] = print_version,
-	[PREC_FEAT_ARCH] = print_arch,
-	[PREC_FEAT_NRCPUS] = print_nrcpus,
-	[PREC_FEAT_CPUDESC] = print_cpudesc,
-	[PREC_FEAT_CPUID] = print_cpuid,
-	[PREC_FEAT_TOTAL_MEM] = print_total_mem,
-	[PREC_FEAT_CMDLINE] = print_cmdline,
-	[PREC_FEAT_EVENT_DESC] = print_event_desc,
-	[PREC_FEAT_CPU_TOPOLOGY] = print_cpu_topology,
-	[PREC_FEAT_NUMA_TOPOLOGY] = print_numa_topology,
-	[PREC_FEAT_BRANCH_STACK] = print_branch_stack,
-	[PREC_FEAT_PMU_MAPPINGS] = print_pmu_mappings,
-	[PREC_FEAT_GROUP_DESC] = print_group_desc,
-	[PREC_FEAT_AUXTRACE] = print_auxtrace,
-	[PREC_FEAT_STAT] = print_stat,
-	[PREC_FEAT_CACHE] = print_cache,
-	[PREC_FEAT_SAMPLE_TIME] = print_sample_time,
-	[PREC_FEAT_MEM_TOPOLOGY] = print_mem_topology,
-	[PREC_FEAT_CLOCKID] = print_clockid,
-	[PREC_FEAT_DIR_FORMAT] = print_dir_format,
-	[PREC_FEAT_BPF_PROG_INFO] = print_bpf_prog_info,
-	[PREC_FEAT_BPF_BTF] = print_bpf_btf,
-	[PREC_FEAT_COMPRESSED] = print_compressed,
-	[PREC_FEAT_CPU_PMU_CAPS] = print_cpu_pmu_caps,
-	[PREC_FEAT_CLOCK_DATA] = print_clock_data,
-	[PREC_FEAT_HYBRID_TOPOLOGY] = print_hybrid_topology,
-	[PREC_FEAT_PMU_CAPS] = print_pmu_caps,
+/* CMDLINE entry: one argument. */
+static int cmdline_arg(struct hdr *h, const union field *f, uint32_t i)
+{
+	fprintf(h->out, " %s", f[0].s);
+	return 0;
+}
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+enum feat_kind {
+	FK_FUNC, /* printed by .fn */
+	FK_VALUE, /* "# label : value unit", the value one field of .fmt */
+	FK_SIZE, /* "# label : payload size unit" */
+	FK_NOTE, /* "# label", the payload not looked at */
+	FK_LINES, /* u32 nr, then nr entries of .fmt, each printed by .entry */
+	FK_COUNT, /* the same, "# label : nr" */
+	FK_JOIN, /* the same on one line after "# label :", or .unit there if nr is 0 */
 };
 
-/* Print one feature whole, or one "malformed" line. -ENOMEM is the only error. */
-static int print_feature(const struct hdr *h, unsigned int feat, const void *data, size_t len,
-			 FILE *out)
+static const struct feat_desc {
+	enum feat_kind kind;
+	const char *label;
+	const char *fmt;
+	const char *unit;
+	int (*fn)(struct hdr *h, struct prec_feat_cursor *c);
+	entry_printer entry;
+} feats[PREC_FEAT_LAST] = {
+	[PREC_FEAT_TRACING_DATA] = { FK_SIZE, "tracing data", NULL, " bytes" },
+	[PREC_FEAT_BUILD_ID] = { .fn = print_build_id },
+	[PREC_FEAT_HOSTNAME] = { FK_VALUE, "hostname", "s" },
+	[PREC_FEAT_OSRELEASE] = { FK_VALUE, "os release", "s" },
+	[PREC_FEAT_VERSION] = { FK_VALUE, "perf version", "s" },
+	[PREC_FEAT_ARCH] = { FK_VALUE, "arch", "s" },
+	[PREC_FEAT_NRCPUS] = { .fn = print_nrcpus },
+	[PREC_FEAT_CPUDESC] = { FK_VALUE, "cpudesc", "s" },
+	[PREC_FEAT_CPUID] = { FK_VALUE, "cpuid", "s" },
+	[PREC_FEAT_TOTAL_MEM] = { FK_VALUE, "total memory", "U", " kB" },
+	[PREC_FEAT_CMDLINE] = { FK_JOIN, "cmdline", "s", .entry = cmdline_arg },
+	[PREC_FEAT_EVENT_DESC] = { .fn = print_event_desc },
+	[PREC_FEAT_CPU_TOPOLOGY] = { .fn = print_cpu_topology },
+	[PREC_FEAT_NUMA_TOPOLOGY] = { FK_LINES, NULL, "uUUs", .entry = numa_node },
+	[PREC_FEAT_BRANCH_STACK] = { FK_NOTE, "contains samples with branch stack" },
+	[PREC_FEAT_PMU_MAPPINGS] = { FK_JOIN, "pmu mappings", "us", " none", .entry = pmu_mapping },
+	[PREC_FEAT_GROUP_DESC] = { FK_LINES, NULL, "suu", .entry = event_group },
+	[PREC_FEAT_AUXTRACE] = { .fn = print_auxtrace },
+	[PREC_FEAT_STAT] = { FK_NOTE, "contains stat data" },
+	[PREC_FEAT_CACHE] = { .fn = print_cache },
+	[PREC_FEAT_SAMPLE_TIME] = { .fn = print_sample_time },
+	[PREC_FEAT_MEM_TOPOLOGY] = { .fn = print_mem_topology },
+	[PREC_FEAT_CLOCKID] = { .fn = print_clockid },
+	[PREC_FEAT_DIR_FORMAT] = { FK_VALUE, "directory data version", "U" },
+	[PREC_FEAT_BPF_PROG_INFO] = { FK_VALUE, "bpf programs", "u" },
+	[PREC_FEAT_BPF_BTF] = { FK_COUNT, "bpf btf entries", "u-" }, /* id, data */
+	[PREC_FEAT_COMPRESSED] = { .fn = print_compressed },
+	[PREC_FEAT_CPU_PMU_CAPS] = { FK_JOIN, "cpu pmu capabilities", "ss", " none",
+				     .entry = pmu_cap },
+	[PREC_FEAT_CLOCK_DATA] = { .fn = print_clock_data },
+	[PREC_FEAT_HYBRID_TOPOLOGY] = { FK_LINES, NULL, "ss", .entry = hybrid_pmu },
+	[PREC_FEAT_PMU_CAPS] = { .fn = print_pmu_caps },
+};
+
+/* A feature as its table entry says.  Bytes after what it says are not looked at. */
+static int print_by_kind(struct hdr *h, const struct feat_desc *d, struct prec_feat_cursor *c)
 {
-	struct prec_feat_cursor c = { data, len, 0 };
-	char *text = NULL;
-	size_t tlen = 0;
-	FILE *m;
+	const char *unit = d->unit ? d->unit : "";
+	union field f[1];
+	uint32_t nr;
 	int err;
 
-	m = open_memstream(&text, &tlen);
-	if (!m)
+	switch (d->kind) {
+	case FK_VALUE:
+		err = get(c, d->fmt, f);
+		if (!err && d->fmt[0] == 's')
+			fprintf(h->out, "# %s : %s%s\n", d->label, f[0].s, unit);
+		else if (!err)
+			fprintf(h->out, "# %s : %" PRIu64 "%s\n", d->label, f[0].u, unit);
+		put(d->fmt, f);
+		return err;
+	case FK_SIZE:
+		fprintf(h->out, "# %s : %zu%s\n", d->label, c->len, unit);
+		return 0;
+	case FK_NOTE:
+		fprintf(h->out, "# %s\n", d->label);
+		return 0;
+	case FK_LINES:
+		return print_entries(h, c, d->fmt, d->entry, NULL);
+	case FK_COUNT:
+		err = print_entries(h, c, d->fmt, NULL, &nr);
+		if (!err)
+			fprintf(h->out, "# %s : %u\n", d->label, nr);
+		return err;
+	case FK_JOIN:
+		fprintf(h->out, "# %s :", d->label);
+		err = print_entries(h, c, d->fmt, d->entry, &nr);
+		fprintf(h->out, "%s\n", !err && !nr ? unit : "");
+		return err;
+	default:
+		return d->fn ? d->fn(h, c) : 0;
+	}
+}
+
+/* Print one feature whole, or one "malformed" line. -ENOMEM is the only error. */
+static int print_feature(struct hdr *h, unsigned int feat, const void *data, size_t len)
+{
+	struct prec_feat_cursor c = { data, len, 0 };
+	FILE *out = h->out;
+	char *text = NULL;
+	size_t tlen = 0;
+	int err;
+
+	h->out = open_memstream(&text, &tlen);
+	if (!h->out) {
+		h->out = out;
 		return -ENOMEM;
-	err = printers[feat](h, &c, m);
-	if (fclose(m) && !err)
+	}
+	err = print_by_kind(h, &feats[feat], &c);
+	if (fclose(h->out) && !err)
 		err = -ENOMEM;
+	h->out = out;
 	if (!err)
 		fwrite(text, 1, tlen, out);
 	else if (err == -EBADMSG)
@@ -1092,7 +844,7 @@ static void print_file_part(struct prec_reader *r, const char *input, FILE *out)
 
 int preport_print_header(struct prec_reader *r, const char *input, FILE *out)
 {
-	struct hdr h = { .r = r };
+	struct hdr h = { .r = r, .out = out };
 	unsigned int feat;
 	bool missing = false;
 	const void *data;
@@ -1113,7 +865,7 @@ int preport_print_header(struct prec_reader *r, const char *input, FILE *out)
 				print_evsels(r, out);
 			continue;
 		}
-		err = print_feature(&h, feat, data, len, out);
+		err = print_feature(&h, feat, data, len);
 		if (err)
 			return err;
 	}
