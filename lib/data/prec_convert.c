@@ -18,9 +18,7 @@
 #include "prec_log.h"
 #include "prec_writer.h"
 
-#define BUILD_ID_MAX 20
 #define NAME_ALIGN 64
-#define MISC_BUILD_ID_SIZE (1U << 15) /* perf: the entry's size byte is valid */
 
 /* One BUILD_ID entry; a keyset key, so its padding is zeroed. */
 struct bid_key {
@@ -29,7 +27,7 @@ struct bid_key {
 	uint16_t misc; /* cpumode */
 	uint8_t size;
 	uint8_t pad;
-	uint8_t id[BUILD_ID_MAX];
+	uint8_t id[PREC_BUILD_ID_SIZE];
 	uint32_t pad2;
 };
 
@@ -49,7 +47,7 @@ static int add_build_id(struct conv *c, int32_t pid, uint16_t cpumode, const uin
 	struct bid_key k;
 	long rc;
 
-	if (!size || size > BUILD_ID_MAX || !name_len)
+	if (!size || size > PREC_BUILD_ID_SIZE || !name_len)
 		return 0;
 	memset(&k, 0, sizeof(k));
 	k.name = prec_strset__intern_n(&c->names, name, strnlen(name, name_len));
@@ -77,7 +75,7 @@ static int add_build_id_entry(struct conv *c, const unsigned char *p, size_t siz
 		return 0;
 	memcpy(&h, p, sizeof(h));
 	memcpy(&pid, p + 8, 4);
-	idsize = (h.misc & MISC_BUILD_ID_SIZE) ? p[32] : BUILD_ID_MAX;
+	idsize = (h.misc & PREC_MISC_BUILD_ID_SIZE) ? p[32] : PREC_BUILD_ID_SIZE;
 	return add_build_id(c, pid, h.misc & PERF_RECORD_MISC_CPUMODE_MASK, p + 12, idsize,
 			    (const char *)p + 36, size - 36);
 }
@@ -146,7 +144,7 @@ static int set_build_ids(struct conv *c)
 		const struct bid_key *k = prec_keyset__key(&c->bids, i);
 		size_t n = strlen(k->name) + 1;
 		size_t padded = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
-		struct perf_event_header h = {0, (uint16_t)(k->misc | MISC_BUILD_ID_SIZE),
+		struct perf_event_header h = {0, (uint16_t)(k->misc | PREC_MISC_BUILD_ID_SIZE),
 					      (uint16_t)(36 + padded)};
 		unsigned char fixed[28];
 
@@ -154,7 +152,7 @@ static int set_build_ids(struct conv *c)
 			continue;
 		memset(fixed, 0, sizeof(fixed));
 		memcpy(fixed, &k->pid, 4);
-		memcpy(fixed + 4, k->id, BUILD_ID_MAX);
+		memcpy(fixed + 4, k->id, PREC_BUILD_ID_SIZE);
 		fixed[24] = k->size;
 		err = prec_buf__append(&b, &h, sizeof(h));
 		if (!err)
@@ -251,7 +249,7 @@ static int take(struct conv *c, const struct prec_record *rec, size_t nr_evsels)
 		if (err)
 			return err;
 		if ((rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && rec->size > 40 &&
-		    ((const unsigned char *)rec->data)[40] > BUILD_ID_MAX) {
+		    ((const unsigned char *)rec->data)[40] > PREC_BUILD_ID_SIZE) {
 			uint16_t misc = rec->misc & ~PERF_RECORD_MISC_MMAP_BUILD_ID;
 
 			memcpy(c->fixed, rec->data, rec->size);

@@ -10,13 +10,6 @@
 
 #include "prec_sample.h"
 
-#ifndef PERF_FORMAT_LOST
-#define PERF_FORMAT_LOST (1U << 4)
-#endif
-#ifndef PERF_SAMPLE_WEIGHT_STRUCT
-#define PERF_SAMPLE_WEIGHT_STRUCT (1U << 24)
-#endif
-
 unsigned int prec_popcount64(uint64_t v)
 {
 	return (unsigned int)__builtin_popcountll(v);
@@ -529,11 +522,11 @@ int prec_mmap2__parse(const void *rec, size_t size, struct prec_mmap2 *ret)
 	u = c.p;
 	/* the flag alone does not say (see the header): a build-id is 1 to 20 bytes, with zero
 	 * reserved bytes after its size; anything else there is a device number */
-	if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && u[0] && u[0] <= 20 && !u[1] && !u[2] &&
-	    !u[3]) {
+	if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && u[0] && u[0] <= PREC_BUILD_ID_SIZE &&
+	    !u[1] && !u[2] && !u[3]) {
 		ret->has_build_id = true;
 		ret->build_id_size = u[0];
-		memcpy(ret->build_id, u + 4, 20);
+		memcpy(ret->build_id, u + 4, PREC_BUILD_ID_SIZE);
 		cur_take(&c, 24);
 	} else {
 		cur_u32x2(&c, &ret->maj, &ret->min);

@@ -15,6 +15,8 @@
 
 #include <linux/perf_event.h>
 
+#include "prec_abi.h"
+
 /* What an attr says about the layout of the records it produces. */
 struct prec_sample_layout {
 	uint64_t sample_type;
@@ -117,7 +119,7 @@ struct prec_mmap2 {
 	uint64_t ino, ino_generation;
 	bool has_build_id; /* then build_id/build_id_size replace maj..ino_generation */
 	uint8_t build_id_size;
-	uint8_t build_id[20];
+	uint8_t build_id[PREC_BUILD_ID_SIZE];
 	uint32_t prot, flags;
 	const char *filename;
 };

@@ -306,7 +306,7 @@ static int mspace_insert(struct prec_mspace *ms, const struct prec_map *nm)
 	return 0;
 }
 
-/* The interned copy of a build-id (at most PREC_BUILD_ID_MAX bytes used), or NULL on
+/* The interned copy of a build-id (at most PREC_BUILD_ID_SIZE bytes used), or NULL on
  * -ENOMEM. */
 static const struct prec_build_id *bid_intern(struct prec_machine *m, const uint8_t *id,
 					      size_t len)
@@ -316,7 +316,7 @@ static const struct prec_build_id *bid_intern(struct prec_machine *m, const uint
 	long i;
 
 	memset(&k, 0, sizeof(k));
-	k.len = (uint8_t)(len > PREC_BUILD_ID_MAX ? PREC_BUILD_ID_MAX : len);
+	k.len = (uint8_t)(len > PREC_BUILD_ID_SIZE ? PREC_BUILD_ID_SIZE : len);
 	memcpy(k.id, id, k.len);
 	i = prec_keyset__find(&m->bid_ids, &k);
 	if (i >= 0)

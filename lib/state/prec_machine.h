@@ -18,15 +18,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prec_abi.h"
 #include "prec_hash.h"
 
 #define PREC_PID_KERNEL UINT32_MAX /* pid -1 in MMAP records */
-#define PREC_BUILD_ID_MAX 20
 
 /* A build-id, interned by the machine: equal ids, one pointer. */
 struct prec_build_id {
 	uint8_t len;
-	uint8_t id[PREC_BUILD_ID_MAX];
+	uint8_t id[PREC_BUILD_ID_SIZE];
 };
 
 struct prec_map {
