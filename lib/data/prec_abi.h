@@ -49,6 +49,8 @@ enum prec_user_record {
 };
 
 #define PREC_REC_USER_START 64
+/* Readers take a type at or above this for garbage, not for a newer perf's record. */
+#define PREC_REC_TYPE_LIMIT 128
 
 /* misc of a HEADER_BUILD_ID record / BUILD_ID feature entry: the size byte is valid */
 #define PREC_MISC_BUILD_ID_SIZE (1U << 15)

@@ -41,7 +41,6 @@
 #define MAX_FEATURE_SIZE (64U << 20)
 #define NO_LIMIT UINT64_MAX
 /* Types at or above this are garbage: perf 6.1 stops at 82, newer perf adds a few. */
-#define PREC_REC_TYPE_LIMIT 128
 #define MAX_READ_AHEAD (32U << 20) /* bytes of header records prec_reader__read_header() keeps */
 #define RELEASE_STEP (1U << 20) /* bytes of a mapped file given back at a time */
 
