@@ -169,4 +169,21 @@ struct prec_rec_id_index {
 };
 int prec_rec_id_index__parse(const void *rec, size_t size, struct prec_rec_id_index *ret);
 
+/* Room for what any decoder above returns, for code that dispatches on the record type. */
+union prec_rec_body {
+	struct prec_mmap2 mmap;
+	struct prec_rec_comm comm;
+	struct prec_rec_fork fork;
+	struct prec_rec_lost lost;
+	uint64_t v; /* LOST_SAMPLES' count, out-of-band bytes */
+	struct prec_rec_throttle throttle;
+	struct prec_rec_switch sw;
+	struct prec_rec_read read;
+	struct prec_rec_build_id bid;
+	struct prec_rec_attr attr;
+	struct prec_rec_feature feature;
+	struct prec_rec_event_update update;
+	struct prec_rec_id_index id_index;
+};
+
 #endif

@@ -75,19 +75,7 @@ static void print_build_id(const char *label, const uint8_t *id, unsigned int n,
  * short or malformed for its type. */
 static int print_body(struct prec_reader *r, const struct prec_record *rec, FILE *out)
 {
-	union {
-		struct prec_mmap2 mmap;
-		struct prec_rec_comm comm;
-		struct prec_rec_fork fork;
-		struct prec_rec_lost lost;
-		struct prec_rec_throttle throttle;
-		struct prec_rec_switch sw;
-		struct prec_rec_attr attr;
-		struct prec_rec_feature feature;
-		struct prec_rec_build_id bid;
-		struct prec_rec_id_index id_index;
-		uint64_t v;
-	} u;
+	union prec_rec_body u;
 	const void *p = rec->data;
 	size_t n = rec->size;
 	const char *name;

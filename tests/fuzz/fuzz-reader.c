@@ -103,21 +103,7 @@ static void walk_event_desc(struct prec_feat_cursor *c)
 /* The record through its decoder in prec_record.h; what the decoder points at is read. */
 static void decode_record(const struct prec_record *rec, uint64_t read_format)
 {
-	union {
-		struct prec_mmap2 mmap;
-		struct prec_rec_comm comm;
-		struct prec_rec_fork fork;
-		struct prec_rec_lost lost;
-		struct prec_rec_throttle throttle;
-		struct prec_rec_switch sw;
-		struct prec_rec_read read;
-		struct prec_rec_build_id bid;
-		struct prec_rec_attr attr;
-		struct prec_rec_feature feature;
-		struct prec_rec_event_update update;
-		struct prec_rec_id_index id_index;
-		uint64_t v;
-	} u;
+	union prec_rec_body u;
 	const void *p = rec->data;
 	size_t n = rec->size;
 

@@ -72,21 +72,7 @@ static uint64_t read_format; /* for D_READ */
 
 static int decode(enum decoder d, const void *r, size_t n)
 {
-	union {
-		struct prec_mmap2 mmap;
-		struct prec_rec_comm comm;
-		struct prec_rec_fork fork;
-		struct prec_rec_lost lost;
-		struct prec_rec_throttle throttle;
-		struct prec_rec_switch sw;
-		struct prec_rec_read read;
-		struct prec_rec_build_id build_id;
-		struct prec_rec_attr attr;
-		struct prec_rec_feature feature;
-		struct prec_rec_event_update update;
-		struct prec_rec_id_index id_index;
-		uint64_t v;
-	} u;
+	union prec_rec_body u;
 
 	switch (d) {
 	case D_MMAP: return prec_rec_mmap__parse(r, n, &u.mmap);
@@ -97,7 +83,7 @@ static int decode(enum decoder d, const void *r, size_t n)
 	case D_THROTTLE: return prec_rec_throttle__parse(r, n, &u.throttle);
 	case D_SWITCH: return prec_rec_switch__parse(r, n, &u.sw);
 	case D_READ: return prec_rec_read__parse(r, n, read_format, &u.read);
-	case D_BUILD_ID: return prec_rec_build_id__parse(r, n, &u.build_id);
+	case D_BUILD_ID: return prec_rec_build_id__parse(r, n, &u.bid);
 	case D_ATTR: return prec_rec_attr__parse(r, n, &u.attr);
 	case D_FEATURE: return prec_rec_feature__parse(r, n, &u.feature);
 	case D_EVENT_UPDATE: return prec_rec_event_update__parse(r, n, &u.update);
