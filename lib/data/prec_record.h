@@ -111,7 +111,7 @@ int prec_rec_read__parse(const void *rec, size_t size, uint64_t read_format,
  * returned as it is.
  */
 struct prec_rec_build_id {
-	int32_t pid; /* -1: the host */
+	int32_t pid;	  /* -1: the host */
 	uint16_t cpumode; /* misc & PERF_RECORD_MISC_CPUMODE_MASK */
 	uint8_t size;
 	uint8_t id[PREC_BUILD_ID_SIZE]; /* zero past size */

@@ -142,8 +142,9 @@ static int print_body(struct prec_reader *r, const struct prec_record *rec, FILE
 	case PREC_REC_HEADER_FEATURE:
 		if (prec_rec_feature__parse(p, n, &u.feature))
 			return -EBADMSG;
-		name = u.feature.feat == PREC_FEAT_LAST ? "end of features" :
-			prec_feature_name((unsigned int)u.feature.feat);
+		name = u.feature.feat == PREC_FEAT_LAST
+			   ? "end of features"
+			   : prec_feature_name((unsigned int)u.feature.feat);
 		fprintf(out, " %s", name ? name : "unknown");
 		return 0;
 	case PREC_REC_HEADER_BUILD_ID:

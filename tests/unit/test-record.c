@@ -64,8 +64,20 @@ static size_t end(void)
 
 /* The decoders, to be run by truncations() */
 enum decoder {
-	D_MMAP, D_COMM, D_FORK, D_LOST, D_LOST_SAMPLES, D_THROTTLE, D_SWITCH, D_READ,
-	D_BUILD_ID, D_ATTR, D_FEATURE, D_EVENT_UPDATE, D_OOB, D_ID_INDEX,
+	D_MMAP,
+	D_COMM,
+	D_FORK,
+	D_LOST,
+	D_LOST_SAMPLES,
+	D_THROTTLE,
+	D_SWITCH,
+	D_READ,
+	D_BUILD_ID,
+	D_ATTR,
+	D_FEATURE,
+	D_EVENT_UPDATE,
+	D_OOB,
+	D_ID_INDEX,
 };
 
 static uint64_t read_format; /* for D_READ */
@@ -75,20 +87,34 @@ static int decode(enum decoder d, const void *r, size_t n)
 	union prec_rec_body u;
 
 	switch (d) {
-	case D_MMAP: return prec_rec_mmap__parse(r, n, &u.mmap);
-	case D_COMM: return prec_rec_comm__parse(r, n, &u.comm);
-	case D_FORK: return prec_rec_fork__parse(r, n, &u.fork);
-	case D_LOST: return prec_rec_lost__parse(r, n, &u.lost);
-	case D_LOST_SAMPLES: return prec_rec_lost_samples__parse(r, n, &u.v);
-	case D_THROTTLE: return prec_rec_throttle__parse(r, n, &u.throttle);
-	case D_SWITCH: return prec_rec_switch__parse(r, n, &u.sw);
-	case D_READ: return prec_rec_read__parse(r, n, read_format, &u.read);
-	case D_BUILD_ID: return prec_rec_build_id__parse(r, n, &u.bid);
-	case D_ATTR: return prec_rec_attr__parse(r, n, &u.attr);
-	case D_FEATURE: return prec_rec_feature__parse(r, n, &u.feature);
-	case D_EVENT_UPDATE: return prec_rec_event_update__parse(r, n, &u.update);
-	case D_OOB: return prec_rec_oob__parse(r, n, &u.v);
-	case D_ID_INDEX: return prec_rec_id_index__parse(r, n, &u.id_index);
+	case D_MMAP:
+		return prec_rec_mmap__parse(r, n, &u.mmap);
+	case D_COMM:
+		return prec_rec_comm__parse(r, n, &u.comm);
+	case D_FORK:
+		return prec_rec_fork__parse(r, n, &u.fork);
+	case D_LOST:
+		return prec_rec_lost__parse(r, n, &u.lost);
+	case D_LOST_SAMPLES:
+		return prec_rec_lost_samples__parse(r, n, &u.v);
+	case D_THROTTLE:
+		return prec_rec_throttle__parse(r, n, &u.throttle);
+	case D_SWITCH:
+		return prec_rec_switch__parse(r, n, &u.sw);
+	case D_READ:
+		return prec_rec_read__parse(r, n, read_format, &u.read);
+	case D_BUILD_ID:
+		return prec_rec_build_id__parse(r, n, &u.bid);
+	case D_ATTR:
+		return prec_rec_attr__parse(r, n, &u.attr);
+	case D_FEATURE:
+		return prec_rec_feature__parse(r, n, &u.feature);
+	case D_EVENT_UPDATE:
+		return prec_rec_event_update__parse(r, n, &u.update);
+	case D_OOB:
+		return prec_rec_oob__parse(r, n, &u.v);
+	case D_ID_INDEX:
+		return prec_rec_id_index__parse(r, n, &u.id_index);
 	}
 	return -EINVAL;
 }
@@ -133,16 +159,15 @@ static void truncations(const char *what, enum decoder d, const unsigned char *r
 	ok(decode(d, other, n) == -EBADMSG, "%s: a record of another type is -EBADMSG", what);
 }
 
-
 /*
  * prec_rec_mmap__parse against the byte layout of the reference (section 5.3): both forms of
  * the 24-byte union, a trailer after the name, and every truncation refused.
  */
 static void test_mmap2(void)
 {
-	struct perf_event_header h = { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 112 };
-	uint32_t u32[2] = { 3695, 3696 };
-	uint64_t u64[5] = { 0x55cbc2fce000ULL, 0x5000, 0x2000, 248056, 77 };
+	struct perf_event_header h = {PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 112};
+	uint32_t u32[2] = {3695, 3696};
+	uint64_t u64[5] = {0x55cbc2fce000ULL, 0x5000, 0x2000, 248056, 77};
 	struct prec_mmap2 m;
 
 	memset(buf, 0, sizeof(buf));
@@ -158,10 +183,10 @@ static void test_mmap2(void)
 	memcpy(buf + 64, u32, 8);
 	memcpy(buf + 72, "/usr/bin/sleep", 15); /* 16 bytes with padding, then a trailer */
 	ok(prec_rec_mmap__parse(buf, 112, &m) == 0 && m.pid == 3695 && m.tid == 3696 &&
-		   m.addr == 0x55cbc2fce000ULL && m.len == 0x5000 && m.pgoff == 0x2000 &&
-		   m.maj == 0xfe && m.min == 1 && m.ino == 248056 && m.ino_generation == 77 &&
-		   !m.has_build_id && m.prot == 5 && m.flags == 2 &&
-		   !strcmp(m.filename, "/usr/bin/sleep"),
+	       m.addr == 0x55cbc2fce000ULL && m.len == 0x5000 && m.pgoff == 0x2000 &&
+	       m.maj == 0xfe && m.min == 1 && m.ino == 248056 && m.ino_generation == 77 &&
+	       !m.has_build_id && m.prot == 5 && m.flags == 2 &&
+	       !strcmp(m.filename, "/usr/bin/sleep"),
 	   "MMAP2 with device and inode: every field");
 	h.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 	memcpy(buf, &h, 8);
@@ -170,7 +195,7 @@ static void test_mmap2(void)
 	buf[44] = 0xab;
 	buf[63] = 0xcd;
 	ok(prec_rec_mmap__parse(buf, 112, &m) == 0 && m.has_build_id && m.build_id_size == 20 &&
-		   m.build_id[0] == 0xab && m.build_id[19] == 0xcd && m.ino == 0,
+	       m.build_id[0] == 0xab && m.build_id[19] == 0xcd && m.ino == 0,
 	   "MMAP2 with a build-id: its size and bytes");
 	ok(prec_rec_mmap__parse(buf, 136, &m) == 0, "a longer buffer: the header's size counts");
 	/* the flag over device and inode, as a kernel bug writes it for other listeners */
@@ -178,8 +203,8 @@ static void test_mmap2(void)
 	u32[1] = 1;
 	memcpy(buf + 40, u32, 8);
 	memcpy(buf + 48, u64 + 3, 16);
-	ok(prec_rec_mmap__parse(buf, 112, &m) == 0 && !m.has_build_id && m.maj == 0xfe && m.min == 1 &&
-	       m.ino == 248056 && m.ino_generation == 77,
+	ok(prec_rec_mmap__parse(buf, 112, &m) == 0 && !m.has_build_id && m.maj == 0xfe &&
+	       m.min == 1 && m.ino == 248056 && m.ino_generation == 77,
 	   "the build-id flag over device 254 (size byte 254): device and inode");
 	u32[0] = 0x103; /* 259: size byte 3, a reserved byte 1 */
 	memcpy(buf + 40, u32, 4);
@@ -213,8 +238,8 @@ static void test_mmap(void)
 	put64(99); /* trailer */
 	n = end();
 	ok(prec_rec_mmap__parse(buf, n, &m) == 0 && m.pid == 77 && m.tid == 78 &&
-		   m.addr == 0x400000 && m.len == 0x1000 && m.pgoff == 0x2000 && !m.ino &&
-		   !m.has_build_id && !strcmp(m.filename, "/bin/true"),
+	       m.addr == 0x400000 && m.len == 0x1000 && m.pgoff == 0x2000 && !m.ino &&
+	       !m.has_build_id && !strcmp(m.filename, "/bin/true"),
 	   "MMAP: every field, no file identity");
 	truncations("MMAP", D_MMAP, buf, n, 41);
 	memset(buf + 40, 'x', n - 40);
@@ -233,7 +258,7 @@ static void test_comm(void)
 	put64(1234); /* trailer */
 	n = end();
 	ok(prec_rec_comm__parse(buf, n, &c) == 0 && c.pid == 10 && c.tid == 11 && c.exec &&
-		   !strcmp(c.comm, "bash"),
+	       !strcmp(c.comm, "bash"),
 	   "COMM: pid, tid, exec, name");
 	truncations("COMM", D_COMM, buf, n, 17);
 	memset(buf + 16, 'x', n - 16);
@@ -253,7 +278,7 @@ static void test_fork(void)
 	put64(5555);
 	n = end();
 	ok(prec_rec_fork__parse(buf, n, &f) == 0 && f.exit && f.pid == 1 && f.ppid == 2 &&
-		   f.tid == 3 && f.ptid == 4 && f.time == 5555,
+	       f.tid == 3 && f.ptid == 4 && f.time == 5555,
 	   "EXIT: pid, ppid, tid, ptid, time");
 	truncations("EXIT", D_FORK, buf, n, 32);
 	begin(PERF_RECORD_FORK, 0);
@@ -298,7 +323,7 @@ static void test_throttle_switch(void)
 	put64(55);
 	n = end();
 	ok(prec_rec_throttle__parse(buf, n, &t) == 0 && t.unthrottle && t.time == 100 &&
-		   t.id == 54 && t.stream_id == 55,
+	       t.id == 54 && t.stream_id == 55,
 	   "UNTHROTTLE: time, id, stream id");
 	truncations("UNTHROTTLE", D_THROTTLE, buf, n, 32);
 	begin(PERF_RECORD_SWITCH_CPU_WIDE, PERF_RECORD_MISC_SWITCH_OUT);
@@ -306,7 +331,7 @@ static void test_throttle_switch(void)
 	put32(41);
 	n = end();
 	ok(prec_rec_switch__parse(buf, n, &s) == 0 && s.out && s.cpu_wide &&
-		   s.next_prev_pid == 40 && s.next_prev_tid == 41,
+	       s.next_prev_pid == 40 && s.next_prev_tid == 41,
 	   "SWITCH_CPU_WIDE: out, the other task");
 	truncations("SWITCH_CPU_WIDE", D_SWITCH, buf, n, 16);
 	begin(PERF_RECORD_SWITCH, 0);
@@ -329,7 +354,7 @@ static void test_read(void)
 	put64(54);
 	n = end();
 	ok(prec_rec_read__parse(buf, n, read_format, &r) == 0 && r.pid == 7 && r.tid == 8 &&
-		   r.value == 12345 && r.values_size == 24,
+	       r.value == 12345 && r.values_size == 24,
 	   "READ: pid, tid, the count, the block's size");
 	truncations("READ", D_READ, buf, n, 40);
 
@@ -344,7 +369,7 @@ static void test_read(void)
 	put64(55);
 	n = end();
 	ok(prec_rec_read__parse(buf, n, read_format, &r) == 0 && r.value == 0 &&
-		   r.values_size == 40,
+	       r.values_size == 40,
 	   "READ of a group: the block's size, no single count");
 	truncations("READ of a group", D_READ, buf, n, 56);
 	memset(buf + 16, 0xff, 8); /* nr = 2^64 - 1 */
@@ -355,7 +380,7 @@ static void test_read(void)
 /* A HEADER_BUILD_ID record (or feature entry of `type`) for a 16-byte id at buf + at. */
 static size_t build_id_rec(uint32_t type, uint16_t misc, uint8_t size, const char *name)
 {
-	uint8_t id[PREC_BUILD_ID_SIZE] = { 0 }, rest[4] = { size, 0, 0, 0 };
+	uint8_t id[PREC_BUILD_ID_SIZE] = {0}, rest[4] = {size, 0, 0, 0};
 	int i;
 
 	for (i = 0; i < 16; i++)
@@ -378,8 +403,8 @@ static void test_build_id(void)
 	n = build_id_rec(PREC_REC_HEADER_BUILD_ID, PERF_RECORD_MISC_USER | PREC_MISC_BUILD_ID_SIZE,
 			 16, "/usr/lib/libc.so.6");
 	ok(prec_rec_build_id__parse(buf, n, &b) == 0 && b.pid == -1 &&
-		   b.cpumode == PERF_RECORD_MISC_USER && b.size == 16 && b.id[0] == 0xa0 &&
-		   b.id[15] == 0xaf && b.id[16] == 0 && !strcmp(b.filename, "/usr/lib/libc.so.6"),
+	       b.cpumode == PERF_RECORD_MISC_USER && b.size == 16 && b.id[0] == 0xa0 &&
+	       b.id[15] == 0xaf && b.id[16] == 0 && !strcmp(b.filename, "/usr/lib/libc.so.6"),
 	   "HEADER_BUILD_ID: pid, cpumode, size, id, name");
 	truncations("HEADER_BUILD_ID", D_BUILD_ID, buf, n, 37);
 	buf[32] = PREC_BUILD_ID_SIZE + 1;
@@ -390,7 +415,7 @@ static void test_build_id(void)
 	   "HEADER_BUILD_ID: a name without its NUL: -EBADMSG");
 	n = build_id_rec(PREC_REC_HEADER_BUILD_ID, PERF_RECORD_MISC_KERNEL, 0, "[kernel.kallsyms]");
 	ok(prec_rec_build_id__parse(buf, n, &b) == 0 && b.size == PREC_BUILD_ID_SIZE &&
-		   b.cpumode == PERF_RECORD_MISC_KERNEL,
+	       b.cpumode == PERF_RECORD_MISC_KERNEL,
 	   "HEADER_BUILD_ID without the size flag: %d bytes", PREC_BUILD_ID_SIZE);
 
 	/* a feature payload: a good entry, a bad one (size byte 30), a good one */
@@ -405,7 +430,7 @@ static void test_build_id(void)
 	r2 = prec_build_id_feature__next(feat, n, &off, &b);
 	r3 = prec_build_id_feature__next(feat, n, &off, &b);
 	ok(r1 == 1 && r2 == -EBADMSG && r3 == 1 && !strcmp(b.filename, "/b") &&
-		   prec_build_id_feature__next(feat, n, &off, &b) == 0,
+	       prec_build_id_feature__next(feat, n, &off, &b) == 0,
 	   "BUILD_ID feature: good, bad (skipped), good, end (%d %d %d)", r1, r2, r3);
 	off = 0;
 	memset(feat + n1 + 6, 0xff, 2); /* the second entry claims 65535 bytes */
@@ -417,8 +442,8 @@ static void test_build_id(void)
 	   "BUILD_ID feature: an entry size past the end stops it (%d %d %d)", r1, r2, r3);
 	off = 0;
 	ok(prec_build_id_feature__next(feat, 5, &off, &b) == -EBADMSG &&
-		   prec_build_id_feature__next(feat, 5, &off, &b) == 0 &&
-		   prec_build_id_feature__next(NULL, 0, &off, &b) == 0,
+	       prec_build_id_feature__next(feat, 5, &off, &b) == 0 &&
+	       prec_build_id_feature__next(NULL, 0, &off, &b) == 0,
 	   "BUILD_ID feature: a cut header is -EBADMSG, then the end; no payload is the end");
 }
 
@@ -439,8 +464,8 @@ static void test_attr(void)
 	put64(55);
 	n = end();
 	ok(prec_rec_attr__parse(buf, n, &r) == 0 && r.attr.type == PERF_TYPE_SOFTWARE &&
-		   r.attr.sample_type == 0x147 && r.attr_size == PREC_ATTR_SIZE && r.nr_ids == 2 &&
-		   (memcpy(&id, (const unsigned char *)r.ids + 8, 8), id == 55),
+	       r.attr.sample_type == 0x147 && r.attr_size == PREC_ATTR_SIZE && r.nr_ids == 2 &&
+	       (memcpy(&id, (const unsigned char *)r.ids + 8, 8), id == 55),
 	   "HEADER_ATTR: the attr and its ids");
 	truncations("HEADER_ATTR", D_ATTR, buf, n, 72);
 	a.size = 0;
@@ -468,8 +493,8 @@ static void test_header_records(void)
 	put64(PREC_FEAT_HOSTNAME);
 	put("host\0\0\0", 8);
 	n = end();
-	ok(prec_rec_feature__parse(buf, n, &f) == 0 && f.feat == PREC_FEAT_HOSTNAME &&
-		   f.len == 8 && !memcmp(f.data, "host", 5),
+	ok(prec_rec_feature__parse(buf, n, &f) == 0 && f.feat == PREC_FEAT_HOSTNAME && f.len == 8 &&
+	       !memcmp(f.data, "host", 5),
 	   "HEADER_FEATURE: number and payload");
 	truncations("HEADER_FEATURE", D_FEATURE, buf, n, 16);
 
@@ -479,7 +504,7 @@ static void test_header_records(void)
 	put("cycles\0", 8);
 	n = end();
 	ok(prec_rec_event_update__parse(buf, n, &u) == 0 && u.type == PREC_EVENT_UPDATE_NAME &&
-		   u.id == 7 && u.len == 8 && !strcmp(u.data, "cycles"),
+	       u.id == 7 && u.len == 8 && !strcmp(u.data, "cycles"),
 	   "EVENT_UPDATE: type, id, data");
 	truncations("EVENT_UPDATE", D_EVENT_UPDATE, buf, n, 24);
 
