@@ -49,9 +49,21 @@ enum prec_user_record {
 };
 
 #define PREC_REC_USER_START 64
+/* Readers take a type at or above this for garbage, not for a newer perf's record. */
+#define PREC_REC_TYPE_LIMIT 128
 
 /* misc of a HEADER_BUILD_ID record / BUILD_ID feature entry: the size byte is valid */
 #define PREC_MISC_BUILD_ID_SIZE (1U << 15)
+
+/*
+ * The one build-id size of the format: the bytes a build-id occupies in an MMAP2 record in
+ * build-id form, a HEADER_BUILD_ID record and a BUILD_ID feature entry.  A longer build-id
+ * does not fit any of them.
+ */
+#define PREC_BUILD_ID_SIZE 20
+
+/* EVENT_UPDATE: the update that names an event (perf's PERF_EVENT_UPDATE__NAME). */
+#define PREC_EVENT_UPDATE_NAME 2
 
 /* Header feature numbers (bit numbers in the file header bitmap). */
 enum prec_feature {

@@ -18,9 +18,7 @@
 #include "prec_log.h"
 #include "prec_writer.h"
 
-#define BUILD_ID_MAX 20
 #define NAME_ALIGN 64
-#define MISC_BUILD_ID_SIZE (1U << 15) /* perf: the entry's size byte is valid */
 
 /* One BUILD_ID entry; a keyset key, so its padding is zeroed. */
 struct bid_key {
@@ -29,7 +27,7 @@ struct bid_key {
 	uint16_t misc; /* cpumode */
 	uint8_t size;
 	uint8_t pad;
-	uint8_t id[BUILD_ID_MAX];
+	uint8_t id[PREC_BUILD_ID_SIZE];
 	uint32_t pad2;
 };
 
@@ -44,15 +42,15 @@ struct conv {
 };
 
 static int add_build_id(struct conv *c, int32_t pid, uint16_t cpumode, const uint8_t *id,
-			size_t size, const char *name, size_t name_len)
+			size_t size, const char *name)
 {
 	struct bid_key k;
 	long rc;
 
-	if (!size || size > BUILD_ID_MAX || !name_len)
+	if (!size || size > PREC_BUILD_ID_SIZE)
 		return 0;
 	memset(&k, 0, sizeof(k));
-	k.name = prec_strset__intern_n(&c->names, name, strnlen(name, name_len));
+	k.name = prec_strset__intern(&c->names, name);
 	if (!k.name)
 		return -ENOMEM;
 	k.pid = pid;
@@ -63,56 +61,29 @@ static int add_build_id(struct conv *c, int32_t pid, uint16_t cpumode, const uin
 	return rc < 0 ? (int)rc : 0;
 }
 
-/*
- * A HEADER_BUILD_ID record or a BUILD_ID feature entry: header, s32 pid, u8 id[20], u8 size,
- * 3 reserved, NUL-terminated name.  Entries without the size byte hold a 20-byte id.
- */
-static int add_build_id_entry(struct conv *c, const unsigned char *p, size_t size)
+/* A HEADER_BUILD_ID record; a malformed one is left out. */
+static int add_build_id_record(struct conv *c, const struct prec_record *rec)
 {
-	struct perf_event_header h;
-	int32_t pid;
-	size_t idsize;
+	struct prec_rec_build_id b;
 
-	if (size < 36)
+	if (prec_rec_build_id__parse(rec->data, rec->size, &b))
 		return 0;
-	memcpy(&h, p, sizeof(h));
-	memcpy(&pid, p + 8, 4);
-	idsize = (h.misc & MISC_BUILD_ID_SIZE) ? p[32] : BUILD_ID_MAX;
-	return add_build_id(c, pid, h.misc & PERF_RECORD_MISC_CPUMODE_MASK, p + 12, idsize,
-			    (const char *)p + 36, size - 36);
+	return add_build_id(c, b.pid, b.cpumode, b.id, b.size, b.filename);
 }
 
-/* The input's BUILD_ID feature (file form): entries back to back, each as long as it says. */
+/* The input's BUILD_ID feature (file form); malformed entries are left out. */
 static int add_build_id_feature(struct conv *c)
 {
-	const unsigned char *p;
-	struct perf_event_header h;
-	size_t len, off = 0;
-	int err;
+	struct prec_rec_build_id b;
+	const void *p;
+	size_t len = 0, off = 0;
+	int rc, err = 0;
 
 	p = prec_reader__feature(c->r, PREC_FEAT_BUILD_ID, &len);
-	while (p && len - off >= sizeof(h)) {
-		memcpy(&h, p + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size > len - off)
-			break;
-		err = add_build_id_entry(c, p + off, h.size);
-		if (err)
-			return err;
-		off += h.size;
-	}
-	return 0;
-}
-
-/* An MMAP2 record in build-id form (misc bit 14): the id replaces device and inode. */
-static int add_mmap2_build_id(struct conv *c, const struct prec_record *rec)
-{
-	const unsigned char *p = rec->data;
-
-	if (!(rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || rec->size <= 72)
-		return 0;
-	/* a claimed size above 20 is a kernel bug's dev/inode, not a build-id */
-	return add_build_id(c, -1, rec->misc & PERF_RECORD_MISC_CPUMODE_MASK, p + 44, p[40],
-			    (const char *)p + 72, rec->size - 72u);
+	while (!err && (rc = prec_build_id_feature__next(p, len, &off, &b)) != 0)
+		if (rc > 0)
+			err = add_build_id(c, b.pid, b.cpumode, b.id, b.size, b.filename);
+	return err;
 }
 
 /* EVENT_DESC from the events as the reader knows them, names included. */
@@ -146,7 +117,7 @@ static int set_build_ids(struct conv *c)
 		const struct bid_key *k = prec_keyset__key(&c->bids, i);
 		size_t n = strlen(k->name) + 1;
 		size_t padded = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
-		struct perf_event_header h = {0, (uint16_t)(k->misc | MISC_BUILD_ID_SIZE),
+		struct perf_event_header h = {0, (uint16_t)(k->misc | PREC_MISC_BUILD_ID_SIZE),
 					      (uint16_t)(36 + padded)};
 		unsigned char fixed[28];
 
@@ -154,7 +125,7 @@ static int set_build_ids(struct conv *c)
 			continue;
 		memset(fixed, 0, sizeof(fixed));
 		memcpy(fixed, &k->pid, 4);
-		memcpy(fixed + 4, k->id, BUILD_ID_MAX);
+		memcpy(fixed + 4, k->id, PREC_BUILD_ID_SIZE);
 		fixed[24] = k->size;
 		err = prec_buf__append(&b, &h, sizeof(h));
 		if (!err)
@@ -220,6 +191,7 @@ static int refuse(const char *what)
 /* Handle one record: written, dropped, or its facts taken. */
 static int take(struct conv *c, const struct prec_record *rec, size_t nr_evsels)
 {
+	struct prec_mmap2 m;
 	int idx, err;
 
 	switch (rec->type) {
@@ -232,7 +204,7 @@ static int take(struct conv *c, const struct prec_record *rec, size_t nr_evsels)
 	case PREC_REC_COMPRESSED:	 /* its records follow */
 		return 0;
 	case PREC_REC_HEADER_BUILD_ID:
-		return add_build_id_entry(c, rec->data, rec->size);
+		return add_build_id_record(c, rec);
 	case PREC_REC_HEADER_TRACING_DATA:
 		return refuse("tracepoint data");
 	case PREC_REC_AUXTRACE:
@@ -247,11 +219,17 @@ static int take(struct conv *c, const struct prec_record *rec, size_t nr_evsels)
 							 rec->data, rec->size));
 		break;
 	case PERF_RECORD_MMAP2:
-		err = add_mmap2_build_id(c, rec);
-		if (err)
-			return err;
-		if ((rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && rec->size > 40 &&
-		    ((const unsigned char *)rec->data)[40] > BUILD_ID_MAX) {
+		if (prec_rec_mmap__parse(rec->data, rec->size, &m))
+			break; /* carried over as it is */
+		/* in build-id form the id replaces device and inode */
+		if (m.has_build_id) {
+			err = add_build_id(c, -1, rec->misc & PERF_RECORD_MISC_CPUMODE_MASK,
+					   m.build_id, m.build_id_size, m.filename);
+			if (err)
+				return err;
+		} else if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			/* the flag over device and inode (a kernel bug, see prec_record.h):
+			 * cleared, or perf reads them as a build-id */
 			uint16_t misc = rec->misc & ~PERF_RECORD_MISC_MMAP_BUILD_ID;
 
 			memcpy(c->fixed, rec->data, rec->size);

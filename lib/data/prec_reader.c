@@ -41,7 +41,6 @@
 #define MAX_FEATURE_SIZE (64U << 20)
 #define NO_LIMIT UINT64_MAX
 /* Types at or above this are garbage: perf 6.1 stops at 82, newer perf adds a few. */
-#define PREC_REC_TYPE_LIMIT 128
 #define MAX_READ_AHEAD (32U << 20) /* bytes of header records prec_reader__read_header() keeps */
 #define RELEASE_STEP (1U << 20) /* bytes of a mapped file given back at a time */
 
@@ -967,23 +966,15 @@ static int next_decompressed(struct prec_reader *r, struct prec_record *ret)
 static void absorb_header_attr(struct prec_reader *r, const unsigned char *p, size_t size,
 			       uint64_t off)
 {
-	uint32_t asz;
-	size_t nids;
+	struct prec_rec_attr a;
 	int err;
 
-	if (size < 8 + 64) {
-		prec_warn("offset %#" PRIx64 ": HEADER_ATTR too short; ignored", off);
+	if (prec_rec_attr__parse(p, size, &a)) {
+		prec_warn("offset %#" PRIx64 ": HEADER_ATTR too short or with a bad attr size; "
+			  "ignored", off);
 		return;
 	}
-	memcpy(&asz, p + 8 + 4, 4);
-	if (!asz)
-		asz = 64;
-	if (asz < 64 || (asz & 7) || asz > size - 8) {
-		prec_warn("offset %#" PRIx64 ": HEADER_ATTR with bad attr size %u; ignored", off, asz);
-		return;
-	}
-	nids = (size - 8 - asz) / 8;
-	err = add_evsel(r, p + 8, asz, p + 8 + asz, nids);
+	err = add_evsel(r, &a.attr, sizeof(a.attr), a.ids, a.nr_ids);
 	if (err)
 		prec_warn("offset %#" PRIx64 ": HEADER_ATTR not taken (%s)", off, strerror(-err));
 }
@@ -991,13 +982,14 @@ static void absorb_header_attr(struct prec_reader *r, const unsigned char *p, si
 static void absorb_header_feature(struct prec_reader *r, const unsigned char *p, size_t size,
 				  uint64_t off)
 {
+	struct prec_rec_feature f;
 	uint64_t feat;
 
-	if (size < 16) {
+	if (prec_rec_feature__parse(p, size, &f)) {
 		prec_warn("offset %#" PRIx64 ": HEADER_FEATURE too short; ignored", off);
 		return;
 	}
-	memcpy(&feat, p + 8, 8);
+	feat = f.feat;
 	if (feat == PREC_FEAT_LAST) {
 		r->features_ended = true;
 		return;
@@ -1008,27 +1000,24 @@ static void absorb_header_feature(struct prec_reader *r, const unsigned char *p,
 		prec_warn("offset %#" PRIx64 ": unknown feature %" PRIu64 "; ignored", off, feat);
 		return;
 	}
-	if (store_feature(r, (unsigned int)feat, p + 16, size - 16))
+	if (store_feature(r, (unsigned int)feat, f.data, f.len))
 		prec_warn("offset %#" PRIx64 ": out of memory storing a feature", off);
 }
 
 static void absorb_event_update(struct prec_reader *r, const unsigned char *p, size_t size)
 {
-	uint64_t type, id;
+	struct prec_rec_event_update u;
 	char name[256];
 	size_t n;
 	int idx;
 
-	if (size < 24)
+	if (prec_rec_event_update__parse(p, size, &u) || u.type != PREC_EVENT_UPDATE_NAME ||
+	    ensure_ids(r))
 		return;
-	memcpy(&type, p + 8, 8);
-	memcpy(&id, p + 16, 8);
-	if (type != 2 || ensure_ids(r)) /* PERF_EVENT_UPDATE__NAME */
-		return;
-	n = size - 24 < sizeof(name) - 1 ? size - 24 : sizeof(name) - 1;
-	memcpy(name, p + 24, n);
+	n = u.len < sizeof(name) - 1 ? u.len : sizeof(name) - 1;
+	memcpy(name, u.data, n);
 	name[n] = 0;
-	idx = r->nr_evsels == 1 ? 0 : find_id(r, id);
+	idx = r->nr_evsels == 1 ? 0 : find_id(r, u.id);
 	if (idx >= 0)
 		set_name(r, (size_t)idx, name);
 }
@@ -1106,16 +1095,9 @@ static int next_outer(struct prec_reader *r, struct prec_record *ret)
 		r->z_active = true;
 		break;
 	case PREC_REC_HEADER_TRACING_DATA:
-		if (h.size >= 16) {
-			uint32_t sz;
-
-			memcpy(&sz, p + 8, 4);
-			r->skip = ((uint64_t)sz + 7) & ~7ULL;
-		}
-		break;
 	case PREC_REC_AUXTRACE:
-		if (h.size >= 16)
-			memcpy(&r->skip, p + 8, 8);
+		if (prec_rec_oob__parse(p, h.size, &r->skip))
+			r->skip = 0;
 		break;
 	case PREC_REC_HEADER_ATTR:
 		absorb_header_attr(r, p, h.size, off);

@@ -24,6 +24,7 @@
 
 #include <linux/perf_event.h>
 
+#include "prec_record.h"
 #include "prec_sample.h"
 
 struct prec_reader;

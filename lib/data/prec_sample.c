@@ -10,13 +10,6 @@
 
 #include "prec_sample.h"
 
-#ifndef PERF_FORMAT_LOST
-#define PERF_FORMAT_LOST (1U << 4)
-#endif
-#ifndef PERF_SAMPLE_WEIGHT_STRUCT
-#define PERF_SAMPLE_WEIGHT_STRUCT (1U << 24)
-#endif
-
 unsigned int prec_popcount64(uint64_t v)
 {
 	return (unsigned int)__builtin_popcountll(v);
@@ -123,15 +116,23 @@ static const uint64_t *cur_take_u64s(struct cursor *c, uint64_t count)
 	return cur_take(c, count * 8);
 }
 
-static size_t read_format_size(uint64_t rf)
+size_t prec_read_format_size(uint64_t read_format, const void *p, size_t avail)
 {
+	uint64_t rf = read_format, nr;
 	size_t per = 8 + ((rf & PERF_FORMAT_ID) ? 8 : 0) + ((rf & PERF_FORMAT_LOST) ? 8 : 0);
-	size_t hdr = ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 8 : 0) +
-		     ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 8 : 0);
+	size_t n = ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 8 : 0) +
+		   ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 8 : 0);
 
-	if (rf & PERF_FORMAT_GROUP)
-		return 8 + hdr; /* plus nr * per, computed at parse time */
-	return hdr + per;
+	if (!(rf & PERF_FORMAT_GROUP))
+		return n + per <= avail ? n + per : 0;
+	/* nr, the times, then nr values */
+	n += 8;
+	if (avail < n)
+		return 0;
+	memcpy(&nr, p, 8);
+	if (nr > (avail - n) / per)
+		return 0;
+	return n + nr * per;
 }
 
 int prec_sample__parse(const struct prec_sample_layout *l, const void *rec, size_t size,
@@ -166,20 +167,10 @@ int prec_sample__parse(const struct prec_sample_layout *l, const void *rec, size
 	ret->read = NULL;
 	ret->read_size = 0;
 	if (t & PERF_SAMPLE_READ) {
-		size_t n = read_format_size(l->read_format);
+		size_t n = c.err ? 0 : prec_read_format_size(l->read_format, c.p, c.left);
 
-		if (l->read_format & PERF_FORMAT_GROUP) {
-			uint64_t nr;
-			size_t per = 8 + ((l->read_format & PERF_FORMAT_ID) ? 8 : 0) +
-				     ((l->read_format & PERF_FORMAT_LOST) ? 8 : 0);
-
-			if (c.left < n)
-				return -EBADMSG;
-			memcpy(&nr, c.p, 8);
-			if (nr > (c.left - n) / per)
-				return -EBADMSG;
-			n += nr * per;
-		}
+		if (!n)
+			return -EBADMSG;
 		ret->read_size = n;
 		ret->read = cur_take(&c, n);
 	}
@@ -504,43 +495,4 @@ long prec_sample__encode(const struct prec_sample_layout *l, const struct prec_s
 	if (w.err)
 		return w.err;
 	return (long)(w.p - start);
-}
-
-int prec_mmap2__parse(const void *rec, size_t size, struct prec_mmap2 *ret)
-{
-	const unsigned char *p = rec;
-	struct perf_event_header h;
-	struct cursor c;
-	const unsigned char *u;
-
-	/* header 8, pid/tid 8, addr/len/pgoff 24, the 24-byte union, prot/flags 8, a name */
-	if (size < 73)
-		return -EBADMSG;
-	memcpy(&h, p, sizeof(h));
-	if (h.type != PERF_RECORD_MMAP2 || h.size < 73 || h.size > size ||
-	    !memchr(p + 72, 0, h.size - 72u))
-		return -EBADMSG;
-	memset(ret, 0, sizeof(*ret));
-	c = (struct cursor){ p + 8, 64, 0 };
-	cur_u32x2(&c, &ret->pid, &ret->tid);
-	ret->addr = cur_u64(&c);
-	ret->len = cur_u64(&c);
-	ret->pgoff = cur_u64(&c);
-	u = c.p;
-	/* the flag alone does not say (see the header): a build-id is 1 to 20 bytes, with zero
-	 * reserved bytes after its size; anything else there is a device number */
-	if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && u[0] && u[0] <= 20 && !u[1] && !u[2] &&
-	    !u[3]) {
-		ret->has_build_id = true;
-		ret->build_id_size = u[0];
-		memcpy(ret->build_id, u + 4, 20);
-		cur_take(&c, 24);
-	} else {
-		cur_u32x2(&c, &ret->maj, &ret->min);
-		ret->ino = cur_u64(&c);
-		ret->ino_generation = cur_u64(&c);
-	}
-	cur_u32x2(&c, &ret->prot, &ret->flags);
-	ret->filename = (const char *)p + 72;
-	return 0;
 }

@@ -109,30 +109,12 @@ void prec_sample_id__encode(const struct prec_sample_layout *l, const struct pre
 long prec_sample__encode(const struct prec_sample_layout *l, const struct prec_sample *s,
 			 void *out, size_t cap);
 
-/* The body of an MMAP2 record (PERF_RECORD_MMAP2), for the writer and the decoder. */
-struct prec_mmap2 {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-	uint32_t maj, min;
-	uint64_t ino, ino_generation;
-	bool has_build_id; /* then build_id/build_id_size replace maj..ino_generation */
-	uint8_t build_id_size;
-	uint8_t build_id[20];
-	uint32_t prot, flags;
-	const char *filename;
-};
-
 /*
- * Decode the MMAP2 record at `rec` (header included; `size` bytes are readable there, the
- * record's own size is taken from its header; any alignment).  ret->filename points into
- * `rec`.  Returns 0, or -EBADMSG when the record is not an MMAP2, is longer than `size` or
- * too short, or its filename is not NUL-terminated inside it.
- * The build-id flag in misc is not trusted alone: while one listener asks for build-ids,
- * kernels up to at least 6.18 set it in the records of every listener, over device and
- * inode.  A flagged record whose size byte is 0 or above 20, or whose three reserved bytes
- * after it are not zero, is decoded as device and inode (has_build_id false).
+ * Bytes of the read_format block (PERF_SAMPLE_READ, the READ record) at `p`, of which `avail`
+ * are readable: with PERF_FORMAT_GROUP its count of values is read there.  0 when the block
+ * does not fit.
  */
-int prec_mmap2__parse(const void *rec, size_t size, struct prec_mmap2 *ret);
+size_t prec_read_format_size(uint64_t read_format, const void *p, size_t avail);
 
 /* The earliest and the latest of a set of sample times (0 and 0: none yet). */
 struct prec_time_range {

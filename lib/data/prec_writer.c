@@ -584,8 +584,9 @@ int prec_writer__add_mmap2(struct prec_writer *w, uint16_t misc, const struct pr
 	memcpy(body + 8, u64, 24);
 	if (m->has_build_id) {
 		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
-		body[32] = m->build_id_size > 20 ? 20 : m->build_id_size;
-		memcpy(body + 36, m->build_id, 20);
+		body[32] = m->build_id_size > PREC_BUILD_ID_SIZE ? PREC_BUILD_ID_SIZE
+								  : m->build_id_size;
+		memcpy(body + 36, m->build_id, PREC_BUILD_ID_SIZE);
 	} else {
 		u32[0] = m->maj;
 		u32[1] = m->min;
@@ -724,7 +725,7 @@ int prec_writer__add_build_id(struct prec_writer *w, uint16_t cpumode, int32_t p
 
 	if (err)
 		return err;
-	if (len > 20 || !filename[0])
+	if (len > PREC_BUILD_ID_SIZE || !filename[0])
 		return -EINVAL;
 	/* pid, build_id[20], its size, 3 reserved; "has size" in misc (perf's 0x8000) */
 	memset(body, 0, sizeof(body));

@@ -35,6 +35,7 @@
 
 #include <linux/perf_event.h>
 
+#include "prec_record.h"
 #include "prec_sample.h"
 
 #define PREC_WRITER_CHUNK (32 * 1024) /* raw bytes per COMPRESSED record, at most */

@@ -49,7 +49,7 @@ static int note_in(Elf_Data *d, struct prec_buildid *ret)
 	while (off < d->d_size && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 		    !memcmp((const char *)d->d_buf + name_off, "GNU", 4)) {
-			if (!nh.n_descsz || nh.n_descsz > PREC_BUILDID_MAX)
+			if (!nh.n_descsz || nh.n_descsz > PREC_BUILD_ID_SIZE)
 				return -ENODATA;
 			memset(ret, 0, sizeof(*ret));
 			memcpy(ret->id, (const char *)d->d_buf + desc_off, nh.n_descsz);

@@ -22,18 +22,19 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PREC_BUILDID_MAX 20 /* bytes perf's records hold */
+#include "prec_abi.h"
+
 #define PREC_BUILDID_CACHE_DEFAULT 4096 /* files */
 
 struct prec_buildid {
-	uint8_t id[PREC_BUILDID_MAX]; /* zero past len */
+	uint8_t id[PREC_BUILD_ID_SIZE]; /* zero past len */
 	uint8_t len; /* 0: the file has none we can use */
 };
 
 /*
  * The build-id note of the ELF file open on `fd` (read with pread/mmap; the offset is not
  * used).  0, -ENOEXEC (not ELF), -ENODATA (no NT_GNU_BUILD_ID note, or one longer than
- * PREC_BUILDID_MAX bytes), or -EIO (libelf could not read it).  *ret is set only on success.
+ * PREC_BUILD_ID_SIZE bytes), or -EIO (libelf could not read it).  *ret is set only on success.
  */
 int prec_buildid_read_fd(int fd, struct prec_buildid *ret);
 

@@ -5,6 +5,7 @@
  * forever (never masked) and are reduced with `mask` only to index the data area; the
  * kernel writes 8-byte-aligned records of 8..65535 bytes, but we check every header anyway
  * and treat a bad one as garbage: everything up to head is skipped and counted in `bad`.
+ * The counts read only headers, and the body of LOST through lib/data's decoder.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -15,6 +16,7 @@
 
 #include <linux/perf_event.h>
 
+#include "prec_record.h"
 #include "prec_ring.h"
 
 struct prec_ring {
@@ -93,10 +95,10 @@ static void ring_copy(const struct prec_ring *r, uint64_t pos, void *dst, size_t
 		memcpy((unsigned char *)dst + first, r->data, n - first);
 }
 
-static void count(struct prec_ring *r, uint64_t pos, const struct perf_event_header *h,
-		  struct prec_ring_stats *st)
+/* Count the record `rec` (contiguous, `h` its header) in. */
+static void count(const struct perf_event_header *h, const void *rec, struct prec_ring_stats *st)
 {
-	uint64_t lost[2];
+	struct prec_rec_lost lost;
 
 	st->records++;
 	st->bytes += h->size;
@@ -106,10 +108,8 @@ static void count(struct prec_ring *r, uint64_t pos, const struct perf_event_hea
 		break;
 	case PERF_RECORD_LOST:
 		st->lost_records++;
-		if (h->size >= 24) {
-			ring_copy(r, pos + 8, lost, 16);
-			st->lost += lost[1];
-		}
+		if (!prec_rec_lost__parse(rec, h->size, &lost))
+			st->lost += lost.lost;
 		break;
 	case PERF_RECORD_THROTTLE:
 		st->throttles++;
@@ -161,7 +161,7 @@ int prec_ring__drain(struct prec_ring *r, prec_ring_fn fn, void *ctx, struct pre
 				publish_tail(r, pos);
 			}
 			ring_copy(r, pos, r->bounce, h.size);
-			count(r, pos, &h, st);
+			count(&h, r->bounce, st);
 			rc = fn(ctx, r->bounce, h.size);
 			pos += h.size;
 			run = pos;
@@ -170,7 +170,7 @@ int prec_ring__drain(struct prec_ring *r, prec_ring_fn fn, void *ctx, struct pre
 			publish_tail(r, pos);
 			continue;
 		}
-		count(r, pos, &h, st);
+		count(&h, r->data + off, st);
 		pos += h.size;
 		if (off + h.size == r->size) {
 			/* the run ends exactly at the end of the buffer */

@@ -307,7 +307,7 @@ static int write_run(struct prec_session *s, const unsigned char *p, size_t len)
 		if (h.size < sizeof(h) || h.size > len - off)
 			break; /* the ring checked the run: not reached */
 		if (h.type == PERF_RECORD_MMAP2 && !(h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
-		    !prec_mmap2__parse(p + off, h.size, &m))
+		    !prec_rec_mmap__parse(p + off, h.size, &m))
 			err = prec_synth_build_id(s->w, s->bids, h.misc, &m);
 	}
 	for (off = 0; !err && len - off >= sizeof(h); off += h.size) {
@@ -323,7 +323,7 @@ static int write_run(struct prec_session *s, const unsigned char *p, size_t len)
 		memcpy(fixed, p + off, h.size);
 		memcpy(fixed, &h, sizeof(h));
 		err = prec_writer__add_raw(s->w, p + start, off - start);
-		if (!err && !prec_mmap2__parse(fixed, h.size, &m))
+		if (!err && !prec_rec_mmap__parse(fixed, h.size, &m))
 			err = prec_synth_build_id(s->w, s->bids, h.misc, &m);
 		if (!err)
 			err = prec_writer__add_raw(s->w, fixed, h.size);

@@ -9,7 +9,8 @@
  * new ones until the process is sampled in user mode (samples inside execve after the COMM
  * still carry the old image's user stack; perf never drops them).  A forked process shares
  * its parent's map array until one of the two changes its maps (most exec before they do:
- * the copy was never needed).  Record bodies are bounds-checked before any field is read.
+ * the copy was never needed).  Record bodies are read by lib/data's decoders (prec_record.h),
+ * which check them against the record's size.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@
 
 #include "prec_buf.h"
 #include "prec_machine.h"
-#include "prec_sample.h"
+#include "prec_record.h"
 
 #define PREC_RECENT_THREADS 64
 
@@ -306,7 +307,7 @@ static int mspace_insert(struct prec_mspace *ms, const struct prec_map *nm)
 	return 0;
 }
 
-/* The interned copy of a build-id (at most PREC_BUILD_ID_MAX bytes used), or NULL on
+/* The interned copy of a build-id (at most PREC_BUILD_ID_SIZE bytes used), or NULL on
  * -ENOMEM. */
 static const struct prec_build_id *bid_intern(struct prec_machine *m, const uint8_t *id,
 					      size_t len)
@@ -316,7 +317,7 @@ static const struct prec_build_id *bid_intern(struct prec_machine *m, const uint
 	long i;
 
 	memset(&k, 0, sizeof(k));
-	k.len = (uint8_t)(len > PREC_BUILD_ID_MAX ? PREC_BUILD_ID_MAX : len);
+	k.len = (uint8_t)(len > PREC_BUILD_ID_SIZE ? PREC_BUILD_ID_SIZE : len);
 	memcpy(k.id, id, k.len);
 	i = prec_keyset__find(&m->bid_ids, &k);
 	if (i >= 0)
@@ -372,34 +373,13 @@ static void attach_build_id(struct prec_machine *m, struct prec_map *map)
 	map->build_id = m->bids[idx];
 }
 
-/* A NUL-terminated string at `off` inside the record, or NULL if it is not terminated. */
-static const char *rec_string(const unsigned char *rec, size_t size, size_t off)
-{
-	if (off >= size || !memchr(rec + off, 0, size - off))
-		return NULL;
-	return (const char *)rec + off;
-}
-
-/* An MMAP record (the form before MMAP2: no file identity) as the MMAP2 decoder gives it. */
-static int parse_mmap(const unsigned char *p, size_t size, struct prec_mmap2 *ret)
-{
-	memset(ret, 0, sizeof(*ret));
-	memcpy(&ret->pid, p + 8, 4);
-	memcpy(&ret->tid, p + 12, 4);
-	memcpy(&ret->addr, p + 16, 8);
-	memcpy(&ret->len, p + 24, 8);
-	memcpy(&ret->pgoff, p + 32, 8);
-	ret->filename = rec_string(p, size, 40);
-	return ret->filename ? 0 : -EBADMSG;
-}
-
-static int do_mmap(struct prec_machine *m, uint32_t type, const unsigned char *p, size_t size)
+static int do_mmap(struct prec_machine *m, const void *rec, size_t size)
 {
 	struct prec_map nm = { 0 };
 	struct prec_mmap2 r;
 	struct prec_mspace *ms;
 
-	if (type == PERF_RECORD_MMAP2 ? prec_mmap2__parse(p, size, &r) : parse_mmap(p, size, &r))
+	if (prec_rec_mmap__parse(rec, size, &r))
 		return -EBADMSG;
 	if (r.len == 0 || r.addr + r.len < r.addr)
 		return 0; /* nothing mapped, or nonsense: ignore rather than fail the report */
@@ -430,24 +410,20 @@ static int do_mmap(struct prec_machine *m, uint32_t type, const unsigned char *p
 	return mspace_insert(ms, &nm);
 }
 
-static int do_comm(struct prec_machine *m, uint16_t misc, const unsigned char *p, size_t size)
+static int do_comm(struct prec_machine *m, const void *rec, size_t size)
 {
+	struct prec_rec_comm c;
 	struct prec_thread *t;
-	const char *name;
-	uint32_t pid, tid;
 
-	memcpy(&pid, p + 8, 4);
-	memcpy(&tid, p + 12, 4);
-	name = rec_string(p, size, 16);
-	if (!name)
+	if (prec_rec_comm__parse(rec, size, &c))
 		return -EBADMSG;
-	t = prec_machine__thread(m, pid, tid);
+	t = prec_machine__thread(m, c.pid, c.tid);
 	if (!t)
 		return -ENOMEM;
-	t->comm = prec_strset__intern(&m->strs, name);
+	t->comm = prec_strset__intern(&m->strs, c.comm);
 	if (!t->comm)
 		return -ENOMEM;
-	if (misc & PERF_RECORD_MISC_COMM_EXEC) {
+	if (c.exec) {
 		/* the new image's mappings follow; the old ones wait behind them */
 		vec_put(t->ms->old_vec);
 		t->ms->old_vec = t->ms->vec;
@@ -461,21 +437,19 @@ static int do_comm(struct prec_machine *m, uint16_t misc, const unsigned char *p
 	return 0;
 }
 
-static int do_fork(struct prec_machine *m, const unsigned char *p)
+static int do_fork(struct prec_machine *m, const void *rec, size_t size)
 {
-	uint32_t pid, ppid, tid, ptid;
 	struct prec_thread *parent, *child;
+	struct prec_rec_fork f;
 	bool is_new = false;
 
-	memcpy(&pid, p + 8, 4);
-	memcpy(&ppid, p + 12, 4);
-	memcpy(&tid, p + 16, 4);
-	memcpy(&ptid, p + 20, 4);
-	parent = prec_machine__thread(m, ppid, ptid);
+	if (prec_rec_fork__parse(rec, size, &f) || f.exit)
+		return -EBADMSG;
+	parent = prec_machine__thread(m, f.ppid, f.ptid);
 	if (!parent)
 		return -ENOMEM;
-	if (pid != ppid) {
-		struct prec_mspace *ms = mspace_of(m, pid, &is_new);
+	if (f.pid != f.ppid) {
+		struct prec_mspace *ms = mspace_of(m, f.pid, &is_new);
 
 		if (!ms)
 			return -ENOMEM;
@@ -489,7 +463,7 @@ static int do_fork(struct prec_machine *m, const unsigned char *p)
 			changed(m, ms);
 		}
 	}
-	child = prec_machine__thread(m, pid, tid);
+	child = prec_machine__thread(m, f.pid, f.tid);
 	if (!child)
 		return -ENOMEM;
 	child->comm = parent->comm;
@@ -499,17 +473,15 @@ static int do_fork(struct prec_machine *m, const unsigned char *p)
 int prec_machine__process(struct prec_machine *m, uint32_t type, uint16_t misc, const void *rec,
 			  size_t size)
 {
-	const unsigned char *p = rec;
-
+	(void)misc; /* the decoders read type and misc from the record itself */
 	switch (type) {
 	case PERF_RECORD_MMAP:
-		return size < 41 ? -EBADMSG : do_mmap(m, type, p, size);
 	case PERF_RECORD_MMAP2:
-		return do_mmap(m, type, p, size);
+		return do_mmap(m, rec, size);
 	case PERF_RECORD_COMM:
-		return size < 17 ? -EBADMSG : do_comm(m, misc, p, size);
+		return do_comm(m, rec, size);
 	case PERF_RECORD_FORK:
-		return size < 32 ? -EBADMSG : do_fork(m, p);
+		return do_fork(m, rec, size);
 	default:
 		return 0;
 	}

@@ -18,15 +18,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prec_abi.h"
 #include "prec_hash.h"
 
 #define PREC_PID_KERNEL UINT32_MAX /* pid -1 in MMAP records */
-#define PREC_BUILD_ID_MAX 20
 
 /* A build-id, interned by the machine: equal ids, one pointer. */
 struct prec_build_id {
 	uint8_t len;
-	uint8_t id[PREC_BUILD_ID_MAX];
+	uint8_t id[PREC_BUILD_ID_SIZE];
 };
 
 struct prec_map {
@@ -74,8 +74,9 @@ void prec_machine__free(struct prec_machine *m); /* NULL-safe */
 
 /*
  * Apply one kernel side record (COMM, MMAP, MMAP2, FORK, EXIT; others are ignored): `rec`
- * points to the whole record, header included, `size` bytes.  Returns 0, -EBADMSG for a
- * record too short for its type, or -ENOMEM.
+ * points to the whole record, header included, `size` bytes; `type` and `misc` are its
+ * header's.  Returns 0, -EBADMSG for a record too short or corrupt for its type (see
+ * prec_record.h), or -ENOMEM.
  */
 int prec_machine__process(struct prec_machine *m, uint32_t type, uint16_t misc, const void *rec,
 			  size_t size);

@@ -85,11 +85,11 @@ static void open_alt(struct prec_dso *d, struct prec_dwarf *w, Elf *elf, const c
 	const uint8_t *bid;
 	size_t bid_len, i;
 	const char *link = prec_elf_altlink(elf, &bid, &bid_len), *slash;
-	char buf[PATH_MAX], hex[2 * PREC_BUILD_ID_MAX + 1];
+	char buf[PATH_MAX], hex[2 * PREC_FILE_BUILD_ID_MAX + 1];
 
 	if (!link)
 		return;
-	if (bid_len > PREC_BUILD_ID_MAX)
+	if (bid_len > PREC_FILE_BUILD_ID_MAX)
 		bid_len = 0;
 	if (link[0] == '/') {
 		if (o->symfs &&

@@ -75,7 +75,7 @@ static void find_build_id_in(Elf_Data *data, struct prec_elf *pe)
 	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 		    !memcmp((const char *)data->d_buf + name_off, "GNU", 4) && nh.n_descsz > 0 &&
-		    nh.n_descsz <= PREC_BUILD_ID_MAX) {
+		    nh.n_descsz <= PREC_FILE_BUILD_ID_MAX) {
 			memcpy(pe->build_id, (const char *)data->d_buf + desc_off, nh.n_descsz);
 			pe->build_id_len = (uint8_t)nh.n_descsz;
 			return;

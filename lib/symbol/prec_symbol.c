@@ -267,7 +267,7 @@ struct dso_key {
 	uint8_t kind;
 	uint8_t bid_len;
 	uint8_t pad[2];
-	uint8_t bid[PREC_BUILD_ID_MAX];
+	uint8_t bid[PREC_FILE_BUILD_ID_MAX];
 	/* without a build-id: the recorded device and inode (not the generation, which maps
 	 * read from /proc lack: they and the kernel's records of the file are one DSO) */
 	uint32_t maj, min;
@@ -442,7 +442,7 @@ struct prec_dso *prec_symtab__dso_file(struct prec_symtab *st, const char *path,
 	if (!k.path)
 		return NULL;
 	if (build_id && build_id_len) {
-		if (build_id_len > PREC_BUILD_ID_MAX) {
+		if (build_id_len > PREC_FILE_BUILD_ID_MAX) {
 			k.bid_len = 0xff;
 		} else {
 			k.bid_len = (uint8_t)build_id_len;
@@ -593,7 +593,7 @@ static bool expected_build_id(const struct prec_dso *d, const uint8_t **ret, siz
 		    prec_build_id_match(d->build_id, d->build_id_len, d->file_build_id,
 					d->file_build_id_len))
 			*ret_len = d->file_build_id_len;
-		else if (*ret_len == 20 && !memcmp(d->build_id + 16, zero4, 4))
+		else if (*ret_len == PREC_BUILD_ID_SIZE && !memcmp(d->build_id + 16, zero4, 4))
 			*ret_len = 16;
 		return true;
 	}
@@ -649,7 +649,7 @@ enum prec_open_result prec_dso__open_debug_file(struct prec_dso *d, struct prec_
 	const struct prec_symtab_opts *o = &d->st->opts;
 	const uint8_t *bid = NULL;
 	size_t bid_len = 0, i;
-	char path[PATH_MAX], hex[2 * PREC_BUILD_ID_MAX + 1], dir[PATH_MAX];
+	char path[PATH_MAX], hex[2 * PREC_FILE_BUILD_ID_MAX + 1], dir[PATH_MAX];
 	const char *slash;
 
 	if (expected_build_id(d, &bid, &bid_len)) {

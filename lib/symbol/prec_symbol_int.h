@@ -15,12 +15,14 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "prec_abi.h"
 #include "prec_hash.h"
 #include "prec_symbol.h"
 
-/* Longest build-id we keep; GNU ones are 20 (sha1) or 16 (md5) bytes, --build-id=0x... can
- * be longer.  A recorded one that is longer cannot match any file. */
-#define PREC_BUILD_ID_MAX 64
+/* Longest build-id of a file we keep; GNU ones are 20 (sha1) or 16 (md5) bytes,
+ * --build-id=0x... can be longer.  A recorded one (PREC_BUILD_ID_SIZE at most) that is
+ * longer cannot match any file. */
+#define PREC_FILE_BUILD_ID_MAX 64
 
 /*
  * Files larger than this are refused (BAD_FILE).  We mmap, never read, so the cap only bounds
@@ -107,7 +109,7 @@ enum prec_dso_kind {
 struct prec_elf {
 	Elf *elf;
 	GElf_Ehdr ehdr;
-	uint8_t build_id[PREC_BUILD_ID_MAX];
+	uint8_t build_id[PREC_FILE_BUILD_ID_MAX];
 	uint8_t build_id_len;
 	bool has_symtab; /* a non-empty SHT_SYMTAB */
 	bool has_debug_info; /* .debug_info with contents */
@@ -130,10 +132,10 @@ struct prec_dso {
 	const char *runtime_path; /* interned; the executable file found, if any */
 	const char *debuglink; /* interned; .gnu_debuglink of the executable file, if any */
 	uint32_t debuglink_crc;
-	uint8_t build_id[PREC_BUILD_ID_MAX]; /* as recorded */
+	uint8_t build_id[PREC_FILE_BUILD_ID_MAX]; /* as recorded */
 	uint8_t build_id_len; /* 0: none recorded; 0xff: recorded but unusable */
 	struct prec_file_id fid; /* as recorded, when no build-id was; ino 0: none */
-	uint8_t file_build_id[PREC_BUILD_ID_MAX]; /* of the executable file found */
+	uint8_t file_build_id[PREC_FILE_BUILD_ID_MAX]; /* of the executable file found */
 	uint8_t file_build_id_len;
 	uint32_t pid; /* JIT */
 

@@ -167,9 +167,9 @@ static int convert(const char *in, const char *out)
 			name);
 	if (st.mmap2_fixed && !quiet)
 		fprintf(stderr,
-			"precord convert: warning: %" PRIu64 " MMAP2 records claimed a "
-			"build-id longer than 20 bytes (a kernel bug marks them so): written as "
-			"device and inode\n",
+			"precord convert: warning: %" PRIu64 " MMAP2 records carried the "
+			"build-id flag over a device and inode (a kernel bug marks them so): "
+			"written as device and inode\n",
 			st.mmap2_fixed);
 	if (!quiet)
 		fprintf(stderr,

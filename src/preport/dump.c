@@ -46,18 +46,6 @@ static void print_sample(struct prec_reader *r, const struct prec_record *rec, F
 		fprintf(out, " stack %" PRIu64 " dyn %" PRIu64, s.stack_size, s.stack_dyn_size);
 }
 
-/* Copy a NUL-terminated string out of a record body, bounded by the record end. */
-static void body_str(const struct prec_record *rec, size_t off, char *buf, size_t len)
-{
-	const char *p = (const char *)rec->data + off;
-	size_t n = 0, max = rec->size > off ? rec->size - off : 0;
-
-	while (n < max && n + 1 < len && p[n])
-		n++;
-	memcpy(buf, p, n);
-	buf[n] = 0;
-}
-
 static void print_time(struct prec_reader *r, const struct prec_record *rec, FILE *out)
 {
 	const struct prec_evsel *e;
@@ -73,143 +61,113 @@ static void print_time(struct prec_reader *r, const struct prec_record *rec, FIL
 		fprintf(out, " time %" PRIu64, sid.time);
 }
 
-static void print_fields(struct prec_reader *r, const struct prec_record *rec, FILE *out)
+/* A build-id in hex after `label` */
+static void print_build_id(const char *label, const uint8_t *id, unsigned int n, FILE *out)
 {
-	const unsigned char *b = (const unsigned char *)rec->data + 8;
-	size_t n = rec->size - 8;
-	uint32_t u32[4];
-	uint64_t u64[4];
-	char str[4096];
+	unsigned int i;
+
+	fprintf(out, "%s", label);
+	for (i = 0; i < n; i++)
+		fprintf(out, "%02x", id[i]);
+}
+
+/* The fields of a record, decoded by lib/data's decoders; 0, or -EBADMSG for a record too
+ * short or malformed for its type. */
+static int print_body(struct prec_reader *r, const struct prec_record *rec, FILE *out)
+{
+	union prec_rec_body u;
+	const void *p = rec->data;
+	size_t n = rec->size;
+	const char *name;
 
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
 		print_sample(r, rec, out);
-		return;
+		return 0;
 	case PERF_RECORD_COMM:
-		if (n < 8)
-			break;
-		memcpy(u32, b, 8);
-		body_str(rec, 16, str, sizeof(str));
-		fprintf(out, " pid %u tid %u comm %s%s", u32[0], u32[1], str,
-			(rec->misc & PERF_RECORD_MISC_COMM_EXEC) ? " exec" : "");
-		print_time(r, rec, out);
-		return;
+		if (prec_rec_comm__parse(p, n, &u.comm))
+			return -EBADMSG;
+		fprintf(out, " pid %u tid %u comm %s%s", u.comm.pid, u.comm.tid, u.comm.comm,
+			u.comm.exec ? " exec" : "");
+		break;
 	case PERF_RECORD_MMAP:
-		if (n < 32)
-			break;
-		memcpy(u32, b, 8);
-		memcpy(u64, b + 8, 24);
-		body_str(rec, 40, str, sizeof(str));
-		fprintf(out, " pid %d tid %u addr %#" PRIx64 " len %#" PRIx64 " pgoff %#" PRIx64
-			" %s", (int32_t)u32[0], u32[1], u64[0], u64[1], u64[2], str);
-		print_time(r, rec, out);
-		return;
 	case PERF_RECORD_MMAP2:
-		if (n < 64)
-			break;
-		memcpy(u32, b, 8);
-		memcpy(u64, b + 8, 24);
-		body_str(rec, 72, str, sizeof(str));
+		if (prec_rec_mmap__parse(p, n, &u.mmap))
+			return -EBADMSG;
 		fprintf(out, " pid %d tid %u addr %#" PRIx64 " len %#" PRIx64 " pgoff %#" PRIx64,
-			(int32_t)u32[0], u32[1], u64[0], u64[1], u64[2]);
-		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			unsigned int i, bl = b[32] > 20 ? 20 : b[32];
-
-			fprintf(out, " build-id ");
-			for (i = 0; i < bl; i++)
-				fprintf(out, "%02x", b[36 + i]);
-		}
-		fprintf(out, " %s", str);
-		print_time(r, rec, out);
-		return;
+			(int32_t)u.mmap.pid, u.mmap.tid, u.mmap.addr, u.mmap.len, u.mmap.pgoff);
+		if (u.mmap.has_build_id)
+			print_build_id(" build-id ", u.mmap.build_id, u.mmap.build_id_size, out);
+		fprintf(out, " %s", u.mmap.filename);
+		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		if (n < 24)
-			break;
-		memcpy(u32, b, 16);
-		memcpy(u64, b + 16, 8);
-		fprintf(out, " pid %u ppid %u tid %u ptid %u time %" PRIu64, u32[0], u32[1], u32[2],
-			u32[3], u64[0]);
-		return;
+		if (prec_rec_fork__parse(p, n, &u.fork))
+			return -EBADMSG;
+		fprintf(out, " pid %u ppid %u tid %u ptid %u time %" PRIu64, u.fork.pid,
+			u.fork.ppid, u.fork.tid, u.fork.ptid, u.fork.time);
+		return 0;
 	case PERF_RECORD_LOST:
-		if (n < 16)
-			break;
-		memcpy(u64, b, 16);
-		fprintf(out, " id %" PRIu64 " lost %" PRIu64, u64[0], u64[1]);
-		return;
+		if (prec_rec_lost__parse(p, n, &u.lost))
+			return -EBADMSG;
+		fprintf(out, " id %" PRIu64 " lost %" PRIu64, u.lost.id, u.lost.lost);
+		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
-		if (n < 8)
-			break;
-		memcpy(u64, b, 8);
-		fprintf(out, " lost %" PRIu64, u64[0]);
-		return;
+		if (prec_rec_lost_samples__parse(p, n, &u.v))
+			return -EBADMSG;
+		fprintf(out, " lost %" PRIu64, u.v);
+		return 0;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
-		if (n < 24)
-			break;
-		memcpy(u64, b, 24);
-		fprintf(out, " time %" PRIu64 " id %" PRIu64, u64[0], u64[1]);
-		return;
+		if (prec_rec_throttle__parse(p, n, &u.throttle))
+			return -EBADMSG;
+		fprintf(out, " time %" PRIu64 " id %" PRIu64, u.throttle.time, u.throttle.id);
+		return 0;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		fprintf(out, " %s", (rec->misc & PERF_RECORD_MISC_SWITCH_OUT) ? "out" : "in");
-		if (rec->type == PERF_RECORD_SWITCH_CPU_WIDE && n >= 8) {
-			memcpy(u32, b, 8);
-			fprintf(out, " next-prev pid %u tid %u", u32[0], u32[1]);
-		}
-		print_time(r, rec, out);
-		return;
+		if (prec_rec_switch__parse(p, n, &u.sw))
+			return -EBADMSG;
+		fprintf(out, " %s", u.sw.out ? "out" : "in");
+		if (u.sw.cpu_wide)
+			fprintf(out, " next-prev pid %u tid %u", u.sw.next_prev_pid,
+				u.sw.next_prev_tid);
+		break;
 	case PREC_REC_HEADER_ATTR:
-		if (n < 64)
-			break;
-		{
-			struct perf_event_attr a;
-
-			memset(&a, 0, sizeof(a));
-			memcpy(&a, b, n < sizeof(a) ? n : sizeof(a));
-			fprintf(out, " type %u config %#" PRIx64 " sample_type %#" PRIx64
-				" ids %zu", a.type, (uint64_t)a.config, (uint64_t)a.sample_type,
-				a.size && a.size <= n ? (n - a.size) / 8 : 0);
-		}
-		return;
+		if (prec_rec_attr__parse(p, n, &u.attr))
+			return -EBADMSG;
+		fprintf(out, " type %u config %#" PRIx64 " sample_type %#" PRIx64 " ids %zu",
+			u.attr.attr.type, (uint64_t)u.attr.attr.config,
+			(uint64_t)u.attr.attr.sample_type, u.attr.nr_ids);
+		return 0;
 	case PREC_REC_HEADER_FEATURE:
-		if (n < 8)
-			break;
-		memcpy(u64, b, 8);
-		fprintf(out, " %s", u64[0] == PREC_FEAT_LAST ? "end of features" :
-			prec_feature_name((unsigned int)u64[0]) ? prec_feature_name((unsigned int)u64[0]) : "unknown");
-		return;
+		if (prec_rec_feature__parse(p, n, &u.feature))
+			return -EBADMSG;
+		name = u.feature.feat == PREC_FEAT_LAST
+			   ? "end of features"
+			   : prec_feature_name((unsigned int)u.feature.feat);
+		fprintf(out, " %s", name ? name : "unknown");
+		return 0;
 	case PREC_REC_HEADER_BUILD_ID:
-		/* pid, build_id[20], its size (valid with misc bit 15), 3 reserved, file name */
-		if (n < 29)
-			break;
-		{
-			unsigned int i, bl = 20;
-			int32_t pid;
-
-			memcpy(&pid, b, 4);
-			if ((rec->misc & PREC_MISC_BUILD_ID_SIZE) && b[24] <= 20)
-				bl = b[24];
-			body_str(rec, 36, str, sizeof(str));
-			fprintf(out, " pid %d build-id ", pid);
-			for (i = 0; i < bl; i++)
-				fprintf(out, "%02x", b[4 + i]);
-			fprintf(out, " %s", str);
-		}
-		return;
+		if (prec_rec_build_id__parse(p, n, &u.bid))
+			return -EBADMSG;
+		fprintf(out, " pid %d", u.bid.pid);
+		print_build_id(" build-id ", u.bid.id, u.bid.size, out);
+		fprintf(out, " %s", u.bid.filename);
+		return 0;
 	case PREC_REC_COMPRESSED:
-		fprintf(out, " payload %zu", n);
-		return;
+		fprintf(out, " payload %zu", n - 8);
+		return 0;
 	case PREC_REC_ID_INDEX:
-		if (n < 8)
-			break;
-		memcpy(u64, b, 8);
-		fprintf(out, " nr %" PRIu64, u64[0]);
-		return;
+		if (prec_rec_id_index__parse(p, n, &u.id_index))
+			return -EBADMSG;
+		fprintf(out, " nr %" PRIu64, u.id_index.nr);
+		return 0;
 	default:
-		return;
+		return 0;
 	}
-	fprintf(out, " (too short)");
+	/* side records with a sample_id trailer */
+	print_time(r, rec, out);
+	return 0;
 }
 
 int preport_dump(struct prec_reader *r, const char *input, FILE *out)
@@ -237,7 +195,8 @@ int preport_dump(struct prec_reader *r, const char *input, FILE *out)
 			fprintf(out, "UNKNOWN(%u)", rec.type);
 		if (rec.type < PREC_REC_USER_START && (rec.misc & 7))
 			fprintf(out, " [%s]", kinds[rec.misc & 7]);
-		print_fields(r, &rec, out);
+		if (print_body(r, &rec, out))
+			fprintf(out, " (too short or malformed)");
 		fputc('\n', out);
 		preport_times_add_record(&times, r, &rec);
 		total++;

@@ -3,8 +3,9 @@
  * libFuzzer target for the perf.data reader (lib/data/prec_reader.c) and the SAMPLE /
  * sample_id codec (prec_sample.c).  The input is opened from memory; every record is read;
  * each SAMPLE is parsed with the layout of the event prec_reader__evsel_of names, every
- * other kernel record has its sample_id trailer parsed; every feature is decoded with the
- * prec_feat__ cursor helpers.  Inputs of odd length go through prec_reader__read_header()
+ * other kernel record has its sample_id trailer parsed; every record goes through its
+ * decoder in prec_record.h; every feature is decoded with the prec_feat__ cursor helpers
+ * (BUILD_ID with the build-id entry decoder).  Inputs of odd length go through prec_reader__read_header()
  * first.  Everything the parsers point at is read, so ASan checks the
  * bounds they claim.  A log callback is installed so that message formatting runs too.
  * Then the input is converted to perf's file form (prec_convert.c) into a memory file, and
@@ -99,6 +100,91 @@ static void walk_event_desc(struct prec_feat_cursor *c)
 	}
 }
 
+/* The record through its decoder in prec_record.h; what the decoder points at is read. */
+static void decode_record(const struct prec_record *rec, uint64_t read_format)
+{
+	union prec_rec_body u;
+	const void *p = rec->data;
+	size_t n = rec->size;
+
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (!prec_rec_mmap__parse(p, n, &u.mmap))
+			sink += strlen(u.mmap.filename) + u.mmap.build_id_size + u.mmap.ino;
+		break;
+	case PERF_RECORD_COMM:
+		if (!prec_rec_comm__parse(p, n, &u.comm))
+			sink += strlen(u.comm.comm);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (!prec_rec_fork__parse(p, n, &u.fork))
+			sink += u.fork.time;
+		break;
+	case PERF_RECORD_LOST:
+		if (!prec_rec_lost__parse(p, n, &u.lost))
+			sink += u.lost.lost;
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (!prec_rec_lost_samples__parse(p, n, &u.v))
+			sink += u.v;
+		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		if (!prec_rec_throttle__parse(p, n, &u.throttle))
+			sink += u.throttle.time;
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (!prec_rec_switch__parse(p, n, &u.sw))
+			sink += u.sw.next_prev_tid;
+		break;
+	case PERF_RECORD_READ:
+		if (!prec_rec_read__parse(p, n, read_format, &u.read))
+			touch(u.read.values, u.read.values_size);
+		break;
+	case PREC_REC_HEADER_BUILD_ID:
+		if (!prec_rec_build_id__parse(p, n, &u.bid))
+			sink += strlen(u.bid.filename) + u.bid.size;
+		break;
+	case PREC_REC_HEADER_ATTR:
+		if (!prec_rec_attr__parse(p, n, &u.attr))
+			touch(u.attr.ids, u.attr.nr_ids * 8);
+		break;
+	case PREC_REC_HEADER_FEATURE:
+		if (!prec_rec_feature__parse(p, n, &u.feature))
+			touch(u.feature.data, u.feature.len);
+		break;
+	case PREC_REC_EVENT_UPDATE:
+		if (!prec_rec_event_update__parse(p, n, &u.update))
+			touch(u.update.data, u.update.len);
+		break;
+	case PREC_REC_HEADER_TRACING_DATA:
+	case PREC_REC_AUXTRACE:
+		if (!prec_rec_oob__parse(p, n, &u.v))
+			sink += u.v;
+		break;
+	case PREC_REC_ID_INDEX:
+		if (!prec_rec_id_index__parse(p, n, &u.id_index))
+			touch(u.id_index.entries, (size_t)u.id_index.nr * 32);
+		break;
+	default:
+		break;
+	}
+}
+
+static void walk_build_ids(const void *p, size_t len)
+{
+	struct prec_rec_build_id b;
+	size_t off = 0;
+	int rc;
+
+	while ((rc = prec_build_id_feature__next(p, len, &off, &b)) != 0)
+		if (rc > 0)
+			sink += strlen(b.filename) + b.size;
+}
+
 static void walk_features(struct prec_reader *r)
 {
 	unsigned int feat;
@@ -126,6 +212,9 @@ static void walk_features(struct prec_reader *r)
 			break;
 		case PREC_FEAT_EVENT_DESC:
 			walk_event_desc(&c);
+			break;
+		case PREC_FEAT_BUILD_ID:
+			walk_build_ids(p, len);
 			break;
 		default:
 			while (!prec_feat__u64(&c, &v))
@@ -186,6 +275,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		touch(rec.data, rec.size);
 		idx = prec_reader__evsel_of(r, &rec);
 		ev = prec_reader__evsel(r, idx >= 0 ? (size_t)idx : 0);
+		decode_record(&rec, ev ? ev->attr.read_format : 0);
 		if (!ev || rec.type >= PREC_REC_USER_START)
 			continue;
 		sink += prec_record__id(&ev->layout, rec.data, rec.size);

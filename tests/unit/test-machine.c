@@ -49,12 +49,13 @@ static int mmap2(struct prec_machine *m, uint32_t pid, uint64_t addr, uint64_t l
 static int comm(struct prec_machine *m, uint32_t pid, const char *name, bool exec)
 {
 	size_t size = header(PERF_RECORD_COMM, 16 + ((strlen(name) + 8) & ~(size_t)7));
+	uint16_t misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0;
 
+	memcpy(rec + 4, &misc, 2); /* perf_event_header.misc */
 	put32(8, pid);
 	put32(12, pid);
 	strcpy((char *)rec + 16, name);
-	return prec_machine__process(m, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
-				     rec, size);
+	return prec_machine__process(m, PERF_RECORD_COMM, misc, rec, size);
 }
 
 static int fork_rec(struct prec_machine *m, uint32_t pid, uint32_t ppid)

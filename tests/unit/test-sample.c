@@ -4,7 +4,7 @@
  * for hand-picked and random sample_type / read_format / branch / register combinations,
  * byte layouts checked against hand-built records (field order, id positions, RAW padding),
  * the sample_id trailer for every combination of its fields, prec_record__id,
- * prec_sample__time, the MMAP2 decoder, and bounds:
+ * prec_sample__time, and bounds:
  * every truncation of an encoded sample or trailer is -EBADMSG, absurd counts are refused,
  * and encoding never writes past `cap`.  Truncated inputs are copied into heap blocks of
  * exactly their size, so ASan or valgrind catch any read past the end.
@@ -934,82 +934,6 @@ static void test_popcount(void)
 	   "prec_popcount64");
 }
 
-/*
- * prec_mmap2__parse against the byte layout of the reference (section 5.3): both forms of
- * the 24-byte union, a trailer after the name, and every truncation refused.
- */
-static void test_mmap2(void)
-{
-	unsigned char buf[136], *cut;
-	struct perf_event_header h = { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 112 };
-	uint32_t u32[2] = { 3695, 3696 };
-	uint64_t u64[5] = { 0x55cbc2fce000ULL, 0x5000, 0x2000, 248056, 77 };
-	struct prec_mmap2 m;
-	size_t n;
-	int bad = 0;
-
-	memset(buf, 0, sizeof(buf));
-	memcpy(buf, &h, 8);
-	memcpy(buf + 8, u32, 8);
-	memcpy(buf + 16, u64, 24);
-	u32[0] = 0xfe;
-	u32[1] = 1;
-	memcpy(buf + 40, u32, 8);
-	memcpy(buf + 48, u64 + 3, 16);
-	u32[0] = 5;
-	u32[1] = 2;
-	memcpy(buf + 64, u32, 8);
-	memcpy(buf + 72, "/usr/bin/sleep", 15); /* 16 bytes with padding, then a trailer */
-	ok(prec_mmap2__parse(buf, 112, &m) == 0 && m.pid == 3695 && m.tid == 3696 &&
-		   m.addr == 0x55cbc2fce000ULL && m.len == 0x5000 && m.pgoff == 0x2000 &&
-		   m.maj == 0xfe && m.min == 1 && m.ino == 248056 && m.ino_generation == 77 &&
-		   !m.has_build_id && m.prot == 5 && m.flags == 2 &&
-		   !strcmp(m.filename, "/usr/bin/sleep"),
-	   "MMAP2 with device and inode: every field");
-	h.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
-	memcpy(buf, &h, 8);
-	memset(buf + 40, 0, 24);
-	buf[40] = 20;
-	buf[44] = 0xab;
-	buf[63] = 0xcd;
-	ok(prec_mmap2__parse(buf, 112, &m) == 0 && m.has_build_id && m.build_id_size == 20 &&
-		   m.build_id[0] == 0xab && m.build_id[19] == 0xcd && m.ino == 0,
-	   "MMAP2 with a build-id: its size and bytes");
-	ok(prec_mmap2__parse(buf, 136, &m) == 0, "a longer buffer: the header's size counts");
-	/* the flag over device and inode, as a kernel bug writes it for other listeners */
-	u32[0] = 0xfe;
-	u32[1] = 1;
-	memcpy(buf + 40, u32, 8);
-	memcpy(buf + 48, u64 + 3, 16);
-	ok(prec_mmap2__parse(buf, 112, &m) == 0 && !m.has_build_id && m.maj == 0xfe && m.min == 1 &&
-	       m.ino == 248056 && m.ino_generation == 77,
-	   "the build-id flag over device 254 (size byte 254): device and inode");
-	u32[0] = 0x103; /* 259: size byte 3, a reserved byte 1 */
-	memcpy(buf + 40, u32, 4);
-	ok(prec_mmap2__parse(buf, 112, &m) == 0 && !m.has_build_id && m.maj == 0x103,
-	   "the build-id flag over device 259 (reserved byte 1): device and inode");
-	u32[0] = 0; /* overlayfs, btrfs: major 0, size byte 0 */
-	memcpy(buf + 40, u32, 4);
-	ok(prec_mmap2__parse(buf, 112, &m) == 0 && !m.has_build_id && m.maj == 0 && m.min == 1,
-	   "the build-id flag over device 0:1 (size byte 0): device and inode");
-	memset(buf + 40, 0, 24);
-	buf[40] = 20;
-	buf[44] = 0xab;
-	buf[63] = 0xcd;
-	for (n = 0; n < 112; n++) {
-		cut = malloc(n ? n : 1);
-		memcpy(cut, buf, n);
-		bad += prec_mmap2__parse(cut, n, &m) == -EBADMSG;
-		free(cut);
-	}
-	ok(bad == 112, "every truncation is -EBADMSG (%d of 112)", bad);
-	memset(buf + 72, 'x', 40);
-	ok(prec_mmap2__parse(buf, 112, &m) == -EBADMSG, "a name without its NUL: -EBADMSG");
-	h.type = PERF_RECORD_MMAP;
-	memcpy(buf, &h, 8);
-	ok(prec_mmap2__parse(buf, 112, &m) == -EBADMSG, "an MMAP: -EBADMSG");
-}
-
 int main(void)
 {
 	test_popcount();
@@ -1020,6 +944,5 @@ int main(void)
 	test_encode_errors();
 	test_trailer();
 	test_trailer_misc();
-	test_mmap2();
 	return done_testing();
 }
