@@ -28,54 +28,6 @@
 #define LIST_MAX 8 /* children kept as a list only; more go to the hash */
 #define MAX_INLINE 16
 
-static const char *const key_names[PREC_SORT__MAX] = {
-	[PREC_SORT_COMM] = "comm", [PREC_SORT_PID] = "pid",	    [PREC_SORT_TID] = "tid",
-	[PREC_SORT_DSO] = "dso",   [PREC_SORT_SYM] = "sym",	    [PREC_SORT_SRCLINE] = "srcline",
-	[PREC_SORT_CPU] = "cpu",
-};
-
-int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *ret_nr,
-			  const char **ret_bad, size_t *ret_bad_len)
-{
-	const char *p = list;
-	size_t nr = 0;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		int k, found = -1;
-
-		for (k = 0; k < PREC_SORT__MAX; k++)
-			if (strlen(key_names[k]) == len && !strncmp(p, key_names[k], len))
-				found = k;
-		/* perf's Overhead column, always shown: not a key of ours */
-		if (len == 8 && !strncmp(p, "overhead", 8)) {
-			p += len + (p[len] == ',');
-			continue;
-		}
-		/* perf's long names for the same keys */
-		if (found < 0 && len == 6 && !strncmp(p, "symbol", 6))
-			found = PREC_SORT_SYM;
-		if (found < 0 && len == 7 && !strncmp(p, "command", 7))
-			found = PREC_SORT_COMM;
-		if (found < 0 || nr == PREC_HIST_MAX_KEYS) {
-			*ret_bad = p;
-			*ret_bad_len = len;
-			return -EINVAL;
-		}
-		keys[nr++] = (enum prec_sort_key)found;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	if (!nr) {
-		*ret_bad = list;
-		*ret_bad_len = 0;
-		return -EINVAL;
-	}
-	*ret_nr = nr;
-	return 0;
-}
-
 static bool has_key(const struct prec_hist_opts *o, enum prec_sort_key k)
 {
 	size_t i;

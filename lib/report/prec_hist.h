@@ -26,6 +26,7 @@
 struct prec_symtab;
 struct prec_dso;
 
+/* The sort keys; what each means and shows is prec_view.c's table of them. */
 enum prec_sort_key {
 	PREC_SORT_COMM,
 	PREC_SORT_PID,
@@ -38,10 +39,6 @@ enum prec_sort_key {
 };
 
 #define PREC_HIST_MAX_KEYS 8
-
-/* Parse a --sort list ("comm,dso,sym"). 0, or -EINVAL with the bad key in *ret_bad. */
-int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *ret_nr,
-			  const char **ret_bad, size_t *ret_bad_len);
 
 struct prec_hist_opts {
 	enum prec_sort_key keys[PREC_HIST_MAX_KEYS];

@@ -111,6 +111,198 @@ static void sym_text(const struct prec_hist *h, uint32_t sfid, char *buf, size_t
 	}
 }
 
+static int cmp_text(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The rows' order.  Each row's sort keys are first copied into a compact rowkey: most rows of
+ * a big report weigh one or two samples, so most comparisons go down to the names, and on the
+ * copies they do not chase entry, frame and DSO first, and a name both sides share (an
+ * interned string) needs no strcmp.
+ */
+struct rowkey {
+	uint64_t primary, self;
+	const char *comm;
+	const char *dso; /* NULL: no shared object */
+	const char *sym; /* NULL: no name, by addr */
+	uint64_t addr;
+	uint32_t depth;
+	uint32_t entry;
+	bool by_keys; /* ordered by the sort keys alone (-F with --sort) */
+};
+
+static int cmp_name(const char *a, const char *b)
+{
+	return a == b ? 0 : cmp_text(a, b);
+}
+
+/* ---- the sort keys ---- */
+
+static int cmp_comm(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+{
+	(void)h;
+	return cmp_name(x->comm, y->comm);
+}
+
+static int cmp_tid(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+{
+	return cmp_u64(h->entries[x->entry].key.tid, h->entries[y->entry].key.tid);
+}
+
+static int cmp_cpu(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+{
+	return cmp_u64(h->entries[x->entry].key.cpu, h->entries[y->entry].key.cpu);
+}
+
+static int cmp_srcline(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+{
+	return cmp_text(h->entries[x->entry].key.srcline, h->entries[y->entry].key.srcline);
+}
+
+/* by name; those without a shared object first, as perf, but last when ordered by keys */
+static int cmp_dso(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+{
+	(void)h;
+	if (!x->dso != !y->dso)
+		return (x->dso ? 1 : -1) * (x->by_keys ? -1 : 1);
+	return x->dso ? cmp_name(x->dso, y->dso) : 0;
+}
+
+/* named ones by name, then the others by address */
+static int cmp_sym(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+{
+	(void)h;
+	if (!x->sym != !y->sym)
+		return x->sym ? -1 : 1;
+	return x->sym ? cmp_name(x->sym, y->sym) : cmp_u64(x->addr, y->addr);
+}
+
+static const char *text_comm(const struct prec_hist *h, const struct prec_entry *e, char *buf,
+			     size_t len)
+{
+	(void)h, (void)buf, (void)len;
+	return e->key.comm ? e->key.comm : "[unknown]";
+}
+
+/* perf's pid key shows the thread, by its last command; signed, as perf prints it: a tid of
+ * -1 is "-1" */
+static const char *text_tid(const struct prec_hist *h, const struct prec_entry *e, char *buf,
+			    size_t len)
+{
+	const char *comm = prec_hist__thread_comm(h, e->key.pid, e->key.tid, e->key.comm);
+
+	snprintf(buf, len, "%7d:%s", (int32_t)e->key.tid, comm ? comm : "");
+	return buf;
+}
+
+static const char *text_cpu(const struct prec_hist *h, const struct prec_entry *e, char *buf,
+			    size_t len)
+{
+	(void)h;
+	snprintf(buf, len, "%3.3d", (int32_t)e->key.cpu);
+	return buf;
+}
+
+static const char *text_dso(const struct prec_hist *h, const struct prec_entry *e, char *buf,
+			    size_t len)
+{
+	(void)buf, (void)len;
+	return dso_text(h, prec_hist__sframe(h, e->sframe)->dso);
+}
+
+static const char *text_sym(const struct prec_hist *h, const struct prec_entry *e, char *buf,
+			    size_t len)
+{
+	sym_text(h, e->sframe, buf, len);
+	return buf;
+}
+
+static const char *text_srcline(const struct prec_hist *h, const struct prec_entry *e, char *buf,
+				size_t len)
+{
+	(void)h, (void)buf, (void)len;
+	return e->key.srcline ? e->key.srcline : "??:0";
+}
+
+/*
+ * The sort keys, by enum prec_sort_key: a new key is an entry here (and its part of the
+ * entry's key in prec_hist.c).  A key's column is as wide as its widest text, and padded to
+ * that width also as the last column unless pad_last is false (perf's rule for sym and
+ * srcline).  cmp orders two rows by the key, ascending.  text gives the cell: in buf (at
+ * least NAME_MAX_LEN bytes) or a string of the hist.
+ */
+static const struct sort_key {
+	const char *name, *alias; /* for --sort and -F; alias: perf's long name */
+	const char *title;
+	bool pad_last;
+	int (*cmp)(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y);
+	const char *(*text)(const struct prec_hist *h, const struct prec_entry *e, char *buf,
+			    size_t len);
+} sort_keys[PREC_SORT__MAX] = {
+	[PREC_SORT_COMM] = { "comm", "command", "Command", true, cmp_comm, text_comm },
+	[PREC_SORT_PID] = { "pid", NULL, "Pid:Command", true, cmp_tid, text_tid },
+	[PREC_SORT_TID] = { "tid", NULL, "Tid:Command", true, cmp_tid, text_tid },
+	[PREC_SORT_DSO] = { "dso", NULL, "Shared Object", true, cmp_dso, text_dso },
+	[PREC_SORT_SYM] = { "sym", "symbol", "Symbol", false, cmp_sym, text_sym },
+	[PREC_SORT_SRCLINE] = { "srcline", NULL, "Source:Line", false, cmp_srcline, text_srcline },
+	[PREC_SORT_CPU] = { "cpu", NULL, "CPU", true, cmp_cpu, text_cpu },
+};
+
+/* a name of the list [p, p + len) */
+static bool key_is(const char *name, const char *p, size_t len)
+{
+	return name && strlen(name) == len && !strncmp(p, name, len);
+}
+
+int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *ret_nr,
+			  const char **ret_bad, size_t *ret_bad_len)
+{
+	const char *p = list;
+	size_t nr = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int k, found = -1;
+
+		for (k = 0; k < PREC_SORT__MAX && found < 0; k++)
+			if (key_is(sort_keys[k].name, p, len) || key_is(sort_keys[k].alias, p, len))
+				found = k;
+		/* perf's Overhead column, always shown: not a key of ours */
+		if (found < 0 && key_is("overhead", p, len)) {
+			p += len + (p[len] == ',');
+			continue;
+		}
+		if (found < 0 || nr == PREC_HIST_MAX_KEYS) {
+			*ret_bad = p;
+			*ret_bad_len = len;
+			return -EINVAL;
+		}
+		keys[nr++] = (enum prec_sort_key)found;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!nr) {
+		*ret_bad = list;
+		*ret_bad_len = 0;
+		return -EINVAL;
+	}
+	*ret_nr = nr;
+	return 0;
+}
+
+const char *prec_sort_key__name(enum prec_sort_key k)
+{
+	return (unsigned)k < PREC_SORT__MAX ? sort_keys[k].name : NULL;
+}
+
 /* ---- flat entries ---- */
 
 /* one to one with enum prec_view_col */
@@ -201,31 +393,7 @@ static const char *cell(const struct view *v, const struct col *c, const struct 
 	case COL_KEY:
 		break;
 	}
-	switch (c->key) {
-	case PREC_SORT_COMM:
-		return e->key.comm ? e->key.comm : "[unknown]";
-	/* perf's pid key shows the thread, by its last command; signed, as perf prints it: a
-	 * tid of -1 is "-1" */
-	case PREC_SORT_PID:
-	case PREC_SORT_TID: {
-		const char *comm = prec_hist__thread_comm(h, e->key.pid, e->key.tid, e->key.comm);
-
-		snprintf(buf, len, "%7d:%s", (int32_t)e->key.tid, comm ? comm : "");
-		return buf;
-	}
-	case PREC_SORT_CPU:
-		snprintf(buf, len, "%3.3d", (int32_t)e->key.cpu);
-		return buf;
-	case PREC_SORT_DSO:
-		return dso_text(h, prec_hist__sframe(h, e->sframe)->dso);
-	case PREC_SORT_SYM:
-		sym_text(h, e->sframe, buf, len);
-		return buf;
-	case PREC_SORT_SRCLINE:
-		return e->key.srcline ? e->key.srcline : "??:0";
-	default:
-		return "";
-	}
+	return sort_keys[c->key].text(h, e, buf, len);
 }
 
 static void add_col(struct view *v, enum col_kind kind, enum prec_sort_key key, const char *title,
@@ -240,28 +408,6 @@ static void add_col(struct view *v, enum col_kind kind, enum prec_sort_key key, 
 	c->width = width > (int)strlen(title) ? width : (int)strlen(title);
 }
 
-static const char *key_title(enum prec_sort_key k)
-{
-	switch (k) {
-	case PREC_SORT_COMM:
-		return "Command";
-	case PREC_SORT_PID:
-		return "Pid:Command";
-	case PREC_SORT_TID:
-		return "Tid:Command";
-	case PREC_SORT_CPU:
-		return "CPU";
-	case PREC_SORT_DSO:
-		return "Shared Object";
-	case PREC_SORT_SYM:
-		return "Symbol";
-	case PREC_SORT_SRCLINE:
-		return "Source:Line";
-	default:
-		return "?";
-	}
-}
-
 static uint64_t primary(const struct view *v, const struct prec_entry *e)
 {
 	return v->h->opts.children ? e->acc_period : e->self_period;
@@ -272,33 +418,6 @@ static uint64_t order_value(const struct view *v, const struct prec_entry *e)
 {
 	return v->by_self ? e->self_period : primary(v, e);
 }
-
-static int cmp_text(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-static int cmp_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-/*
- * The rows' order.  Each row's sort keys are first copied into a compact rowkey: most rows of
- * a big report weigh one or two samples, so most comparisons go down to the names, and on the
- * copies they do not chase entry, frame and DSO first, and a name both sides share (an
- * interned string) needs no strcmp.
- */
-struct rowkey {
-	uint64_t primary, self;
-	const char *comm;
-	const char *dso; /* NULL: no shared object */
-	const char *sym; /* NULL: no name, by addr */
-	uint64_t addr;
-	uint32_t depth;
-	uint32_t entry;
-	bool by_keys; /* ordered by the sort keys alone (-F with --sort) */
-};
 
 static void rowkey_of(const struct view *v, uint32_t entry, struct rowkey *k)
 {
@@ -321,11 +440,6 @@ static void rowkey_of(const struct view *v, uint32_t entry, struct rowkey *k)
 	k->entry = entry;
 }
 
-static int cmp_name(const char *a, const char *b)
-{
-	return a == b ? 0 : cmp_text(a, b);
-}
-
 /*
  * Heavier first; with children, perf's "caller above callee when they have equal period",
  * which it applies to entries of one thread (the command stands in for the thread here);
@@ -335,7 +449,6 @@ static int cmp_name(const char *a, const char *b)
  */
 static int cmp_rowkeys(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
 {
-	const struct prec_entry *ex = &h->entries[x->entry], *ey = &h->entries[y->entry];
 	size_t k;
 	int c;
 
@@ -346,34 +459,7 @@ static int cmp_rowkeys(const struct prec_hist *h, const struct rowkey *x, const 
 	if (x->self != y->self)
 		return x->self < y->self ? 1 : -1;
 	for (k = 0; k < h->opts.nr_keys; k++) {
-		switch (h->opts.keys[k]) {
-		case PREC_SORT_COMM:
-			c = cmp_name(x->comm, y->comm);
-			break;
-		case PREC_SORT_PID:
-		case PREC_SORT_TID:
-			c = cmp_u64(ex->key.tid, ey->key.tid);
-			break;
-		case PREC_SORT_CPU:
-			c = cmp_u64(ex->key.cpu, ey->key.cpu);
-			break;
-		case PREC_SORT_SRCLINE:
-			c = cmp_text(ex->key.srcline, ey->key.srcline);
-			break;
-		case PREC_SORT_DSO:
-			if (!x->dso != !y->dso) /* perf: first, but last when ordered by keys */
-				return (x->dso ? 1 : -1) * (x->by_keys ? -1 : 1);
-			c = x->dso ? cmp_name(x->dso, y->dso) : 0;
-			break;
-		case PREC_SORT_SYM:
-			if (!x->sym != !y->sym)
-				return x->sym ? -1 : 1;
-			c = x->sym ? cmp_name(x->sym, y->sym) : cmp_u64(x->addr, y->addr);
-			break;
-		default:
-			c = 0;
-			break;
-		}
+		c = sort_keys[h->opts.keys[k]].cmp(h, x, y);
 		if (c)
 			return c;
 	}
@@ -1016,8 +1102,7 @@ static void print_row(const struct view *v, const struct prec_entry *e, struct l
 			line_put(row, v->out, sep, c ? strlen(sep) : 0, 0);
 			line_put(row, v->out, t, strlen(t), 0);
 		} else if (c + 1 == v->nr_cols && col->kind == COL_KEY &&
-			   (col->key == PREC_SORT_SYM || col->key == PREC_SORT_SRCLINE)) {
-			/* perf pads every last column but these */
+			   !sort_keys[col->key].pad_last) {
 			line_put(row, v->out, "  ", c ? 2 : 0, 0);
 			line_put(row, v->out, t, strlen(t), 0);
 		} else {
@@ -1462,7 +1547,7 @@ static void add_fields(struct view *v)
 		const struct prec_view_field *f = &o->fields[i];
 
 		if (f->col == PREC_COL_KEY)
-			add_col(v, COL_KEY, f->key, key_title(f->key), false, 0);
+			add_col(v, COL_KEY, f->key, sort_keys[f->key].title, false, 0);
 		else
 			add_col(v, (enum col_kind)f->col, 0, num[f->col].title, true,
 				num[f->col].width);
@@ -1477,7 +1562,7 @@ static void add_fields(struct view *v)
 			if (o->fields[j].col == PREC_COL_KEY && o->fields[j].key == k)
 				break;
 		if (j == o->nr_fields && v->nr_cols < PREC_VIEW_MAX_FIELDS)
-			add_col(v, COL_KEY, k, key_title(k), false, 0);
+			add_col(v, COL_KEY, k, sort_keys[k].title, false, 0);
 	}
 }
 
@@ -1514,7 +1599,7 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 		if (!o->nr_fields && o->show_total_period)
 			add_col(&v, COL_PERIOD, 0, "Period", true, 12);
 		for (k = 0; k < h->opts.nr_keys && !o->nr_fields; k++)
-			add_col(&v, COL_KEY, h->opts.keys[k], key_title(h->opts.keys[k]), false, 0);
+			add_col(&v, COL_KEY, h->opts.keys[k], sort_keys[h->opts.keys[k]].title, false, 0);
 		err = stdio_event(&v, &g);
 	}
 	graph_release(&g);

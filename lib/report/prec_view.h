@@ -13,6 +13,14 @@
 
 #include "prec_hist.h"
 
+/* Parse a --sort list ("comm,dso,sym"; perf's "overhead" is skipped, perf's long names
+ * "symbol" and "command" are taken).  0, or -EINVAL with the bad key in *ret_bad (length 0:
+ * the list has no key). */
+int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *ret_nr,
+			  const char **ret_bad, size_t *ret_bad_len);
+/* The --sort name of key k. */
+const char *prec_sort_key__name(enum prec_sort_key k);
+
 enum prec_graph_mode {
 	PREC_GRAPH_NONE,
 	PREC_GRAPH_GRAPH, /* a tree per entry, percentages of the event's total */

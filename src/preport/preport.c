@@ -410,6 +410,15 @@ static bool looks_like_graph_spec(const char *s)
 	return false;
 }
 
+/* "comm, pid, ..." */
+static void print_sort_keys(FILE *f)
+{
+	int k;
+
+	for (k = 0; k < PREC_SORT__MAX; k++)
+		fprintf(f, "%s%s", k ? ", " : "", prec_sort_key__name((enum prec_sort_key)k));
+}
+
 static const char *default_input(void)
 {
 	if (!access("precord.data", F_OK))
@@ -731,15 +740,14 @@ int main(int argc, char **argv)
 		case 's':
 			sort_given = true;
 			if (prec_sort_keys__parse(optarg, ro.keys, &ro.nr_keys, &bad, &bad_len)) {
-				if (!bad_len) {
+				if (!bad_len)
 					fprintf(stderr, "preport: --sort '%s' has no key; the keys "
-							"are comm, pid, tid, dso, sym, srcline, "
-							"cpu\n", optarg);
-					goto out;
-				}
-				fprintf(stderr, "preport: unknown sort key '%.*s'; the keys are comm, "
-						"pid, tid, dso, sym, srcline, cpu (and overhead, "
-						"always shown)\n", (int)bad_len, bad);
+							"are ", optarg);
+				else
+					fprintf(stderr, "preport: unknown sort key '%.*s'; the keys "
+							"are ", (int)bad_len, bad);
+				print_sort_keys(stderr);
+				fputs(bad_len ? " (and overhead, always shown)\n" : "\n", stderr);
 				goto out;
 			}
 			break;
