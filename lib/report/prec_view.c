@@ -702,7 +702,7 @@ static int stdio_event(struct prec_view *v, struct prec_graph *g)
 	}
 	/* a big report's rows are sorted on another thread, a copy of them, while the columns'
 	 * widths are measured here */
-	if (nr >= SORT_THREAD_MIN && (sj.rows = malloc(nr * sizeof(*rows)))) {
+	if (!o->one_thread && nr >= SORT_THREAD_MIN && (sj.rows = malloc(nr * sizeof(*rows)))) {
 		memcpy(sj.rows, rows, nr * sizeof(*rows));
 		sj.v = v;
 		sj.nr = nr;

@@ -80,6 +80,9 @@ struct prec_view_opts {
 	/* -F with --sort: the hist's keys that -F lacks are added as columns, and entries are
 	 * ordered by the keys alone (in the hist's key order), as perf does */
 	bool fields_sorted;
+	/* everything on the calling thread: no second thread sorts a large report's rows or
+	 * draws rows and graphs ahead (the output is the same either way) */
+	bool one_thread;
 };
 
 /* "%.2f%%" of p (a share in percent), exactly as printf prints it, without printf; buf holds

@@ -688,7 +688,7 @@ int prec_graph__print_entries(const struct prec_view *v, struct prec_graph *g, c
 	size_t njobs = 0, at = 0, i;
 	int err = 0;
 
-	if (nr < 2)
+	if (nr < 2 || v->o->one_thread)
 		return print_entries(v, g, rows, nr, row);
 	jobs = calloc(nr, sizeof(*jobs));
 	if (!jobs)

@@ -94,7 +94,8 @@ void prec_graph__release(struct prec_graph *g);
  * "do not add a blank line if it printed nothing").  0, -ENOMEM. */
 int prec_graph__print(struct prec_graph *g, const struct prec_view *v, const struct prec_entry *e);
 /* The rows rows[0, nr) (entry ids, in print order), each followed by its graph, on two
- * threads when there are two rows or more and a second thread can start.  0, -ENOMEM. */
+ * threads when there are two rows or more, one_thread is off and a second thread can start.
+ * 0, -ENOMEM. */
 int prec_graph__print_entries(const struct prec_view *v, struct prec_graph *g, const uint32_t *rows,
 			      size_t nr, struct prec_line *row);
 

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/report's view prints its percentages without printf (it was a tenth of preport's time
- * on large reports); they must come out exactly as printf's "%.2f%%", ties included.  Checked
- * against the C library on every share v/total with total < 4000 and on random large ones.
- * Also: the pid, tid and CPU columns print -1 (no process, no CPU recorded) as perf does.
+ * lib/report's view prints its percentages without printf (what that saves is in
+ * doc/performance.md); they must come out exactly as printf's "%.2f%%", ties included.
+ * Checked against the C library on every share v/total with total < 4000 and on random
+ * large ones.
+ * Also: the pid, tid and CPU columns print -1 (no process, no CPU recorded) as perf does, and
+ * a report large enough for the view's second thread (rows sorted on it, rows and graphs
+ * drawn ahead) prints the same as on one thread.
  */
 #include <stdlib.h>
 
@@ -24,6 +27,32 @@ static void check(double p)
 		printf("# %.20g: %s, printf says %s\n", p, a, b);
 }
 
+/* Count sample s with stack fr[0, n). */
+static void add_sample(struct prec_hist *h, const struct prec_hist_sample *s,
+		       const struct prec_hist_frame *fr, size_t n)
+{
+	long ctx = prec_hist__context(h, s);
+	long node = ctx < 0 ? ctx : prec_hist__stack(h, (uint32_t)ctx, fr, n);
+
+	if (node < 0)
+		abort();
+	prec_hist__count(h, (uint32_t)ctx, (uint32_t)node, s->period);
+}
+
+/* Finish h and return its --stdio text (malloc'ed). */
+static char *stdio_text(struct prec_hist *h, const struct prec_view_opts *vo)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out || prec_hist__index_frames(h) || prec_hist__finish(h) ||
+	    prec_view__stdio(h, vo, out))
+		abort();
+	fclose(out);
+	return text;
+}
+
 /* A one-sample report sorted by pid, tid and cpu, for a sample of pid/tid/cpu -1. */
 static void check_minus_one(void)
 {
@@ -35,10 +64,7 @@ static void check_minus_one(void)
 	struct prec_hist_frame fr = { 0 };
 	struct prec_symtab *st = NULL;
 	struct prec_hist *h = NULL;
-	char *text = NULL, *row;
-	size_t len = 0;
-	long ctx, node;
-	FILE *out;
+	char *text, *row;
 
 	so.debug_dir = "/nonexistent";
 	so.jit_dir = "/nonexistent";
@@ -52,19 +78,10 @@ static void check_minus_one(void)
 	s.comm = "app";
 	s.period = 1;
 	fr.addr = 0x1234; /* dso 0: no mapping */
-	ctx = prec_hist__context(h, &s);
-	node = ctx < 0 ? ctx : prec_hist__stack(h, (uint32_t)ctx, &fr, 1);
-	if (node < 0)
-		abort();
-	prec_hist__count(h, (uint32_t)ctx, (uint32_t)node, s.period);
-	out = open_memstream(&text, &len);
-	if (!out || prec_hist__index_frames(h) || prec_hist__finish(h))
-		abort();
+	add_sample(h, &s, &fr, 1);
 	vo.graph = PREC_GRAPH_NONE;
 	vo.evsels = &ev;
-	if (prec_view__stdio(h, &vo, out))
-		abort();
-	fclose(out);
+	text = stdio_text(h, &vo);
 	row = strstr(text, "\n#\n   ") ? strstr(text, "\n#\n   ") + 3 : text; /* the entry */
 	ok(!strcmp(row, "   100.00%       -1:app       -1:app  -001\n\n\n"),
 	   "pid, tid and cpu -1 print as perf prints them (\"-1\", \"-001\")");
@@ -73,6 +90,82 @@ static void check_minus_one(void)
 	free(text);
 	prec_hist__free(h);
 	prec_symtab__free(st);
+}
+
+#define BIG_SAMPLES 30000
+#define BIG_ADDRS 9000 /* distinct frames, each an entry of its own (sorted by sym) */
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13; /* xorshift64 */
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* The --stdio text of a report of random stacks of unmapped frames; *ret_rows: its entries. */
+static char *big_report(bool children, bool one_thread, uint32_t *ret_rows)
+{
+	static const char *const comms[] = { "app", "worker" };
+	struct prec_symtab_opts so = { 0 };
+	struct prec_hist_opts ho = { 0 };
+	struct prec_view_opts vo = { 0 };
+	struct prec_view_evsel ev = { .name = "cpu-clock" };
+	struct prec_hist_frame fr[8];
+	struct prec_symtab *st = NULL;
+	struct prec_hist *h = NULL;
+	uint64_t x = 88172645463325252ULL;
+	char *text;
+	int i, k;
+
+	so.debug_dir = "/nonexistent";
+	so.jit_dir = "/nonexistent";
+	ho.keys[0] = PREC_SORT_COMM;
+	ho.keys[1] = PREC_SORT_SYM;
+	ho.nr_keys = 2;
+	ho.children = children;
+	ho.keep_occurrences = true;
+	if (prec_symtab__new(&so, &st) || prec_hist__new(&ho, st, 1, &h))
+		abort();
+	for (i = 0; i < BIG_SAMPLES; i++) {
+		struct prec_hist_sample s = { 0 };
+		int depth = 1 + (int)(rnd(&x) % 8);
+
+		memset(fr, 0, sizeof(fr));
+		for (k = 0; k < depth; k++) /* dso 0: no mapping; few outer frames, many leaves */
+			fr[k].addr = 0x1000 + 0x10 * (rnd(&x) % (k ? 64 * (uint64_t)k : BIG_ADDRS));
+		s.comm = comms[rnd(&x) % 2];
+		s.pid = s.tid = 100;
+		s.period = 1 + rnd(&x) % 3; /* equal weights, so that the keys decide */
+		add_sample(h, &s, fr, (size_t)depth);
+	}
+	vo.graph = PREC_GRAPH_GRAPH;
+	vo.graph_threshold = 0.01;
+	vo.evsels = &ev;
+	vo.one_thread = one_thread;
+	text = stdio_text(h, &vo);
+	*ret_rows = h->nr_entries;
+	prec_hist__free(h);
+	prec_symtab__free(st);
+	return text;
+}
+
+static void check_one_thread(void)
+{
+	int children;
+
+	for (children = 0; children < 2; children++) {
+		uint32_t rows, rows1;
+		char *two = big_report(children, false, &rows);
+		char *one = big_report(children, true, &rows1);
+
+		ok(rows >= 4096 && strstr(two, "---"), "%s: %u entries (the sort thread takes 4096 "
+		   "or more), graphs shown", children ? "children" : "no children", rows);
+		ok(!strcmp(two, one), "%s: the same output on one thread as on two (%zu bytes)",
+		   children ? "children" : "no children", strlen(two));
+		free(two);
+		free(one);
+	}
 }
 
 int main(void)
@@ -96,5 +189,6 @@ int main(void)
 		check(edges[i]);
 	ok(differ == 0, "%ld shares printed as printf prints them (%ld differ)", n, differ);
 	check_minus_one();
+	check_one_thread();
 	return done_testing();
 }
