@@ -31,7 +31,7 @@ static const char *dso_text(const struct prec_hist *h, uint32_t dso_id)
 
 /* The function name as a call graph or folded stack shows it. */
 const char *prec_view_frame_name(const struct prec_hist *h, uint32_t sfid, bool folded, char *buf,
-			      size_t len)
+				 size_t len)
 {
 	const struct prec_sframe *sf = prec_hist__sframe(h, sfid);
 

@@ -3,6 +3,11 @@
  * Views of a finished prec_hist: perf report's --stdio layout (flat entries, each optionally
  * with its call graph as a tree), and folded stacks for flame graph tools.  Output goes to a
  * FILE; errors are -EIO when it fails (the caller reports them) or -ENOMEM.
+ *
+ * Each of the hist's entries (one per distinct value of the sort keys) is a row; its columns
+ * and order come from the sort keys' table in prec_view.c, its call graph from
+ * prec_view_graph.c (built from the stacks the entry occurs on); prec_view_folded.c prints
+ * the stacks themselves.
  */
 #ifndef PREC_VIEW_H
 #define PREC_VIEW_H
