@@ -115,7 +115,8 @@ same_as_perf() {
 
 # folded_share FOLDED REGEX: percent of the folded stacks' counts on lines matching REGEX.
 folded_share() {
-	awk -v re="$2" '{ n = $NF; t += n; line = $0; sub(/ [0-9]+$/, "", line); if (line ~ re) m += n }
+	# the regex through the environment: awk -v would take its backslashes as escapes
+	RE=$2 awk '{ n = $NF; t += n; line = $0; sub(/ [0-9]+$/, "", line); if (line ~ ENVIRON["RE"]) m += n }
 		END { printf "%.1f\n", t ? 100 * m / t : 0 }' "$1"
 }
 
