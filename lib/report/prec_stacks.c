@@ -339,19 +339,12 @@ static int resolve_chain(struct prec_report_session *rs, struct prec_thread *t, 
 	return 0;
 }
 
-/*
- * The cache slot of a raw chain: from its length and at most its first four and last two
- * addresses (which tell almost all chains apart), mixed cheaply: the slot's full compare
- * does the rest.
- */
+/* The cache slot of a raw chain: a hash of its length and addresses. */
 static uint64_t chain_hash(const uint64_t *ips, size_t n)
 {
 	uint64_t h = n * 0x9e3779b97f4a7c15ULL;
-	size_t i;
 
-	for (i = 0; i < n && i < 4; i++)
-		h = (h ^ ips[i]) * 0xff51afd7ed558ccdULL;
-	for (i = n > 6 ? n - 2 : 4; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		h = (h ^ ips[i]) * 0xff51afd7ed558ccdULL;
 	return h ^ (h >> 29);
 }
