@@ -86,11 +86,13 @@ static int add_read(struct prec_report_session *rs, const struct prec_record *re
 static int process_now(void *arg, const struct perf_event_header *rec, size_t size, int evsel)
 {
 	struct prec_report_session *rs = arg;
+	int err;
 
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return evsel >= 0 ? prec_stacks__sample(rs, rec, size, rec->misc, evsel) : 0;
-	return prec_machine__process(rs->m, rec->type, rec->misc, rec, size) == -ENOMEM ? -ENOMEM
-											: 0;
+	/* a side record too short for its type is left out */
+	err = prec_machine__process(rs->m, rec->type, rec->misc, rec, size);
+	return err == -ENOMEM ? err : 0;
 }
 
 static void add_build_id(struct prec_report_session *rs, const unsigned char *p, size_t size)
