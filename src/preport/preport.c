@@ -711,7 +711,7 @@ int main(int argc, char **argv)
 	ro.graph = -1;
 	ro.order = -1;
 	ro.graph_threshold = 0.5;
-	ro.max_stack = UINT32_MAX; /* not given: default_max_stack() after the options */
+	ro.session.max_stack = UINT32_MAX; /* not given: default_max_stack() after the options */
 	ro.keys[0] = PREC_SORT_COMM;
 	ro.keys[1] = PREC_SORT_DSO;
 	ro.keys[2] = PREC_SORT_SYM;
@@ -770,7 +770,7 @@ int main(int argc, char **argv)
 				rc = bad_value("--max-stack", optarg, "give a number of frames");
 				goto out;
 			}
-			ro.max_stack = (uint32_t)v;
+			ro.session.max_stack = (uint32_t)v;
 			break;
 		}
 		case OPT_PERCENT_LIMIT: {
@@ -815,10 +815,10 @@ int main(int argc, char **argv)
 			ro.graph = PREC_GRAPH_NONE;
 			break;
 		case 'U':
-			ro.hide_unresolved = true;
+			ro.session.hide_unresolved = true;
 			break;
 		case 'T':
-			ro.show_threads = true;
+			ro.session.thread_counts = true;
 			break;
 		case OPT_SHOW_TOTAL_PERIOD:
 			ro.show_total_period = true;
@@ -853,7 +853,7 @@ int main(int argc, char **argv)
 		case OPT_PID:
 			free(pids);
 			pids = NULL;
-			if (parse_u32_list(optarg, &pids, &ro.nr_pids)) {
+			if (parse_u32_list(optarg, &pids, &ro.session.nr_pids)) {
 				rc = bad_value("--pid", optarg, "give process ids like 12,34");
 				goto out;
 			}
@@ -861,7 +861,7 @@ int main(int argc, char **argv)
 		case OPT_TID:
 			free(tids);
 			tids = NULL;
-			if (parse_u32_list(optarg, &tids, &ro.nr_tids)) {
+			if (parse_u32_list(optarg, &tids, &ro.session.nr_tids)) {
 				rc = bad_value("--tid", optarg, "give thread ids like 12,34");
 				goto out;
 			}
@@ -869,7 +869,7 @@ int main(int argc, char **argv)
 		case OPT_CPU:
 			free(cpus);
 			cpus = NULL;
-			if (parse_cpu_list(optarg, &cpus, &ro.nr_cpu_bits)) {
+			if (parse_cpu_list(optarg, &cpus, &ro.session.nr_cpu_bits)) {
 				rc = bad_value("--cpu", optarg, "give CPUs like 0-3,6");
 				goto out;
 			}
@@ -878,14 +878,14 @@ int main(int argc, char **argv)
 			const char *comma = strchr(optarg, ',');
 
 			if (!comma ||
-			    parse_time_ns(optarg, (size_t)(comma - optarg), &ro.time_start) ||
-			    parse_time_ns(comma + 1, strlen(comma + 1), &ro.time_end) ||
-			    (ro.time_end && ro.time_end < ro.time_start)) {
+			    parse_time_ns(optarg, (size_t)(comma - optarg), &ro.session.time_start) ||
+			    parse_time_ns(comma + 1, strlen(comma + 1), &ro.session.time_end) ||
+			    (ro.session.time_end && ro.session.time_end < ro.session.time_start)) {
 				rc = bad_value("--time", optarg,
 					       "give START,END in seconds, e.g. 1234.5,1240");
 				goto out;
 			}
-			ro.time_set = true;
+			ro.session.time_set = true;
 			break;
 		}
 		case OPT_SINCE:
@@ -901,16 +901,16 @@ int main(int argc, char **argv)
 			ro.inline_frames = false;
 			break;
 		case OPT_DEMANGLE:
-			ro.no_demangle = false;
+			ro.session.no_demangle = false;
 			break;
 		case OPT_NO_DEMANGLE:
-			ro.no_demangle = true;
+			ro.session.no_demangle = true;
 			break;
 		case OPT_SYMFS:
-			ro.symfs = optarg;
+			ro.session.symfs = optarg;
 			break;
 		case OPT_KALLSYMS:
-			ro.kallsyms = optarg;
+			ro.session.kallsyms = optarg;
 			break;
 		case OPT_NO_SYMBOL_CACHE:
 			no_cache = true;
@@ -956,14 +956,14 @@ int main(int argc, char **argv)
 			(int)bad_len, bad, fields_arg);
 		goto out;
 	}
-	if (ro.max_stack == UINT32_MAX)
-		ro.max_stack = default_max_stack();
-	ro.comms = comms;
+	if (ro.session.max_stack == UINT32_MAX)
+		ro.session.max_stack = default_max_stack();
+	ro.session.comms = comms;
 	ro.dsos = dsos;
 	ro.syms = syms;
-	ro.pids = pids;
-	ro.tids = tids;
-	ro.cpus = cpus;
+	ro.session.pids = pids;
+	ro.session.tids = tids;
+	ro.session.cpus = cpus;
 	ro.quiet = o.quiet;
 	ro.no_teardown = !LEAK_CHECKED;
 	if (!o.input)
@@ -976,7 +976,7 @@ int main(int argc, char **argv)
 	prec_log_set_fn(log_to_stderr, NULL);
 	tune_memory();
 	signal(SIGBUS, on_sigbus);
-	ro.cache_dir = no_cache ? NULL : cache_dir(cache_buf, sizeof(cache_buf));
+	ro.session.cache_dir = no_cache ? NULL : cache_dir(cache_buf, sizeof(cache_buf));
 
 	if (range.set && o.dump_raw)
 		prec_warn("-D prints every record: --since and --until only pick the segments of "

@@ -18,6 +18,7 @@ struct preport_opts {
 };
 
 #include "prec_hist.h"
+#include "prec_report.h"
 #include "prec_view.h"
 
 /* What the report shows (see preport --help). */
@@ -32,27 +33,17 @@ struct preport_report_opts {
 	bool folded;
 	bool show_nr_samples;
 	bool show_total_period;
-	bool hide_unresolved; /* -U: samples whose own function is unknown are left out */
-	bool show_threads; /* -T: per-thread counts of perf record -s, after the report */
 	struct prec_view_field fields[PREC_VIEW_MAX_FIELDS]; /* -F */
 	size_t nr_fields;
 	bool fields_sorted; /* -F and --sort */
 	double percent_limit;
 	const char *field_sep;
 	bool inline_frames;
-	bool no_demangle;
-	uint32_t max_stack; /* frames of a chain used, per part (kernel, user) when unwound */
-	const char *symfs, *kallsyms;
-	const char *cache_dir; /* the kernel symbol cache's directory; NULL: none */
 	bool quiet;
-	/* filters; NULL / 0 when not given */
-	const char *const *comms, *const *dsos, *const *syms;
-	const uint32_t *pids, *tids;
-	size_t nr_pids, nr_tids;
-	const bool *cpus; /* nr_cpu_bits flags */
-	uint32_t nr_cpu_bits;
-	bool time_set;
-	uint64_t time_start, time_end; /* ns; end 0: open */
+	/* what the session needs: symbols, -U, -T (thread_counts), --max-stack, the sample
+	 * filters */
+	struct prec_report_opts session;
+	const char *const *dsos, *const *syms; /* --dsos, --symbols; NULL: all */
 	/* the process exits right after: leave the report's memory to the kernel (freeing
 	 * ~100k small blocks and ~40 mapped ELF files took 5 ms of a 130 ms report) */
 	bool no_teardown;
@@ -147,6 +138,22 @@ int preport_input__print_listing(struct preport_input *in, FILE *out);
 int preport_input__print_first_header(struct preport_input *in, FILE *out);
 /* -i DIR -D: each picked segment's dump after a separator line. */
 int preport_input__dump(struct preport_input *in, FILE *out);
+
+struct prec_report_session;
+/*
+ * The first pass of a report: each picked stream's header into rs
+ * (prec_report_session__add_stream); a damaged segment is warned about and skipped from then
+ * on.  0, -EBADMSG for a single file whose header cannot be read, or -ENOMEM.
+ */
+int preport_input__survey(struct preport_input *in, struct prec_report_session *rs);
+/*
+ * The second pass: each stream's records into rs (prec_report_session__read), with a warning
+ * for a stream cut short or a corrupt segment, and a progress line on a terminal for big
+ * files if show_progress.  0, -EBADMSG for a single file that is corrupt (what came before
+ * counts), or -errno.
+ */
+int preport_input__read(struct preport_input *in, struct prec_report_session *rs,
+			bool show_progress);
 
 /* Read the streams of `in` as one recording and print the report (as preport_report); or,
  * with o->cpus and no event that records CPU numbers, -ENOTSUP before printing anything. */

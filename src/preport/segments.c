@@ -23,10 +23,12 @@
 
 #include "prec_clock.h"
 #include "prec_log.h"
+#include "prec_report.h"
 #include "prec_segdir.h"
 #include "preport.h"
 
 #define NSEC ((uint64_t)1000000000)
+#define PROGRESS_MIN_BYTES (64u << 20)
 
 struct preport_input {
 	const char *path;
@@ -39,6 +41,7 @@ struct preport_input {
 	struct preport_range range;
 	char pathbuf[4096];
 	int fd; /* of the open segment, -1 if none */
+	bool *bad; /* per picked stream: damaged in the first pass, skipped */
 };
 
 bool preport_is_dir(const char *path)
@@ -190,6 +193,7 @@ void preport_input__free(struct preport_input *in)
 		return;
 	if (in->fd >= 0)
 		close(in->fd);
+	free(in->bad);
 	free(in->pick);
 	free(in->segs);
 	prec_segdir__free(in->d);
@@ -305,6 +309,117 @@ void preport_input__close_stream(struct preport_input *in, struct preport_stream
 		preport_log_subject(NULL, false);
 	}
 	s->r = NULL;
+}
+
+/* ---- the streams read as one recording ---- */
+
+int preport_input__survey(struct preport_input *in, struct prec_report_session *rs)
+{
+	size_t n = preport_input__count(in), i, nr_ok = 0;
+	int err = 0;
+
+	free(in->bad);
+	in->bad = calloc(n ? n : 1, sizeof(*in->bad));
+	if (!in->bad)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		struct preport_stream s;
+
+		err = preport_input__open_stream(in, i, &s);
+		if (err) {
+			in->bad[i] = true;
+			err = err == -ENOMEM ? err : 0;
+			continue;
+		}
+		nr_ok++;
+		err = prec_report_session__add_stream(rs, s.r);
+		preport_input__close_stream(in, &s);
+	}
+	if (err || nr_ok)
+		return err;
+	/* a single file's own error, or no segment readable */
+	if (!preport_input__is_dir(in))
+		return -EBADMSG;
+	if (n)
+		prec_warn("no segment could be read");
+	return 0;
+}
+
+struct progress {
+	uint64_t size;
+	int last;
+};
+
+static void progress(void *arg, uint64_t offset)
+{
+	struct progress *p = arg;
+	int pc = (int)(100 * offset / p->size);
+
+	if (pc != p->last) {
+		fprintf(stderr, "\rpreport: reading %d%%", pc);
+		p->last = pc;
+	}
+}
+
+/* Read one stream into rs, with a progress line on a terminal for a big file. */
+static int read_stream(struct prec_report_session *rs, const struct preport_stream *s,
+		       bool show_progress)
+{
+	struct prec_report_stream st = { s->r, 0, UINT64_MAX, NULL, NULL };
+	struct progress p = { 0, -1 };
+	struct stat sb;
+	int err;
+
+	if (s->window) {
+		st.lo = s->lo;
+		st.hi = s->hi;
+	}
+	if (show_progress && strcmp(s->path, "-") && !stat(s->path, &sb) &&
+	    (uint64_t)sb.st_size > PROGRESS_MIN_BYTES && isatty(2)) {
+		p.size = (uint64_t)sb.st_size;
+		st.progress = progress;
+		st.arg = &p;
+	}
+	err = prec_report_session__read(rs, &st);
+	if (p.size)
+		fputs("\r                      \r", stderr);
+	return err;
+}
+
+int preport_input__read(struct preport_input *in, struct prec_report_session *rs,
+			bool show_progress)
+{
+	size_t n = preport_input__count(in), i;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		struct preport_stream s;
+
+		if (in->bad[i])
+			continue;
+		err = preport_input__open_stream(in, i, &s);
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			continue; /* changed since the first pass; warned */
+		err = read_stream(rs, &s, show_progress);
+		if (!err) /* a live segment has no end marker yet */
+			preport_warn_cut(s.r, s.live ? NULL : s.name,
+					 prec_report_session__times(rs));
+		preport_input__close_stream(in, &s);
+		if (err == -ESTALE) {
+			prec_warn("%s changed while it was read; skipped", s.name);
+			err = 0;
+		}
+		if (err == -EBADMSG && preport_input__is_dir(in)) {
+			prec_warn("segment %s is corrupt (%s): its records before that are counted",
+				  s.name, preport_why(err));
+			err = 0;
+		}
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* ---- preport -i DIR --header and -D ---- */
