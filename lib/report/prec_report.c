@@ -31,19 +31,11 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "prec_abi.h"
 #include "prec_buf.h"
 #include "prec_log.h"
+#include "prec_record.h"
 #include "prec_report_int.h"
-
-#ifndef PERF_RECORD_MISC_BUILD_ID_SIZE
-#define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
-#endif
-#define REC_HEADER_BUILD_ID 67
-#define REC_FINISHED_ROUND 68
-#define FEAT_BUILD_ID 2
-#define FEAT_HOSTNAME 3
-#define FEAT_OSRELEASE 4
-#define FEAT_ARCH 6
 
 /* ---- records ---- */
 
@@ -55,20 +47,17 @@
 static int add_read(struct prec_report_session *rs, const struct prec_record *rec)
 {
 	int evsel = prec_reader__evsel_of(rs->r, rec);
-	const unsigned char *p = rec->data;
+	uint64_t rf = evsel < 0 ? 0 : prec_reader__evsel(rs->r, (size_t)evsel)->attr.read_format;
 	size_t nev = rs->nr_gev;
-	uint32_t pid, tid;
-	uint64_t key, v;
+	struct prec_rec_read rd;
+	uint64_t key;
 	bool is_new;
 	long i;
 
-	if (evsel < 0 || rec->size < 24 ||
-	    prec_reader__evsel(rs->r, (size_t)evsel)->attr.read_format & PERF_FORMAT_GROUP)
+	if (evsel < 0 || (rf & PERF_FORMAT_GROUP) ||
+	    prec_rec_read__parse(rec->data, rec->size, rf, &rd))
 		return 0;
-	memcpy(&pid, p + 8, 4);
-	memcpy(&tid, p + 12, 4);
-	memcpy(&v, p + 16, 8);
-	key = (uint64_t)pid << 32 | tid;
+	key = (uint64_t)rd.pid << 32 | rd.tid;
 	i = prec_keyset__intern(&rs->read_ids, &key, &is_new);
 	if (i < 0)
 		return (int)i;
@@ -78,7 +67,7 @@ static int add_read(struct prec_report_session *rs, const struct prec_record *re
 			return -ENOMEM;
 		memset(rs->read_vals + (size_t)i * nev, 0, nev * sizeof(*rs->read_vals));
 	}
-	rs->read_vals[(size_t)i * nev + rs->evmap[evsel]] += v;
+	rs->read_vals[(size_t)i * nev + rs->evmap[evsel]] += rd.value;
 	return 0;
 }
 
@@ -95,40 +84,22 @@ static int process_now(void *arg, const struct perf_event_header *rec, size_t si
 	return err == -ENOMEM ? err : 0;
 }
 
-static void add_build_id(struct prec_report_session *rs, const unsigned char *p, size_t size)
+static void add_build_id(struct prec_report_session *rs, const struct prec_rec_build_id *b)
 {
-	size_t idlen = 20;
-
-	/* header (8), pid (4), build_id[24] (or data[20], size, pad), filename */
-	if (size < 8 + 4 + 24 + 1)
-		return;
-	if (p[6] | (p[7] << 8)) {
-		uint16_t misc;
-
-		memcpy(&misc, p + 6, 2);
-		if ((misc & PERF_RECORD_MISC_BUILD_ID_SIZE) && p[12 + 20] <= 20)
-			idlen = p[12 + 20];
-	}
-	if (!memchr(p + 36, 0, size - 36))
-		return;
-	prec_machine__add_build_id(rs->m, (const char *)p + 36, p + 12, idlen);
+	prec_machine__add_build_id(rs->m, b->filename, b->id, b->size);
 }
 
-/* The BUILD_ID feature: a run of build-id records, each header.size long. */
+/* The BUILD_ID feature: malformed entries are left out. */
 static void load_build_id_feature(struct prec_report_session *rs)
 {
 	size_t len = 0, off = 0;
-	const unsigned char *p = prec_reader__feature(rs->r, FEAT_BUILD_ID, &len);
+	const void *p = prec_reader__feature(rs->r, PREC_FEAT_BUILD_ID, &len);
+	struct prec_rec_build_id b;
+	int rc;
 
-	while (p && off + 8 <= len) {
-		uint16_t sz;
-
-		memcpy(&sz, p + off + 6, 2);
-		if (sz < 8 || sz > len - off)
-			break;
-		add_build_id(rs, p + off, sz);
-		off += sz;
-	}
+	while (p && (rc = prec_build_id_feature__next(p, len, &off, &b)) != 0)
+		if (rc > 0)
+			add_build_id(rs, &b);
 }
 
 /* Under the pid and tid keys each thread is named by the command it had last, as in perf. */
@@ -170,22 +141,26 @@ static int read_records(struct prec_report_session *rs, const struct prec_report
 			break;
 		case PERF_RECORD_LOST:
 		case PERF_RECORD_LOST_SAMPLES: {
-			uint64_t lost;
-			size_t at = rec.type == PERF_RECORD_LOST ? 16 : 8;
+			struct prec_rec_lost lost;
+			int bad = rec.type == PERF_RECORD_LOST ?
+				prec_rec_lost__parse(rec.data, rec.size, &lost) :
+				prec_rec_lost_samples__parse(rec.data, rec.size, &lost.lost);
 
 			evsel = prec_reader__evsel_of(rs->r, &rec);
-			if (rec.size >= at + 8) {
-				memcpy(&lost, (const unsigned char *)rec.data + at, 8);
+			if (!bad)
 				rs->lost[rec.type == PERF_RECORD_LOST_SAMPLES]
-					[rs->evmap[evsel >= 0 ? evsel : 0]] += lost;
-			}
+					[rs->evmap[evsel >= 0 ? evsel : 0]] += lost.lost;
 			if (rec.type == PERF_RECORD_LOST_SAMPLES)
 				rs->have_lost_samples = true;
 			continue;
 		}
-		case REC_HEADER_BUILD_ID:
-			add_build_id(rs, rec.data, rec.size);
+		case PREC_REC_HEADER_BUILD_ID: {
+			struct prec_rec_build_id b;
+
+			if (!prec_rec_build_id__parse(rec.data, rec.size, &b))
+				add_build_id(rs, &b);
 			continue;
+		}
 		case PERF_RECORD_READ:
 			if (rs->o.thread_counts) {
 				err = add_read(rs, &rec);
@@ -193,7 +168,7 @@ static int read_records(struct prec_report_session *rs, const struct prec_report
 					return err;
 			}
 			continue;
-		case REC_FINISHED_ROUND:
+		case PREC_REC_FINISHED_ROUND:
 			if (rs->ordered) {
 				err = prec_order__round(rs->order);
 				if (err)
@@ -321,9 +296,9 @@ int prec_report_session__add_stream(struct prec_report_session *rs, struct prec_
 	}
 	/* the machine facts of the first stream stand for all */
 	if (!rs->nr_streams++ && !uname(&un)) {
-		rs->this_host = feature_equals(r, FEAT_HOSTNAME, un.nodename) &&
-				feature_equals(r, FEAT_OSRELEASE, un.release);
-		rs->same_arch = feature_equals(r, FEAT_ARCH, un.machine);
+		rs->this_host = feature_equals(r, PREC_FEAT_HOSTNAME, un.nodename) &&
+				feature_equals(r, PREC_FEAT_OSRELEASE, un.release);
+		rs->same_arch = feature_equals(r, PREC_FEAT_ARCH, un.machine);
 	}
 	return 0;
 }
