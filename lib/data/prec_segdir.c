@@ -220,8 +220,18 @@ static int recover(struct prec_segdir *d)
 			continue;
 		fd = openat(d->dirfd, segs[i].name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 		if (fd >= 0) {
+			struct stat st;
+			bool empty = !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size == 0;
+
 			fsync(fd); /* what the crash left, on disk before the rename */
 			close(fd);
+			/* killed between its creation and its first write: nothing to keep */
+			if (empty && !unlinkat(d->dirfd, segs[i].name, 0)) {
+				renamed = true;
+				prec_warn("%s: removed %s, left empty by an earlier run that did "
+					  "not end cleanly", d->path, segs[i].name);
+				continue;
+			}
 		}
 		prec_segment_format_name(segs[i].start_ns, segs[i].seq, false, final,
 					 sizeof(final));

@@ -9,7 +9,8 @@
 #     and a kill can end a write() part way) and by perf report (which says "no samples" for a
 #     leftover killed before its first flush: preport must then count no samples either)
 #   - the next start closes the leftover (renamed without .partial, never overwritten, its
-#     bytes unchanged) and numbers its segments after every earlier one
+#     bytes unchanged), or removes it if the kill came before its first write (it is empty),
+#     and numbers its segments after every earlier one
 # A last run, with --switch-max-files 1, counts the last leftover against that limit at its
 # start, is stopped cleanly and leaves no .partial.
 # Skips when perf is missing or the kernel refuses perf_event_open.
@@ -57,7 +58,15 @@ for mode in 200ms 1500ms rotate200ms rotate1500ms; do
 	before=$(max_seq "$D")
 	start_daemon "kill$round" "$D" -a -e cpu-clock -F 999 -g --switch-output="$sw" \
 		--switch-max-files 3 || break
-	if [ -n "$leftover" ]; then
+	if [ -n "$leftover" ] && [ ! -s "$workdir/leftover.copy" ]; then
+		# killed between the segment's creation and its first write: nothing to keep
+		if [ ! -e "$D/$leftover" ] && [ ! -e "$D/${leftover%.partial}" ] &&
+			grep -q "removed $leftover, left empty" "$dlog"; then
+			ok "round $round: the empty leftover $leftover is removed, and the log says so"
+		else
+			bad "round $round: the empty leftover $leftover is not removed: $(ls "$D" | join_lines) $(lines "$dlog" 3)"
+		fi
+	elif [ -n "$leftover" ]; then
 		closed=${leftover%.partial}
 		if [ ! -e "$D/$leftover" ] && [ -f "$D/$closed" ] &&
 			cmp -s "$workdir/leftover.copy" "$D/$closed"; then
@@ -93,6 +102,10 @@ for mode in 200ms 1500ms rotate200ms rotate1500ms; do
 	[ -n "$leftover" ] && cp "$D/$leftover" "$workdir/leftover.copy"
 	for f in $(closed_segments "$D") $(live_segments "$D"); do
 		[ -e "$R/$f.dump" ] && continue # read in an earlier round
+		if [ "$f" = "$leftover" ] && [ ! -s "$D/$f" ]; then
+			say "round $round: the kill came before $f's first write: it is empty"
+			continue
+		fi
 		cp "$D/$f" "$R/$f" # read a copy: the dumps stay out of DIR
 		file_reads "round $round: $f" "$R/$f"
 	done
@@ -104,7 +117,8 @@ then
 	n=$(closed_segments "$D" | grep -c .)
 	if [ -z "$leftover" ]; then
 		say "the last kill left no .partial"
-	elif grep -q "closed ${leftover%.partial}, .*earlier run" "$dlog" && [ "$n" -le 1 ]; then
+	elif grep -q -e "closed ${leftover%.partial}, .*earlier run" \
+		-e "removed $leftover, left empty" "$dlog" && [ "$n" -le 1 ]; then
 		ok "the leftover is closed and counts against --switch-max-files 1 ($n closed)"
 	else
 		bad "with the leftover $leftover and --switch-max-files 1, $n closed segments: $(lines "$dlog" 3)"
