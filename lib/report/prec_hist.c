@@ -104,19 +104,10 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/*
- * The frame feed: the loader thread's idle hook indexes and symbolizes the frames of the
- * nodes the reader has made so far.  The reader publishes its node count in `fed` (release)
- * after making each node; a node's frame and parent never change after that.  The node and
- * DSO arrays move when they grow, so while there is a feed the reader grows them, and the
- * hook copies a batch of frames (with their DSOs) out of them, under `lock`.
- */
-#define FEED_BATCH 1024 /* nodes per hook call: feed_stop() waits for at most one batch */
 /* Frames whose slots in h->frames are fetched ahead while indexing: the frames of a batch
  * are all over a table of megabytes, each lookup a cache miss; fetched some frames ahead,
  * the misses overlap. */
-#define FEED_AHEAD 12
-#define TAIL_PUBLISH 64 /* new frames the reader hands over to the tail's hook at once */
+#define INDEX_AHEAD 12
 #define SYM_AHEAD 32 /* frames looked up before their sframes are interned */
 #define FIN_SPLIT_MIN 65536 /* nodes from which finish uses a second thread (fin_half) */
 #define MERGE_AHEAD 16 /* entries whose slots fin_merge() fetches ahead */
@@ -125,13 +116,6 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 /* The node hash's reserve of address space (see nslot_grow), in bytes: 2^27 slots. */
 #define NSLOT_RESERVE ((size_t)1 << 30)
 #define NSLOT_FIRST 512
-
-struct feed_ent {
-	struct prec_hist_frame f;
-	struct prec_dso *d;
-	uint64_t hv;
-	bool root;
-};
 
 /* A frame to symbolize, with its DSO. */
 struct new_frame {
@@ -151,19 +135,6 @@ static struct prec_hist_frame frame_at(const struct prec_hist *h, uint32_t fid)
 {
 	return *(const struct prec_hist_frame *)prec_keyset__key(&h->frames, fid);
 }
-
-struct prec_feed {
-	pthread_mutex_t lock;
-	/* at the end of the read (prec_hist__feed_end): frames ids tail_base + i, tail[i] */
-	struct new_frame *tail;
-	uint32_t tail_base;
-	uint32_t tail_pub; /* entries the reader has filled in (release) */
-	bool tail_done; /* and there will be no more (release, after the last tail_pub) */
-	uint32_t fed; /* nodes made; written by the reader only */
-	uint32_t indexed; /* h->nr_indexed after the hook's last batch, for progress */
-	struct feed_ent batch[FEED_BATCH]; /* the hook's */
-	struct new_frame fresh[FEED_BATCH]; /* the batch's new frames, the hook's */
-};
 
 /* An empty entry table.  The entries are the records of their keyset: one array, grown
  * without copies. */
@@ -214,7 +185,6 @@ void prec_hist__free(struct prec_hist *h)
 {
 	if (!h)
 		return;
-	prec_hist__feed_stop(h); /* first: its hook may be reading the hist */
 	prec_keyset__release(&h->dso_ids);
 	prec_keyset__release(&h->ctxs);
 	prec_keyset__release(&h->thread_comms);
@@ -259,9 +229,6 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 	if (is_new) {
 		int err = 0;
 
-		/* the feed's hook reads the array (see prec_hist__feed_start) */
-		if (h->feed)
-			pthread_mutex_lock(&h->feed->lock);
 		if (h->nr_dsos == h->cap_dsos) {
 			size_t cap = h->cap_dsos;
 
@@ -271,8 +238,6 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 		}
 		if (!err)
 			h->dsos[h->nr_dsos++] = d;
-		if (h->feed)
-			pthread_mutex_unlock(&h->feed->lock);
 		if (err)
 			return -ENOMEM;
 	}
@@ -304,18 +269,15 @@ static int symbolize_run(struct prec_hist *h, uint32_t first, const struct new_f
 /*
  * Give the next node to index (h->nr_indexed; its frame f, a root if `root`, whose hash in
  * h->frames is hv) its frame id: ids in the order the frames first appeared, which is the
- * order of their first nodes.  *is_new tells whether the frame is new (then its id is
- * h->frames.n - 1).  0 or -ENOMEM.
+ * order of their first nodes.  0 or -ENOMEM.
  */
 static int index_next(struct prec_hist *h, const struct prec_hist_frame *f, bool root,
-		      uint64_t hv, bool *is_new)
+		      uint64_t hv)
 {
-	long fid = root ? (long)f->dso : prec_keyset__intern_hashed(&h->frames, f, hv, is_new);
+	long fid = root ? (long)f->dso : prec_keyset__intern_hashed(&h->frames, f, hv, NULL);
 
 	if (fid < 0)
 		return (int)fid;
-	if (root)
-		*is_new = false;
 	h->node_frame[h->nr_indexed++] = (uint32_t)fid;
 	return 0;
 }
@@ -328,157 +290,6 @@ static void prefault_nodes(struct prec_hist *h, uint32_t from)
 				NODE_PREFAULT);
 }
 
-/* Grow a node array to `need` items.  The feed's hook reads it, and it moves when it grows:
- * under the feed's lock, capacity included.  0 or -ENOMEM. */
-static int grow_fed(struct prec_hist *h, void **arr, size_t *cap, size_t need, size_t elem)
-{
-	int err;
-
-	if (need <= *cap)
-		return 0;
-	if (h->feed)
-		pthread_mutex_lock(&h->feed->lock);
-	err = prec_maparray__grow(arr, cap, need, elem);
-	if (h->feed)
-		pthread_mutex_unlock(&h->feed->lock);
-	return err ? -ENOMEM : 0;
-}
-
-/*
- * Fault in the pages of the next nodes to be made (NODE_PREFAULT at a time, up to two such
- * chunks ahead of the reader), so that the reader, whose thread is the one a report waits
- * for, does not: a fresh page costs microseconds.  The arrays move when they grow, under
- * the feed's lock, which is held meanwhile.  A chunk the hook has not reached when the
- * reader gets there, the reader faults in itself.
- */
-static void feed_prefault(struct prec_hist *h, uint32_t fed)
-{
-	uint32_t next = (fed / NODE_PREFAULT + 1) * NODE_PREFAULT;
-
-	if (next < h->prefaulted)
-		next = h->prefaulted;
-	if (next - fed > 2 * NODE_PREFAULT)
-		return;
-	pthread_mutex_lock(&h->feed->lock);
-	if (next + (size_t)NODE_PREFAULT <= h->cap_nodes &&
-	    next + (size_t)NODE_PREFAULT <= h->cap_node_count) {
-		prefault_nodes(h, next);
-		__atomic_store_n(&h->prefaulted, next + NODE_PREFAULT, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&h->feed->lock);
-}
-
-/* The node hash's next doubling: once its table is 3/8 full (it doubles at 1/2), fault in
- * the pages of the half it will grow by (see nslot_grow). */
-static void feed_ahead(struct prec_hist *h)
-{
-	uint32_t ns, nh;
-
-	if (!__atomic_load_n(&h->nslot_reserved, __ATOMIC_ACQUIRE))
-		return;
-	ns = __atomic_load_n(&h->nr_nslots, __ATOMIC_RELAXED);
-	nh = __atomic_load_n(&h->nr_hashed, __ATOMIC_RELAXED);
-	if (h->nslot_ahead >= (uint64_t)ns * 2 || (uint64_t)nh * 8 < (uint64_t)ns * 3 ||
-	    (size_t)ns * 2 * sizeof(*h->nslot) > NSLOT_RESERVE)
-		return;
-	(void)madvise(h->nslot + ns, (size_t)ns * sizeof(*h->nslot), MADV_POPULATE_WRITE);
-	h->nslot_ahead = (uint64_t)ns * 2;
-}
-
-/* The loader thread's idle hook: index and symbolize a batch of the nodes made so far. */
-static int feed_consume(void *arg)
-{
-	struct prec_hist *h = arg;
-	struct prec_feed *fd = h->feed;
-	uint32_t avail = __atomic_load_n(&fd->fed, __ATOMIC_ACQUIRE), n, k, first, nfresh;
-	int err = 0;
-
-	feed_prefault(h, avail);
-	feed_ahead(h);
-
-	if (avail == h->nr_indexed)
-		return 0;
-	/* every DSO of these frames was queued before its node was made: loaded yet? */
-	if (!prec_symtab__loader_settled(h->symtab))
-		return 1; /* no: the loader loads them and calls again */
-	n = avail - h->nr_indexed > FEED_BATCH ? FEED_BATCH : avail - h->nr_indexed;
-	if (grow((void **)&h->node_frame, &h->cap_node_frame, (size_t)h->nr_indexed + n,
-		 sizeof(*h->node_frame))) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	pthread_mutex_lock(&fd->lock);
-	for (k = 0; k < n; k++) {
-		const struct prec_node *nd = &h->node[h->nr_indexed + k];
-
-		fd->batch[k].f = prec_node__frame(nd);
-		fd->batch[k].root = nd->parent == ROOT_PARENT;
-		fd->batch[k].d = fd->batch[k].root ? NULL : prec_hist__dso(h, fd->batch[k].f.dso);
-		fd->batch[k].hv =
-			fd->batch[k].root ? 0 : prec_keyset__hash(&h->frames, &fd->batch[k].f);
-	}
-	pthread_mutex_unlock(&fd->lock);
-	for (k = 0; k < n && k < FEED_AHEAD; k++)
-		prec_keyset__prefetch(&h->frames, fd->batch[k].hv);
-	first = h->frames.n;
-	for (k = 0, nfresh = 0; k < n; k++) {
-		const struct feed_ent *e = &fd->batch[k];
-		bool is_new;
-
-		if (k + FEED_AHEAD < n)
-			prec_keyset__prefetch(&h->frames, fd->batch[k + FEED_AHEAD].hv);
-		err = index_next(h, &e->f, e->root, e->hv, &is_new);
-		if (err)
-			goto fail;
-		if (is_new) {
-			fd->fresh[nfresh].f = e->f;
-			fd->fresh[nfresh++].d = e->d;
-		}
-	}
-	err = symbolize_run(h, first, fd->fresh, nfresh);
-	if (err)
-		goto fail;
-	__atomic_store_n(&fd->indexed, h->nr_indexed, __ATOMIC_RELEASE);
-	return 1;
-fail:
-	h->feed_err = err;
-	return -1;
-}
-
-int prec_hist__feed_start(struct prec_hist *h)
-{
-	struct prec_feed *fd;
-
-	if (h->feed || !h->symtab || h->nr_indexed != h->nr_nodes ||
-	    h->nr_symbolized != h->frames.n)
-		return 0;
-	fd = malloc(sizeof(*fd));
-	if (!fd)
-		return -ENOMEM;
-	pthread_mutex_init(&fd->lock, NULL);
-	fd->fed = fd->indexed = h->nr_nodes;
-	h->feed = fd;
-	prec_symtab__loader_idle(h->symtab, feed_consume, h);
-	return 0;
-}
-
-uint32_t prec_hist__feed_progress(const struct prec_hist *h)
-{
-	return h->feed ? __atomic_load_n(&h->feed->indexed, __ATOMIC_ACQUIRE) : h->nr_indexed;
-}
-
-void prec_hist__feed_stop(struct prec_hist *h)
-{
-	struct prec_feed *fd = h->feed;
-
-	if (!fd)
-		return;
-	prec_symtab__loader_idle(h->symtab, NULL, NULL); /* the hist is the caller's again */
-	pthread_mutex_destroy(&fd->lock);
-	free(fd);
-	h->feed = NULL;
-}
-
 /* A new node (parent, frame pk/addr); its id, or -ENOMEM. */
 static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t addr)
 {
@@ -487,12 +298,12 @@ static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t
 
 	if (id == UINT32_MAX - 1)
 		return -E2BIG;
-	if (grow_fed(h, (void **)&h->node, &h->cap_nodes, (size_t)id + 1, sizeof(*h->node)) ||
-	    grow_fed(h, (void **)&h->node_count, &h->cap_node_count, (size_t)id + 1,
-		     sizeof(*h->node_count)))
+	if (prec_maparray__grow((void **)&h->node, &h->cap_nodes, (size_t)id + 1,
+				sizeof(*h->node)) ||
+	    prec_maparray__grow((void **)&h->node_count, &h->cap_node_count, (size_t)id + 1,
+				sizeof(*h->node_count)))
 		return -ENOMEM;
-	/* the feed's hook faults the pages in ahead (see feed_prefault) when it has time */
-	if (!(id % NODE_PREFAULT) && id >= __atomic_load_n(&h->prefaulted, __ATOMIC_ACQUIRE))
+	if (!(id % NODE_PREFAULT))
 		prefault_nodes(h, id);
 	n = &h->node[id];
 	n->parent = parent;
@@ -503,8 +314,6 @@ static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t
 	n->self_period = 0;
 	h->node_count[id] = 0;
 	h->nr_nodes++;
-	if (h->feed)
-		__atomic_store_n(&h->feed->fed, h->nr_nodes, __ATOMIC_RELEASE);
 	return id;
 }
 
@@ -542,9 +351,8 @@ static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent, uint32_t
 
 /*
  * The node hash's table lives in a reserve of address space (untouched, it costs nothing),
- * so that it doubles where it is and the feed's hook can fault in the pages of the next
- * doubling ahead of the reader (feed_ahead).  Without the reserve (an address-space limit),
- * a table that moves when it grows.
+ * so that it doubles where it is.  Without the reserve (an address-space limit), a table
+ * that moves when it grows.
  */
 static int nslot_grow(struct prec_hist *h)
 {
@@ -559,20 +367,19 @@ static int nslot_grow(struct prec_hist *h)
 			return prec_slots__grow(&h->nslot, &h->nr_nslots, NSLOT_FIRST);
 		(void)madvise(p, (size_t)n * sizeof(*h->nslot), MADV_POPULATE_WRITE);
 		h->nslot = p;
-		__atomic_store_n(&h->nr_nslots, n, __ATOMIC_RELAXED);
-		__atomic_store_n(&h->nslot_reserved, true, __ATOMIC_RELEASE);
+		h->nr_nslots = n;
+		h->nslot_reserved = true;
 		return 0;
 	}
 	if (!h->nslot_reserved)
 		return prec_slots__grow(&h->nslot, &h->nr_nslots, NSLOT_FIRST);
 	if ((size_t)n * sizeof(*h->nslot) > NSLOT_RESERVE)
 		return -E2BIG;
-	/* what the hook has not faulted in yet, in one call */
 	(void)madvise(h->nslot + old, (size_t)old * sizeof(*h->nslot), MADV_POPULATE_WRITE);
 	err = prec_slots__double_in(h->nslot, old);
 	if (err)
 		return err;
-	__atomic_store_n(&h->nr_nslots, n, __ATOMIC_RELAXED);
+	h->nr_nslots = n;
 	return 0;
 }
 
@@ -593,7 +400,7 @@ static int nslot_add(struct prec_hist *h, uint32_t id)
 	hv = node_hash(n->parent, n->pk & PK_FRAME, n->addr);
 	h->nslot[nslot_probe(h, n->parent, n->pk & PK_FRAME, n->addr, hv)] =
 		(hv >> 32) << 32 | ((uint64_t)id + 1);
-	__atomic_store_n(&h->nr_hashed, h->nr_hashed + 1, __ATOMIC_RELAXED); /* see feed_ahead */
+	h->nr_hashed++;
 	return 0;
 }
 
@@ -657,8 +464,7 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t pk, uint6
 	}
 	p->child = (uint32_t)id;
 	if (kids < PREC_NODE_KIDS_MAX) /* past LIST_MAX only "more" matters */
-		/* atomically: the feed's hook may be reading the frame's bits of this word */
-		__atomic_store_n(&p->pk, p->pk + (1u << PREC_NODE_KIDS_SHIFT), __ATOMIC_RELAXED);
+		p->pk += 1u << PREC_NODE_KIDS_SHIFT;
 	return id;
 }
 
@@ -1154,108 +960,32 @@ static uint64_t node_frame_hash(const struct prec_hist *h, uint32_t node)
 
 /*
  * Index the nodes from h->nr_indexed on, the frame table's slots fetched a few nodes ahead
- * (most frames are looked up once or twice, all over the table).  With a feed, each new
- * frame goes to the tail for the loader (see prec_hist__feed_end).
+ * (most frames are looked up once or twice, all over the table).
  */
-static int index_nodes(struct prec_hist *h, struct prec_feed *fd)
+int prec_hist__index_frames(struct prec_hist *h)
 {
 	uint32_t n = h->nr_nodes, node, k;
-	uint64_t hv[FEED_AHEAD];
+	uint64_t hv[INDEX_AHEAD];
 
 	if (grow((void **)&h->node_frame, &h->cap_node_frame, n, sizeof(*h->node_frame)))
 		return -ENOMEM;
-	for (node = h->nr_indexed, k = 0; node < n && k < FEED_AHEAD; node++, k++) {
-		hv[node % FEED_AHEAD] = node_frame_hash(h, node);
-		prec_keyset__prefetch(&h->frames, hv[node % FEED_AHEAD]);
+	for (node = h->nr_indexed, k = 0; node < n && k < INDEX_AHEAD; node++, k++) {
+		hv[node % INDEX_AHEAD] = node_frame_hash(h, node);
+		prec_keyset__prefetch(&h->frames, hv[node % INDEX_AHEAD]);
 	}
 	for (node = h->nr_indexed; node < n; node++) {
 		const struct prec_node *nd = &h->node[node];
 		struct prec_hist_frame f = prec_node__frame(nd);
-		bool is_new;
-		int err = index_next(h, &f, nd->parent == ROOT_PARENT, hv[node % FEED_AHEAD],
-				       &is_new);
+		int err = index_next(h, &f, nd->parent == ROOT_PARENT, hv[node % INDEX_AHEAD]);
 
 		if (err)
 			return err;
-		if (node + FEED_AHEAD < n) {
-			hv[node % FEED_AHEAD] = node_frame_hash(h, node + FEED_AHEAD);
-			prec_keyset__prefetch(&h->frames, hv[node % FEED_AHEAD]);
-		}
-		if (is_new && fd) {
-			uint32_t i = h->frames.n - 1 - fd->tail_base;
-
-			new_frame_of(h, f, &fd->tail[i]);
-			if (!(++i % TAIL_PUBLISH))
-				__atomic_store_n(&fd->tail_pub, i, __ATOMIC_RELEASE);
+		if (node + INDEX_AHEAD < n) {
+			hv[node % INDEX_AHEAD] = node_frame_hash(h, node + INDEX_AHEAD);
+			prec_keyset__prefetch(&h->frames, hv[node % INDEX_AHEAD]);
 		}
 	}
 	return 0;
-}
-
-int prec_hist__index_frames(struct prec_hist *h)
-{
-	return index_nodes(h, NULL);
-}
-
-/* The loader's hook at the end of the read: symbolize the tail's frames as the reader hands
- * them over, until it has handed over the last. */
-static int tail_consume(void *arg)
-{
-	struct prec_hist *h = arg;
-	struct prec_feed *fd = h->feed;
-	uint32_t done = h->nr_symbolized - fd->tail_base;
-	int err;
-
-	if (!prec_symtab__loader_settled(h->symtab))
-		return 1; /* the DSOs first */
-	for (;;) {
-		bool last = __atomic_load_n(&fd->tail_done, __ATOMIC_ACQUIRE);
-		uint32_t pub = __atomic_load_n(&fd->tail_pub, __ATOMIC_ACQUIRE);
-
-		if (done == pub) {
-			if (last)
-				return -1; /* all done: no more calls */
-			sched_yield();
-			continue;
-		}
-		err = symbolize_run(h, fd->tail_base + done, fd->tail + done, pub - done);
-		if (err) {
-			h->feed_err = err;
-			return -1;
-		}
-		done = pub;
-	}
-}
-
-int prec_hist__feed_end(struct prec_hist *h)
-{
-	struct prec_feed *fd = h->feed;
-	uint32_t n, i;
-	int err;
-
-	if (!fd)
-		return prec_hist__index_frames(h);
-	prec_symtab__loader_idle(h->symtab, NULL, NULL); /* the hook's batch ends first */
-	n = h->frames.n - h->nr_symbolized + (h->nr_nodes - h->nr_indexed);
-	if (h->feed_err || h->nr_indexed == h->nr_nodes ||
-	    !(fd->tail = malloc((size_t)n * sizeof(*fd->tail)))) {
-		prec_hist__feed_stop(h);
-		return prec_hist__index_frames(h);
-	}
-	fd->tail_base = h->nr_symbolized;
-	for (i = 0; fd->tail_base + i < h->frames.n; i++)
-		new_frame_of(h, frame_at(h, fd->tail_base + i), &fd->tail[i]);
-	fd->tail_pub = i;
-	fd->tail_done = false;
-	prec_symtab__loader_idle(h->symtab, tail_consume, h);
-	err = index_nodes(h, fd);
-	__atomic_store_n(&fd->tail_pub, h->frames.n - fd->tail_base, __ATOMIC_RELEASE);
-	__atomic_store_n(&fd->tail_done, true, __ATOMIC_RELEASE);
-	prec_symtab__loader_idle(h->symtab, NULL, NULL); /* waits for the hook to finish */
-	free(fd->tail);
-	fd->tail = NULL;
-	prec_hist__feed_stop(h);
-	return err;
 }
 
 /*
@@ -1650,8 +1380,6 @@ int prec_hist__finish(struct prec_hist *h)
 
 	if (h->finished)
 		return 0;
-	if (h->feed_err)
-		return h->feed_err;
 	err = prec_hist__index_frames(h);
 	if (err)
 		return err;

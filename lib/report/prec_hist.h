@@ -173,12 +173,10 @@ struct prec_node {
 #define PREC_NODE_KIDS_SHIFT 28
 #define PREC_NODE_KIDS_MAX 15u
 
-/* The frame of a node (of a root: the context id as dso).  Its pk is read once, atomically:
- * while the reader adds children to the node, the feed's hook reads the frame on the other
- * thread (the frame's bits never change, the children count beside them does). */
+/* The frame of a node (of a root: the context id as dso). */
 static inline struct prec_hist_frame prec_node__frame(const struct prec_node *n)
 {
-	uint32_t pk = __atomic_load_n(&n->pk, __ATOMIC_RELAXED);
+	uint32_t pk = n->pk;
 	struct prec_hist_frame f;
 
 	f.dso = pk & PREC_NODE_DSO_MAX;
@@ -221,20 +219,16 @@ struct prec_hist {
 	/* open-addressing hash of the roots and of crowded parents' children by (parent,
 	 * frame): slots hold (hash tag << 32 | node id + 1), the keys are the nodes themselves */
 	uint64_t *nslot;
-	uint32_t nr_nslots, nr_hashed; /* written atomically: the feed's hook reads them */
+	uint32_t nr_nslots, nr_hashed;
 	bool nslot_reserved; /* nslot is a reserve of address space (see nslot_grow) */
-	uint64_t nslot_ahead; /* the feed's hook's: slots whose pages it faulted in */
 	uint32_t *node_frame; /* node id -> frame id (roots: context id), from index_frames */
 	uint32_t nr_indexed; /* nodes below this have their frame id */
 	size_t cap_node_frame;
-	struct prec_feed *feed; /* see prec_hist__feed_start() */
-	uint32_t prefaulted; /* nodes below this have their pages in (the feed's hook's) */
-	int feed_err; /* the feed consumer's error, returned by finish */
 
 	struct prec_evsel_stats *ev;
 	uint32_t nr_ev;
 
-	/* after prec_hist__finish() (the feed's consumer may fill a part before) */
+	/* after prec_hist__finish() */
 	struct prec_keyset sframes; /* struct prec_sframe -> id */
 	uint32_t nr_symbolized; /* frames below this have their sframes */
 	uint32_t *frame_sf_start; /* frame id -> first of its sframes in sf_seq */
@@ -299,29 +293,6 @@ const char *prec_hist__thread_comm(const struct prec_hist *h, uint32_t pid, uint
 /* Give the frames of the nodes so far their ids (finish does it for the rest).  It needs no
  * symbols: a caller can do it while symbol tables still load.  0 or -ENOMEM. */
 int prec_hist__index_frames(struct prec_hist *h);
-/*
- * Index and symbolize frames on the symtab's background loader while the caller reads on:
- * from now on each new node's frame is handed to a hook on the loader thread
- * (prec_symtab__loader_idle) that does for the frames read so far what
- * prec_hist__index_frames() and prec_hist__finish() would.  Call it with the loader running
- * and before the first node; until prec_hist__feed_stop() (or prec_symtab__loader_stop())
- * has returned the caller may only add samples.  feed_stop() ends the hook, waiting for a
- * batch it is doing, and frees the feed; index_frames and finish then do the rest (index
- * needs no symbols, so it can go on while the loader still loads).  0, or -ENOMEM (then
- * nothing is fed).
- */
-int prec_hist__feed_start(struct prec_hist *h);
-void prec_hist__feed_stop(struct prec_hist *h);
-/*
- * What feed_stop() then index_frames() do, with the work split at the end of the read
- * (where the hook is often behind the reader by tens of thousands of nodes): the caller
- * indexes the nodes the hook has not reached while the hook, now on the caller's heels,
- * symbolizes each new frame.  Returns when the hook has symbolized all, or stopped to load
- * DSOs (finish does the rest).  Without a feed, index_frames().  0 or -ENOMEM.
- */
-int prec_hist__feed_end(struct prec_hist *h);
-/* Nodes indexed so far, by the feed's hook while there is a feed (callable meanwhile). */
-uint32_t prec_hist__feed_progress(const struct prec_hist *h);
 /* Symbolize and build the entries.  0 or -ENOMEM. */
 int prec_hist__finish(struct prec_hist *h);
 

@@ -1638,26 +1638,20 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	}
 	R.kernel_id = (uint32_t)kid;
 
-	/* symbol tables load on the other CPU while the records are read, and the frames read
-	 * so far are indexed and symbolized there when it has nothing to load; without a thread
-	 * all that is done when first needed, as before */
+	/* symbol tables load on the other CPU while the records are read; without a thread
+	 * they load when first needed */
 	if (!R.unwind && !o->hide_unresolved && prec_symtab__loader_start(R.st))
 		prec_log(PREC_LOG_INFO, "no background thread for symbol loading");
-	else if (!R.unwind && !o->hide_unresolved && prec_hist__feed_start(R.h))
-		prec_log(PREC_LOG_INFO, "frames not symbolized while reading: out of memory");
 	phase_end(&ph, "setup");
 	err = read_streams(&R, in, &sv);
 	phase_end(&ph, "read");
 	free_reading(&R);
 	if (!err || err == -EBADMSG) {
-		/* indexing needs no symbols: done while the other thread may still load them,
-		 * then symbolizes behind */
-		int e2 = prec_hist__feed_end(R.h);
+		/* indexing needs no symbols: done while the other thread may still load them */
+		int e2 = prec_hist__index_frames(R.h);
 
 		if (e2)
 			err = e2;
-	} else {
-		prec_hist__feed_stop(R.h);
 	}
 	prec_symtab__loader_stop(R.st);
 	phase_end(&ph, "loaded");

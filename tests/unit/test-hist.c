@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/report's hist: the frame feed (prec_hist__feed_start) indexes and symbolizes frames on
- * the symbol loader's thread while samples are still being added.  Whatever part of the work
- * that thread did, the report must be the one the hist gives without a feed.  The samples
- * are made up: random stacks over the functions of a kernel symbol file written here, and
- * over DSOs whose files do not exist ([unknown]), so that the hist's node and DSO arrays
- * grow while the loader thread reads them.  The same report again from a finish that counts
- * every stack on one thread (it splits a big trie over two), with graphs down to 0.01% so
- * that the stacks' occurrences show.
+ * lib/report's hist.  The samples are made up: random stacks over the functions of a kernel
+ * symbol file written here, and over DSOs whose files do not exist ([unknown]), loaded by the
+ * symbol loader's thread while samples are still being added.  The report, with graphs down
+ * to 0.01% so that the stacks' occurrences show, must be the same from a finish that counts
+ * every stack on one thread (it splits a big trie over two) and whether or not the frames
+ * were indexed before the loader stopped.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -49,32 +47,17 @@ static uint64_t rnd(uint64_t *x)
 	return *x;
 }
 
-enum feed_mode {
-	NO_FEED, /* everything done by finish */
-	FEED_CAUGHT_UP, /* the hook indexed the first half before the second is added */
-	FEED_STOPPED_EARLY, /* the feed stopped right after the last sample */
-	FEED_ENDED, /* feed_end: the rest indexed here, symbolized by the hook behind */
-	NO_FEED_ONE_THREAD, /* no feed, and finish counts all stacks on one thread */
+enum mode {
+	PLAIN, /* everything done by finish, no loader thread */
+	LOADER_INDEXED, /* with the loader thread, frames indexed before it stops */
+	ONE_THREAD, /* finish counts all stacks on one thread */
 };
 
 static uint32_t nodes_seen; /* by the last report() */
 
-/* Waits until the hook has indexed every node made so far; false after 10 s. */
-static bool wait_caught_up(struct prec_hist *h)
-{
-	int i;
-
-	for (i = 0; i < 10000; i++) {
-		if (prec_hist__feed_progress(h) == h->nr_nodes)
-			return true;
-		usleep(1000);
-	}
-	return false;
-}
-
 /* The --stdio report (no-children, call graphs) and the folded stacks of the made-up
  * samples, in one malloc'd string. */
-static char *report(enum feed_mode mode, bool *caught_up)
+static char *report(enum mode mode)
 {
 	static const char *const comms[] = { "cc1", "as", "make" };
 	struct prec_symtab_opts so = { 0 };
@@ -103,14 +86,12 @@ static char *report(enum feed_mode mode, bool *caught_up)
 	ho.need_comm = true;
 	if (prec_symtab__new(&so, &st) || prec_hist__new(&ho, st, 1, &h))
 		abort();
-	if (mode == NO_FEED_ONE_THREAD)
+	if (mode == ONE_THREAD)
 		h->fin_split_min = UINT32_MAX;
-	if (mode != NO_FEED && mode != NO_FEED_ONE_THREAD &&
-	    (prec_symtab__loader_start(st) || prec_hist__feed_start(h)))
+	if (mode == LOADER_INDEXED && prec_symtab__loader_start(st))
 		abort();
 	kid = (uint32_t)prec_hist__dso_id(h, prec_symtab__kernel(st));
 	prec_symtab__prefetch(st, prec_symtab__kernel(st));
-	*caught_up = false;
 	for (i = 0; i < NR_SAMPLES; i++) {
 		struct prec_hist_sample s = { 0 };
 		size_t depth = 1 + rnd(&x) % 14;
@@ -127,8 +108,6 @@ static char *report(enum feed_mode mode, bool *caught_up)
 			dso_id[i] = (uint32_t)prec_hist__dso_id(h, d);
 			prec_symtab__prefetch(st, d);
 		}
-		if (i == NR_SAMPLES / 2 && mode == FEED_CAUGHT_UP)
-			*caught_up = wait_caught_up(h);
 		for (k = 0; k < (int)depth; k++) {
 			uint64_t r = rnd(&x);
 
@@ -153,14 +132,8 @@ static char *report(enum feed_mode mode, bool *caught_up)
 			abort();
 		prec_hist__count(h, (uint32_t)ctx, (uint32_t)node, s.period);
 	}
-	if (mode == FEED_ENDED) {
-		if (prec_hist__feed_end(h))
-			abort();
-	} else {
-		prec_hist__feed_stop(h);
-		if (prec_hist__index_frames(h))
-			abort();
-	}
+	if (mode == LOADER_INDEXED && prec_hist__index_frames(h))
+		abort();
 	prec_symtab__loader_stop(st);
 	if (prec_hist__finish(h))
 		abort();
@@ -376,8 +349,7 @@ static void check_count_wrap(void)
 
 int main(void)
 {
-	bool caught_up;
-	char *plain, *fed, *early, *ended, *one;
+	char *plain, *loader, *one;
 
 	check_maparray();
 	check_slots();
@@ -386,27 +358,18 @@ int main(void)
 	check_count_wrap();
 
 	write_kallsyms();
-	plain = report(NO_FEED, &caught_up);
+	plain = report(PLAIN);
 	ok(strstr(plain, "kfn_0") && strstr(plain, "[unknown]"),
-	   "without a feed: kernel functions and unknown DSOs in the report (%zu bytes)",
-	   strlen(plain));
-	one = report(NO_FEED_ONE_THREAD, &caught_up);
+	   "kernel functions and unknown DSOs in the report (%zu bytes)", strlen(plain));
+	one = report(ONE_THREAD);
 	ok(!strcmp(one, plain), "finish on one thread: the same report as on two (%u nodes)",
 	   nodes_seen);
+	loader = report(LOADER_INDEXED);
+	ok(!strcmp(loader, plain),
+	   "with the loader thread, frames indexed before it stopped: the same report");
 	free(one);
-	fed = report(FEED_CAUGHT_UP, &caught_up);
-	ok(caught_up, "the loader thread indexed the first %d samples' nodes meanwhile",
-	   NR_SAMPLES / 2);
-	ok(!strcmp(fed, plain), "with the feed: the same report");
-	early = report(FEED_STOPPED_EARLY, &caught_up);
-	ok(!strcmp(early, plain), "with the feed stopped wherever it was: the same report");
-	ended = report(FEED_ENDED, &caught_up);
-	ok(!strcmp(ended, plain),
-	   "with the feed ended (the rest symbolized behind): the same report");
-	free(ended);
+	free(loader);
 	free(plain);
-	free(fed);
-	free(early);
 	unlink(ksyms);
 	return done_testing();
 }
