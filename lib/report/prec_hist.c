@@ -17,7 +17,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "prec_buf.h"
 #include "prec_hist.h"
@@ -113,8 +112,6 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 #define MERGE_AHEAD 16 /* entries whose slots fin_merge() fetches ahead */
 /* Nodes whose pages are faulted in together, ahead of their use. */
 #define NODE_PREFAULT 8192
-/* The node hash's reserve of address space (see nslot_grow), in bytes: 2^27 slots. */
-#define NSLOT_RESERVE ((size_t)1 << 30)
 #define NSLOT_FIRST 512
 
 /* A frame to symbolize, with its DSO. */
@@ -196,10 +193,7 @@ void prec_hist__free(struct prec_hist *h)
 	free(h->ctx_root);
 	prec_maparray__free(h->node, h->cap_nodes, sizeof(*h->node));
 	prec_maparray__free(h->node_count, h->cap_node_count, sizeof(*h->node_count));
-	if (h->nslot_reserved)
-		munmap(h->nslot, NSLOT_RESERVE);
-	else
-		prec_slots__free(h->nslot, h->nr_nslots);
+	prec_slots__free(h->nslot, h->nr_nslots);
 	free(h->node_frame);
 	free(h->ev);
 	free(h->wraps);
@@ -349,40 +343,6 @@ static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent, uint32_t
 	return s;
 }
 
-/*
- * The node hash's table lives in a reserve of address space (untouched, it costs nothing),
- * so that it doubles where it is.  Without the reserve (an address-space limit), a table
- * that moves when it grows.
- */
-static int nslot_grow(struct prec_hist *h)
-{
-	uint32_t old = h->nr_nslots, n = old ? old * 2 : NSLOT_FIRST;
-	int err;
-
-	if (!old) {
-		void *p = mmap(NULL, NSLOT_RESERVE, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-		if (p == MAP_FAILED)
-			return prec_slots__grow(&h->nslot, &h->nr_nslots, NSLOT_FIRST);
-		(void)madvise(p, (size_t)n * sizeof(*h->nslot), MADV_POPULATE_WRITE);
-		h->nslot = p;
-		h->nr_nslots = n;
-		h->nslot_reserved = true;
-		return 0;
-	}
-	if (!h->nslot_reserved)
-		return prec_slots__grow(&h->nslot, &h->nr_nslots, NSLOT_FIRST);
-	if ((size_t)n * sizeof(*h->nslot) > NSLOT_RESERVE)
-		return -E2BIG;
-	(void)madvise(h->nslot + old, (size_t)old * sizeof(*h->nslot), MADV_POPULATE_WRITE);
-	err = prec_slots__double_in(h->nslot, old);
-	if (err)
-		return err;
-	h->nr_nslots = n;
-	return 0;
-}
-
 /* Put node `id` (not there yet) in h->nslot, growing it first if it would be over half
  * full. */
 static int nslot_add(struct prec_hist *h, uint32_t id)
@@ -391,7 +351,7 @@ static int nslot_add(struct prec_hist *h, uint32_t id)
 	uint64_t hv;
 
 	if ((uint64_t)(h->nr_hashed + 1) * 2 > h->nr_nslots) {
-		int err = nslot_grow(h);
+		int err = prec_slots__grow(&h->nslot, &h->nr_nslots, NSLOT_FIRST);
 
 		if (err)
 			return err;

@@ -220,7 +220,6 @@ struct prec_hist {
 	 * frame): slots hold (hash tag << 32 | node id + 1), the keys are the nodes themselves */
 	uint64_t *nslot;
 	uint32_t nr_nslots, nr_hashed;
-	bool nslot_reserved; /* nslot is a reserve of address space (see nslot_grow) */
 	uint32_t *node_frame; /* node id -> frame id (roots: context id), from index_frames */
 	uint32_t nr_indexed; /* nodes below this have their frame id */
 	size_t cap_node_frame;
