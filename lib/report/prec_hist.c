@@ -110,8 +110,6 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 #define SYM_AHEAD 32 /* frames looked up before their sframes are interned */
 #define FIN_SPLIT_MIN 65536 /* nodes from which finish uses a second thread (fin_half) */
 #define MERGE_AHEAD 16 /* entries whose slots fin_merge() fetches ahead */
-/* Nodes whose pages are faulted in together, ahead of their use. */
-#define NODE_PREFAULT 8192
 #define NSLOT_FIRST 512
 
 /* A frame to symbolize, with its DSO. */
@@ -276,14 +274,6 @@ static int index_next(struct prec_hist *h, const struct prec_hist_frame *f, bool
 	return 0;
 }
 
-/* Fault in, in both node arrays, the pages of nodes [from, from + NODE_PREFAULT). */
-static void prefault_nodes(struct prec_hist *h, uint32_t from)
-{
-	prec_maparray__prefault(h->node, h->cap_nodes, sizeof(*h->node), from, NODE_PREFAULT);
-	prec_maparray__prefault(h->node_count, h->cap_node_count, sizeof(*h->node_count), from,
-				NODE_PREFAULT);
-}
-
 /* A new node (parent, frame pk/addr); its id, or -ENOMEM. */
 static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t addr)
 {
@@ -297,8 +287,6 @@ static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t
 	    prec_maparray__grow((void **)&h->node_count, &h->cap_node_count, (size_t)id + 1,
 				sizeof(*h->node_count)))
 		return -ENOMEM;
-	if (!(id % NODE_PREFAULT))
-		prefault_nodes(h, id);
 	n = &h->node[id];
 	n->parent = parent;
 	n->child = NO_NODE;
