@@ -11,8 +11,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -108,8 +106,6 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
  * the misses overlap. */
 #define INDEX_AHEAD 12
 #define SYM_AHEAD 32 /* frames looked up before their sframes are interned */
-#define FIN_SPLIT_MIN 65536 /* nodes from which finish uses a second thread (fin_half) */
-#define MERGE_AHEAD 16 /* entries whose slots fin_merge() fetches ahead */
 #define NSLOT_FIRST 512
 
 /* A frame to symbolize, with its DSO. */
@@ -162,7 +158,6 @@ int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, ui
 	prec_keyset__init(&h->frames, sizeof(struct prec_hist_frame));
 	prec_keyset__init(&h->sframes, sizeof(struct prec_sframe));
 	entries_init(h);
-	h->fin_split_min = FIN_SPLIT_MIN;
 	h->nr_ev = nr_evsels ? nr_evsels : 1;
 	h->ev = calloc(h->nr_ev, sizeof(*h->ev));
 	h->dsos = calloc(16, sizeof(*h->dsos));
@@ -1179,124 +1174,19 @@ static void fin_free(struct fin *F)
 	free(F->o3);
 }
 
-/*
- * The second half of the nodes, counted on a thread of its own into a shadow of the hist:
- * the hist's fields but an entry table, per-event unsymbolized totals and DSO list of its
- * own (all the rest it only reads).  fin_merge() then adds what it counted to the hist's,
- * its entries that are new there made in the order they first appeared in the second half,
- * which is the order one pass over all nodes would have made them in.
- */
-struct fin_half {
-	struct prec_hist sh;
-	struct fin F;
-	uint32_t from, to;
-	int err;
-	pthread_t thread;
-};
-
-static void *fin_half_main(void *arg)
-{
-	struct fin_half *fh = arg;
-
-	fh->err = fin_nodes(&fh->sh, &fh->F, fh->from, fh->to);
-	return NULL;
-}
-
-static bool fin_half_start(struct prec_hist *h, struct fin_half *fh, const uint32_t *nctx,
-			   uint32_t from, uint32_t to)
-{
-	memset(fh, 0, sizeof(*fh));
-	fh->sh = *h;
-	entries_init(&fh->sh);
-	fh->sh.unsym = NULL;
-	fh->sh.nr_unsym = 0;
-	fh->sh.ev = calloc(h->nr_ev, sizeof(*h->ev));
-	fh->F.nctx = (uint32_t *)nctx; /* read only */
-	fh->F.memo = calloc(LEAF_MEMO, sizeof(*fh->F.memo));
-	fh->from = from;
-	fh->to = to;
-	if (fh->sh.ev && fh->F.memo && !pthread_create(&fh->thread, NULL, fin_half_main, fh))
-		return true;
-	free(fh->sh.ev);
-	free(fh->F.memo);
-	return false;
-}
-
-/* Add what the second half counted (fin_half) to the hist (F: the first half's). */
-static int fin_merge(struct prec_hist *h, struct fin *F, struct fin_half *fh)
-{
-	struct prec_hist *s = &fh->sh;
-	uint32_t *map = malloc(((size_t)s->nr_entries + 1) * sizeof(*map));
-	uint64_t *hv = malloc(((size_t)s->nr_entries + 1) * sizeof(*hv));
-	uint32_t j;
-	size_t i;
-	int err = -ENOMEM;
-
-	if (!map || !hv ||
-	    prec_keyset__reserve(&h->entry_ids, h->nr_entries + s->nr_entries))
-		goto out;
-	h->entries = prec_keyset__record(&h->entry_ids, 0); /* may have moved */
-	/* each entry's slot fetched MERGE_AHEAD entries ahead, then the key it points to */
-	for (j = 0; j < s->nr_entries; j++) {
-		hv[j] = prec_keyset__hash(&h->entry_ids, &s->entries[j].key);
-		if (j < MERGE_AHEAD)
-			prec_keyset__prefetch(&h->entry_ids, hv[j]);
-	}
-	for (j = 0; j < s->nr_entries; j++) {
-		const struct prec_entry *se = &s->entries[j];
-		struct prec_entry *e;
-		long id;
-
-		if (j + MERGE_AHEAD < s->nr_entries)
-			prec_keyset__prefetch(&h->entry_ids, hv[j + MERGE_AHEAD]);
-		if (j + MERGE_AHEAD / 2 < s->nr_entries)
-			prec_keyset__prefetch_key(&h->entry_ids, hv[j + MERGE_AHEAD / 2]);
-		id = entry_of_key(h, &se->key, se->sframe, hv[j]);
-		if (id < 0)
-			goto out;
-		map[j] = (uint32_t)id;
-		e = &h->entries[id];
-		e->self_period += se->self_period;
-		e->self_count += se->self_count;
-		e->acc_period += se->acc_period;
-		e->acc_count += se->acc_count;
-		if (se->max_depth > e->max_depth)
-			e->max_depth = se->max_depth;
-	}
-	for (j = 0; j < h->nr_ev; j++) {
-		h->ev[j].unsym_period += s->ev[j].unsym_period;
-		h->ev[j].unsym_count += s->ev[j].unsym_count;
-	}
-	for (i = 0; i < s->nr_unsym; i++)
-		if (unsym_add(h, s->unsym[i].dso, s->unsym[i].period, &F->unsym_cap))
-			goto out;
-	/* its occurrences stay in its list (occurrences() reads both), renumbered */
-	for (i = 0; i < fh->F.nr_o3; i++)
-		fh->F.o3[i].entry = map[fh->F.o3[i].entry];
-	err = 0;
-out:
-	free(map);
-	free(hv);
-	return err;
-}
-
-/* h->occ: the occurrences of lists o3[0, n) (each in node order, one after the other), by
- * entry.  0 or -ENOMEM. */
-static int occurrences(struct prec_hist *h, const struct fin *const *lists, size_t n)
+/* h->occ: the occurrences F gathered (in node order), by entry.  0 or -ENOMEM. */
+static int occurrences(struct prec_hist *h, const struct fin *F)
 {
 	uint32_t *cnt = calloc((size_t)h->nr_entries + 1, sizeof(uint32_t));
-	size_t i, k, total = 0;
+	size_t i;
 
-	for (k = 0; k < n; k++)
-		total += lists[k]->nr_o3;
-	h->occ = malloc((total ? total : 1) * sizeof(*h->occ));
+	h->occ = malloc((F->nr_o3 ? F->nr_o3 : 1) * sizeof(*h->occ));
 	if (!cnt || !h->occ) {
 		free(cnt);
 		return -ENOMEM;
 	}
-	for (k = 0; k < n; k++)
-		for (i = 0; i < lists[k]->nr_o3; i++)
-			cnt[lists[k]->o3[i].entry + 1]++;
+	for (i = 0; i < F->nr_o3; i++)
+		cnt[F->o3[i].entry + 1]++;
 	for (i = 0; i < h->nr_entries; i++) {
 		h->entries[i].occ_start = cnt[i];
 		h->entries[i].occ_n = cnt[i + 1];
@@ -1304,16 +1194,14 @@ static int occurrences(struct prec_hist *h, const struct fin *const *lists, size
 	}
 	for (i = 0; i < h->nr_entries; i++)
 		cnt[i] = h->entries[i].occ_start;
-	for (k = 0; k < n; k++) {
-		for (i = 0; i < lists[k]->nr_o3; i++) {
-			const struct occ3 *o = &lists[k]->o3[i];
+	for (i = 0; i < F->nr_o3; i++) {
+		const struct occ3 *o = &F->o3[i];
 
-			h->occ[cnt[o->entry]].node = o->node;
-			h->occ[cnt[o->entry]].pos = o->pos;
-			cnt[o->entry]++;
-		}
+		h->occ[cnt[o->entry]].node = o->node;
+		h->occ[cnt[o->entry]].pos = o->pos;
+		cnt[o->entry]++;
 	}
-	h->nr_occ = total;
+	h->nr_occ = F->nr_o3;
 	free(cnt);
 	return 0;
 }
@@ -1321,9 +1209,7 @@ static int occurrences(struct prec_hist *h, const struct fin *const *lists, size
 int prec_hist__finish(struct prec_hist *h)
 {
 	struct fin F;
-	struct fin_half half;
 	uint32_t node, nnodes = h->nr_nodes;
-	bool split;
 	int err;
 
 	if (h->finished)
@@ -1347,26 +1233,9 @@ int prec_hist__finish(struct prec_hist *h)
 		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].pk & PREC_NODE_DSO_MAX
 						     : F.nctx[parent];
 	}
-	/* a big trie's second half on a thread of its own */
-	split = nnodes >= h->fin_split_min && fin_half_start(h, &half, F.nctx, nnodes / 2, nnodes);
-	err = fin_nodes(h, &F, 0, split ? nnodes / 2 : nnodes);
-	if (split) {
-		const struct fin *lists[2] = { &F, &half.F };
-
-		pthread_join(half.thread, NULL);
-		if (!err)
-			err = half.err ? half.err : fin_merge(h, &F, &half);
-		if (!err && h->opts.keep_occurrences)
-			err = occurrences(h, lists, 2);
-		fin_free(&half.F);
-		prec_keyset__release(&half.sh.entry_ids);
-		free(half.sh.ev);
-		free(half.sh.unsym);
-	} else if (!err && h->opts.keep_occurrences) {
-		const struct fin *lists[1] = { &F };
-
-		err = occurrences(h, lists, 1);
-	}
+	err = fin_nodes(h, &F, 0, nnodes);
+	if (!err && h->opts.keep_occurrences)
+		err = occurrences(h, &F);
 	if (err)
 		goto nomem;
 	if (h->nr_unsym)

@@ -246,7 +246,6 @@ struct prec_hist {
 	size_t nr_unsym;
 	struct prec_strset strs;
 	bool finished;
-	uint32_t fin_split_min; /* finish splits a trie of this many nodes over two threads */
 };
 
 int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, uint32_t nr_evsels,

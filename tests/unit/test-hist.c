@@ -3,8 +3,7 @@
  * lib/report's hist.  The samples are made up: random stacks over the functions of a kernel
  * symbol file written here, and over DSOs whose files do not exist ([unknown]), loaded by the
  * symbol loader's thread while samples are still being added.  The report, with graphs down
- * to 0.01% so that the stacks' occurrences show, must be the same from a finish that counts
- * every stack on one thread (it splits a big trie over two) and whether or not the frames
+ * to 0.01% so that the stacks' occurrences show, must be the same whether or not the frames
  * were indexed before the loader stopped.
  */
 #include <errno.h>
@@ -50,7 +49,6 @@ static uint64_t rnd(uint64_t *x)
 enum mode {
 	PLAIN, /* everything done by finish, no loader thread */
 	LOADER_INDEXED, /* with the loader thread, frames indexed before it stops */
-	ONE_THREAD, /* finish counts all stacks on one thread */
 };
 
 static uint32_t nodes_seen; /* by the last report() */
@@ -86,8 +84,6 @@ static char *report(enum mode mode)
 	ho.need_comm = true;
 	if (prec_symtab__new(&so, &st) || prec_hist__new(&ho, st, 1, &h))
 		abort();
-	if (mode == ONE_THREAD)
-		h->fin_split_min = UINT32_MAX;
 	if (mode == LOADER_INDEXED && prec_symtab__loader_start(st))
 		abort();
 	kid = (uint32_t)prec_hist__dso_id(h, prec_symtab__kernel(st));
@@ -349,7 +345,7 @@ static void check_count_wrap(void)
 
 int main(void)
 {
-	char *plain, *loader, *one;
+	char *plain, *loader;
 
 	check_maparray();
 	check_slots();
@@ -361,13 +357,10 @@ int main(void)
 	plain = report(PLAIN);
 	ok(strstr(plain, "kfn_0") && strstr(plain, "[unknown]"),
 	   "kernel functions and unknown DSOs in the report (%zu bytes)", strlen(plain));
-	one = report(ONE_THREAD);
-	ok(!strcmp(one, plain), "finish on one thread: the same report as on two (%u nodes)",
-	   nodes_seen);
 	loader = report(LOADER_INDEXED);
 	ok(!strcmp(loader, plain),
-	   "with the loader thread, frames indexed before it stopped: the same report");
-	free(one);
+	   "with the loader thread, frames indexed before it stopped: the same report (%u nodes)",
+	   nodes_seen);
 	free(loader);
 	free(plain);
 	unlink(ksyms);
