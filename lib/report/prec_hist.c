@@ -478,20 +478,6 @@ long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_
 	return node;
 }
 
-void prec_hist__prefetch(const struct prec_hist *h, uint32_t ctx,
-			 const struct prec_hist_frame *frames, size_t nr)
-{
-	uint32_t nslots = h->nr_nslots;
-	const struct prec_hist_frame *f;
-	uint64_t hv;
-
-	if (!nr || !nslots || ctx >= h->ctxs.n)
-		return;
-	f = &frames[nr - 1];
-	hv = node_hash(h->ctx_root[ctx], frame_pk(f), f->addr);
-	__builtin_prefetch(&h->nslot[(uint32_t)(hv >> 32) & (nslots - 1)]);
-}
-
 /* Node `node`'s count went round: remember it (it takes 2^32 samples of one stack). */
 static __attribute__((noinline, cold)) void count_wrapped(struct prec_hist *h, uint32_t node)
 {

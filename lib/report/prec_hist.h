@@ -271,11 +271,6 @@ void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t
 /* A sample of event `evsel` left out of the entries (perf's --comms, --pid, --tid filters):
  * counted in the event's totals only, which stay the base of the percentages, as in perf. */
 void prec_hist__count_filtered(struct prec_hist *h, uint32_t evsel, uint64_t period);
-/* A hint that prec_hist__stack() of these frames comes soon: the hash slot of the stack's
- * outermost frame is fetched into the cache (a stack's first lookup, and the one that most
- * often misses: the outermost frames of stacks cut short are all over the place). */
-void prec_hist__prefetch(const struct prec_hist *h, uint32_t ctx,
-			 const struct prec_hist_frame *frames, size_t nr);
 
 /*
  * Under the pid and tid sort keys an entry is a thread's, named by the command it had last, as

@@ -540,7 +540,6 @@ static int defer_stack(struct rep *R, uint32_t ctx, size_t nf, uint64_t period)
 {
 	int err;
 
-	prec_hist__prefetch(R->h, ctx, R->frames, nf);
 	err = settle_stack(R);
 	if (err)
 		return err;
