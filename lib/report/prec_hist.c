@@ -185,11 +185,10 @@ void prec_hist__free(struct prec_hist *h)
 	free(h->dsos);
 	free(h->ctx_root);
 	prec_maparray__free(h->node, h->cap_nodes, sizeof(*h->node));
-	prec_maparray__free(h->node_count, h->cap_node_count, sizeof(*h->node_count));
+	prec_maparray__free(h->node_total, h->cap_node_total, sizeof(*h->node_total));
 	prec_slots__free(h->nslot, h->nr_nslots);
 	free(h->node_frame);
 	free(h->ev);
-	free(h->wraps);
 	free(h->frame_sf_start);
 	free(h->frame_sf_n);
 	free(h->frame_leaf);
@@ -211,8 +210,6 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 	id = prec_keyset__intern(&h->dso_ids, &key, &is_new);
 	if (id < 0)
 		return id;
-	if (id + 1 > PREC_NODE_DSO_MAX)
-		return -E2BIG; /* trie nodes hold DSO ids in PREC_NODE_DSO_BITS */
 	if (is_new) {
 		int err = 0;
 
@@ -231,23 +228,9 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 	return id + 1;
 }
 
-/* A frame's DSO and flags as prec_node.pk holds them (without the children count). */
-static uint32_t frame_pk(const struct prec_hist_frame *f)
+static bool frame_eq(const struct prec_hist_frame *a, const struct prec_hist_frame *b)
 {
-	return f->dso | f->flags << PREC_NODE_FLAGS_SHIFT;
-}
-
-#define PK_FRAME ((1u << PREC_NODE_KIDS_SHIFT) - 1) /* the frame's part of prec_node.pk */
-
-/* Is n's frame (pk, addr)? */
-static bool node_is(const struct prec_node *n, uint32_t pk, uint64_t addr)
-{
-	return n->addr == addr && (n->pk & PK_FRAME) == pk;
-}
-
-static uint32_t node_kids(const struct prec_node *n)
-{
-	return n->pk >> PREC_NODE_KIDS_SHIFT;
+	return a->addr == b->addr && a->dso == b->dso && a->flags == b->flags;
 }
 
 static int symbolize_run(struct prec_hist *h, uint32_t first, const struct new_frame *nf,
@@ -269,8 +252,8 @@ static int index_next(struct prec_hist *h, const struct prec_hist_frame *f, bool
 	return 0;
 }
 
-/* A new node (parent, frame pk/addr); its id, or -ENOMEM. */
-static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t addr)
+/* A new node (parent, f); its id, or -ENOMEM. */
+static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
 {
 	uint32_t id = h->nr_nodes;
 	struct prec_node *n;
@@ -279,26 +262,27 @@ static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t
 		return -E2BIG;
 	if (prec_maparray__grow((void **)&h->node, &h->cap_nodes, (size_t)id + 1,
 				sizeof(*h->node)) ||
-	    prec_maparray__grow((void **)&h->node_count, &h->cap_node_count, (size_t)id + 1,
-				sizeof(*h->node_count)))
+	    prec_maparray__grow((void **)&h->node_total, &h->cap_node_total, (size_t)id + 1,
+				sizeof(*h->node_total)))
 		return -ENOMEM;
 	n = &h->node[id];
+	memset(n, 0, sizeof(*n));
 	n->parent = parent;
 	n->child = NO_NODE;
 	n->next_sibling = NO_NODE;
-	n->pk = pk;
-	n->addr = addr;
-	n->self_period = 0;
-	h->node_count[id] = 0;
+	n->frame = *f;
+	h->node_total[id].period = 0;
+	h->node_total[id].count = 0;
 	h->nr_nodes++;
 	return id;
 }
 
-/* The hash of the node (parent, frame pk/addr) in h->nslot: its high half is the tag kept in
- * the slot, whose low bits pick the slot, so growing the table reads no node. */
-static uint64_t node_hash(uint32_t parent, uint32_t pk, uint64_t addr)
+/* The hash of the node (parent, f) in h->nslot: its high half is the tag kept in the slot,
+ * whose low bits pick the slot, so growing the table reads no node. */
+static uint64_t node_hash(uint32_t parent, const struct prec_hist_frame *f)
 {
-	uint64_t x = addr * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)parent << 32 | pk);
+	uint64_t x = f->addr * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)parent << 32 | f->dso) ^
+		     (uint64_t)f->flags << 24;
 
 	x *= 0xff51afd7ed558ccdULL;
 	x ^= x >> 32;
@@ -306,10 +290,10 @@ static uint64_t node_hash(uint32_t parent, uint32_t pk, uint64_t addr)
 	return x ^ (x >> 29);
 }
 
-/* The slot of the node (parent, pk, addr) with hash `hv`, or the empty slot where it would
- * go (the table is at most half full).  A slot's tag tells most other nodes apart unread. */
-static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent, uint32_t pk,
-			    uint64_t addr, uint64_t hv)
+/* The slot of the node (parent, f) with hash `hv`, or the empty slot where it would go (the
+ * table is at most half full).  A slot's tag tells most other nodes apart unread. */
+static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent,
+			    const struct prec_hist_frame *f, uint64_t hv)
 {
 	uint32_t tag = (uint32_t)(hv >> 32), mask = h->nr_nslots - 1, s = tag & mask;
 	uint64_t v;
@@ -318,7 +302,7 @@ static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent, uint32_t
 		if ((uint32_t)(v >> 32) == tag) {
 			const struct prec_node *n = &h->node[(uint32_t)v - 1];
 
-			if (n->parent == parent && node_is(n, pk, addr))
+			if (n->parent == parent && frame_eq(&n->frame, f))
 				break;
 		}
 		s = (s + 1) & mask;
@@ -340,30 +324,30 @@ static int nslot_add(struct prec_hist *h, uint32_t id)
 			return err;
 	}
 	n = &h->node[id];
-	hv = node_hash(n->parent, n->pk & PK_FRAME, n->addr);
-	h->nslot[nslot_probe(h, n->parent, n->pk & PK_FRAME, n->addr, hv)] =
+	hv = node_hash(n->parent, &n->frame);
+	h->nslot[nslot_probe(h, n->parent, &n->frame, hv)] =
 		(hv >> 32) << 32 | ((uint64_t)id + 1);
 	h->nr_hashed++;
 	return 0;
 }
 
 /*
- * The node (parent, frame pk/addr), added if new.  The children of a node are a list while
+ * The node (parent, f), added if new.  The children of a node are a list while
  * they are few (a new stack usually grows from a node without children: no hash at all), the
  * child found moving to its front, and go to h->nslot once there are more than LIST_MAX of
  * them.  Roots (parent ROOT_PARENT) are always hashed.  Either way the parent's `child` is
  * then the node returned, which prec_hist__stack() tries first next time.
  */
-static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t addr)
+static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
 {
 	struct prec_node *p = parent != ROOT_PARENT ? &h->node[parent] : NULL;
 	uint32_t c, prev = NO_NODE, kids;
 	long id;
 	int err;
 
-	if (p && node_kids(p) <= LIST_MAX) {
+	if (p && p->nr_children <= LIST_MAX) {
 		for (c = p->child; c != NO_NODE; prev = c, c = h->node[c].next_sibling) {
-			if (!node_is(&h->node[c], pk, addr))
+			if (!frame_eq(&h->node[c].frame, f))
 				continue;
 			if (prev != NO_NODE) {
 				h->node[prev].next_sibling = h->node[c].next_sibling;
@@ -373,7 +357,7 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t pk, uint6
 			return c;
 		}
 	} else if (h->nr_nslots) {
-		uint64_t v = h->nslot[nslot_probe(h, parent, pk, addr, node_hash(parent, pk, addr))];
+		uint64_t v = h->nslot[nslot_probe(h, parent, f, node_hash(parent, f))];
 
 		if (v) {
 			if (p)
@@ -381,7 +365,7 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t pk, uint6
 			return (uint32_t)v - 1;
 		}
 	}
-	id = node_new(h, parent, pk, addr);
+	id = node_new(h, parent, f);
 	if (id < 0)
 		return id;
 	if (!p) {
@@ -389,7 +373,7 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t pk, uint6
 		return err ? err : id;
 	}
 	p = &h->node[parent]; /* node_new may have moved the array */
-	kids = node_kids(p);
+	kids = p->nr_children;
 	if (kids == LIST_MAX) {
 		/* one child too many for a list: from now on the hash has them all */
 		for (c = p->child; c != NO_NODE; c = h->node[c].next_sibling) {
@@ -406,8 +390,8 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t pk, uint6
 			return err;
 	}
 	p->child = (uint32_t)id;
-	if (kids < PREC_NODE_KIDS_MAX) /* past LIST_MAX only "more" matters */
-		p->pk += 1u << PREC_NODE_KIDS_SHIFT;
+	if (kids <= LIST_MAX) /* past LIST_MAX only "more" matters */
+		p->nr_children++;
 	return id;
 }
 
@@ -443,9 +427,11 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 			return -ENOMEM;
 		h->cap_ctx = cap;
 	}
-	if (ctx > PREC_NODE_DSO_MAX)
-		return -E2BIG; /* the root holds the context id in its frame's DSO */
-	node = node_intern(h, ROOT_PARENT, (uint32_t)ctx, 0);
+	{
+		struct prec_hist_frame root = { .dso = (uint32_t)ctx };
+
+		node = node_intern(h, ROOT_PARENT, &root);
+	}
 	if (node < 0)
 		return node;
 	h->ctx_root[ctx] = (uint32_t)node;
@@ -460,62 +446,27 @@ long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_
 	size_t i;
 
 	for (i = nr; i-- > 0;) {
-		uint32_t pk = frame_pk(&frames[i]);
-		uint64_t addr = frames[i].addr;
-
-		if (frames[i].dso > PREC_NODE_DSO_MAX || frames[i].flags > 7)
+		if (frames[i].dso >= h->nr_dsos)
 			return -EINVAL; /* not a frame of this hist */
 		/* consecutive stacks share their outer part: try the child taken last time */
 		c = h->node[node].child;
-		if (c != NO_NODE && node_is(&h->node[c], pk, addr)) {
+		if (c != NO_NODE && frame_eq(&h->node[c].frame, &frames[i])) {
 			node = c;
 			continue;
 		}
-		node = node_intern(h, (uint32_t)node, pk, addr);
+		node = node_intern(h, (uint32_t)node, &frames[i]);
 		if (node < 0)
 			return node;
 	}
 	return node;
 }
 
-/* Node `node`'s count went round: remember it (it takes 2^32 samples of one stack). */
-static __attribute__((noinline, cold)) void count_wrapped(struct prec_hist *h, uint32_t node)
-{
-	size_t i;
-
-	for (i = 0; i < h->nr_wraps; i++) {
-		if (h->wraps[i].node == node) {
-			h->wraps[i].times++;
-			return;
-		}
-	}
-	if (grow((void **)&h->wraps, &h->cap_wraps, h->nr_wraps + 1, sizeof(*h->wraps))) {
-		h->node_count[node] = UINT32_MAX; /* out of memory: stuck at the most it holds */
-		return;
-	}
-	h->wraps[h->nr_wraps].node = node;
-	h->wraps[h->nr_wraps].times = 1;
-	h->nr_wraps++;
-}
-
-uint64_t prec_hist__node_count_wrapped(const struct prec_hist *h, uint32_t node)
-{
-	uint64_t c = h->node_count[node];
-	size_t i;
-
-	for (i = 0; i < h->nr_wraps; i++)
-		if (h->wraps[i].node == node)
-			c += (uint64_t)h->wraps[i].times << 32;
-	return c;
-}
-
 void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t period)
 {
 	uint32_t ev = prec_hist__ctx(h, ctx)->evsel;
 
-	h->node[node].self_period += period;
-	if (!++h->node_count[node])
-		count_wrapped(h, node);
+	h->node_total[node].period += period;
+	h->node_total[node].count++;
 	h->ev[ev].nr_samples++;
 	h->ev[ev].period += period;
 }
@@ -717,7 +668,7 @@ uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node)
 {
 	while (h->node[node].parent != ROOT_PARENT)
 		node = h->node[node].parent;
-	return h->node[node].pk & PREC_NODE_DSO_MAX;
+	return h->node[node].frame.dso;
 }
 
 /* The stack of `node`, leaf first, as sframe ids, with the frame of each position. */
@@ -1012,7 +963,7 @@ static int o3_push(struct fin *F, long e, uint32_t node, long pos)
 static int fin_count(struct prec_hist *h, struct fin *F, const struct fin_stack *s)
 {
 	uint32_t node = s->node;
-	uint64_t p = h->node[node].self_period, c = prec_hist__node_count(h, node);
+	uint64_t p = prec_hist__node_period(h, node), c = prec_hist__node_count(h, node);
 	const struct prec_ctx_key *ck = prec_hist__ctx(h, F->nctx[node]);
 	long n, e = s->e, k;
 
@@ -1216,8 +1167,7 @@ int prec_hist__finish(struct prec_hist *h)
 	for (node = 0; node < nnodes; node++) {
 		uint32_t parent = h->node[node].parent;
 
-		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].pk & PREC_NODE_DSO_MAX
-						     : F.nctx[parent];
+		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].frame.dso : F.nctx[parent];
 	}
 	err = fin_nodes(h, &F, 0, nnodes);
 	if (!err && h->opts.keep_occurrences)

@@ -135,23 +135,12 @@ struct prec_frame_leaf {
 	uint32_t unsym; /* 0: its function is a symbol; else the DSO id of its sframe + 1 */
 };
 
-/* A node whose sample count went past 2^32 - 1 `times` times. */
-struct prec_count_wrap {
-	uint32_t node, times;
-};
-
 struct prec_ctx_key {
 	const char *comm;
 	uint32_t evsel, pid, tid, cpu;
 };
 
-/*
- * A node of the stack trie: one frame below its parent.  32 bytes, so that a step of a
- * stack, which reads the node's child and then that child's frame, reads one cache line
- * per node (48-byte nodes straddled lines half the time); one per distinct stack prefix,
- * the reporter's largest array.  What is not needed for steps is kept beside it: the
- * sample count in prec_hist.node_count, the frame id (for finish) in prec_hist.node_frame.
- */
+/* A node of the stack trie: one frame below its parent; one per distinct stack prefix. */
 struct prec_node {
 	uint32_t parent; /* UINT32_MAX for roots */
 	/* The child tried first: while the children are a list, its head, which is the child
@@ -159,30 +148,19 @@ struct prec_node {
 	 * last.  UINT32_MAX: no child. */
 	uint32_t child;
 	uint32_t next_sibling; /* in the parent's list while the parent keeps one */
-	/* the frame's DSO id (roots: the context id) and flags, and the number of children
-	 * up to PREC_NODE_KIDS_MAX (beyond LIST_MAX they are found through prec_hist.nslot):
-	 * see prec_node__frame() */
-	uint32_t pk;
-	uint64_t addr; /* the frame's (roots: 0) */
-	uint64_t self_period; /* of the samples whose stack ends here */
+	uint32_t nr_children; /* up to LIST_MAX + 1: beyond LIST_MAX they are in prec_hist.nslot */
+	struct prec_hist_frame frame; /* roots: the context id as dso, no flags, addr 0 */
 };
 
-#define PREC_NODE_DSO_BITS 25 /* DSO and context ids are below 2^25 */
-#define PREC_NODE_DSO_MAX ((1u << PREC_NODE_DSO_BITS) - 1)
-#define PREC_NODE_FLAGS_SHIFT PREC_NODE_DSO_BITS /* 3 bits: PREC_FRAME_* */
-#define PREC_NODE_KIDS_SHIFT 28
-#define PREC_NODE_KIDS_MAX 15u
+/* Of the samples whose stack ends at a node. */
+struct prec_node_total {
+	uint64_t period, count;
+};
 
 /* The frame of a node (of a root: the context id as dso). */
 static inline struct prec_hist_frame prec_node__frame(const struct prec_node *n)
 {
-	uint32_t pk = n->pk;
-	struct prec_hist_frame f;
-
-	f.dso = pk & PREC_NODE_DSO_MAX;
-	f.flags = pk >> PREC_NODE_FLAGS_SHIFT & 7;
-	f.addr = n->addr;
-	return f;
+	return n->frame;
 }
 
 struct prec_hist {
@@ -207,15 +185,9 @@ struct prec_hist {
 	struct prec_keyset frames; /* struct prec_hist_frame -> frame id (filled by finish) */
 
 	struct prec_node *node; /* by node id */
+	struct prec_node_total *node_total; /* by node id */
 	uint32_t nr_nodes;
-	size_t cap_nodes;
-	/* node id -> self count: samples whose stack ends there, modulo 2^32 (4 bytes a node
-	 * where 8 cost a megabyte more on a system-wide recording); the nodes whose count
-	 * wrapped around are in `wraps` */
-	uint32_t *node_count;
-	size_t cap_node_count;
-	struct prec_count_wrap *wraps;
-	size_t nr_wraps, cap_wraps;
+	size_t cap_nodes, cap_node_total;
 	/* open-addressing hash of the roots and of crowded parents' children by (parent,
 	 * frame): slots hold (hash tag << 32 | node id + 1), the keys are the nodes themselves */
 	uint64_t *nslot;
@@ -302,12 +274,15 @@ long prec_hist__stack_seq(const struct prec_hist *h, uint32_t node, uint32_t **s
 long prec_hist__stack_seq_upto(const struct prec_hist *h, uint32_t node, size_t upto,
 			       uint32_t **seq, size_t *cap);
 /* Samples whose stack ends at `node`. */
-uint64_t prec_hist__node_count_wrapped(const struct prec_hist *h, uint32_t node);
 static inline uint64_t prec_hist__node_count(const struct prec_hist *h, uint32_t node)
 {
-	if (h->nr_wraps)
-		return prec_hist__node_count_wrapped(h, node);
-	return h->node_count[node];
+	return h->node_total[node].count;
+}
+
+/* The period of the samples whose stack ends at `node`. */
+static inline uint64_t prec_hist__node_period(const struct prec_hist *h, uint32_t node)
+{
+	return h->node_total[node].period;
 }
 
 /* The context id of a trie node's stack, and the context's key. */
