@@ -101,25 +101,7 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/* Frames whose slots in h->frames are fetched ahead while indexing: the frames of a batch
- * are all over a table of megabytes, each lookup a cache miss; fetched some frames ahead,
- * the misses overlap. */
-#define INDEX_AHEAD 12
-#define SYM_AHEAD 32 /* frames looked up before their sframes are interned */
 #define NSLOT_FIRST 512
-
-/* A frame to symbolize, with its DSO. */
-struct new_frame {
-	struct prec_hist_frame f;
-	struct prec_dso *d;
-};
-
-static void new_frame_of(const struct prec_hist *h, struct prec_hist_frame f,
-			 struct new_frame *nf)
-{
-	nf->f = f;
-	nf->d = prec_hist__dso(h, f.dso);
-}
 
 /* Frame fid, as indexed. */
 static struct prec_hist_frame frame_at(const struct prec_hist *h, uint32_t fid)
@@ -231,25 +213,6 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 static bool frame_eq(const struct prec_hist_frame *a, const struct prec_hist_frame *b)
 {
 	return a->addr == b->addr && a->dso == b->dso && a->flags == b->flags;
-}
-
-static int symbolize_run(struct prec_hist *h, uint32_t first, const struct new_frame *nf,
-			 uint32_t n);
-
-/*
- * Give the next node to index (h->nr_indexed; its frame f, a root if `root`, whose hash in
- * h->frames is hv) its frame id: ids in the order the frames first appeared, which is the
- * order of their first nodes.  0 or -ENOMEM.
- */
-static int index_next(struct prec_hist *h, const struct prec_hist_frame *f, bool root,
-		      uint64_t hv)
-{
-	long fid = root ? (long)f->dso : prec_keyset__intern_hashed(&h->frames, f, hv, NULL);
-
-	if (fid < 0)
-		return (int)fid;
-	h->node_frame[h->nr_indexed++] = (uint32_t)fid;
-	return 0;
 }
 
 /* A new node (parent, f); its id, or -ENOMEM. */
@@ -534,20 +497,17 @@ static const char *srcline_at(const struct prec_hist *h, uint32_t fid)
 	return h->frame_srcline ? h->frame_srcline[fid] : NULL;
 }
 
-/* A frame's own function (not an inlined one) and its sframe, looked up ahead of the
- * sframe's interning (see symbolize_run). */
-struct sym_ahead {
+/* A frame's own function (not an inlined one), and its sframe's key. */
+struct lookup {
 	struct prec_sframe key;
-	uint64_t hv;
 	uint64_t addr; /* where it was looked up: a return address's call, at addr - 1 */
 	bool kernel;
 	struct prec_sym sym;
 	int rc; /* 0: sym is the frame's function */
 };
 
-/* Look frame f (in DSO d) up into *a, and fetch its sframe's slot. */
-static void look_up(struct prec_hist *h, const struct prec_hist_frame *f, struct prec_dso *d,
-		    struct sym_ahead *a)
+/* Look frame f (in DSO d) up into *a. */
+static void look_up(const struct prec_hist_frame *f, struct prec_dso *d, struct lookup *a)
 {
 	bool kernel = f->flags & PREC_FRAME_KERNEL;
 	uint64_t addr = f->addr - ((f->flags & PREC_FRAME_RET) && f->addr ? 1 : 0);
@@ -566,15 +526,15 @@ static void look_up(struct prec_hist *h, const struct prec_hist_frame *f, struct
 		else
 			sframe_key(&a->key, f->dso, PREC_SF_ADDR, f->addr, NULL, kernel);
 	}
-	a->hv = prec_keyset__hash(&h->sframes, &a->key);
-	prec_keyset__prefetch(&h->sframes, a->hv);
 }
 
-/* Symbolize frame `i` (the next one: frame ids are symbolized in order), f of DSO d, looked
- * up into *a. */
-static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist_frame *f,
-			 struct prec_dso *d, const struct sym_ahead *a)
+/* Symbolize frame i (the next one: frame ids are symbolized in order): its sframes, the
+ * inlined functions first (with --inline), then its own function. */
+static int symbolize_frame(struct prec_hist *h, uint32_t i)
 {
+	struct prec_hist_frame f = frame_at(h, i);
+	struct prec_dso *d = prec_hist__dso(h, f.dso);
+	struct lookup a;
 	long sf;
 	int nr = 0, k;
 
@@ -590,76 +550,32 @@ static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist
 			return -ENOMEM;
 		h->cap_frame_sf = c1; /* all grow alike */
 	}
+	look_up(&f, d, &a);
 	h->frame_sf_start[i] = (uint32_t)h->nr_sf_seq;
-	if (d && !a->rc && h->opts.inline_frames) {
+	if (d && !a.rc && h->opts.inline_frames) {
 		struct prec_inline_frame inl[MAX_INLINE];
 
-		nr = prec_dso__inlines(d, a->addr, inl, MAX_INLINE);
+		nr = prec_dso__inlines(d, a.addr, inl, MAX_INLINE);
 		for (k = 0; k < nr; k++) {
-			sf = sframe_intern(h, f->dso, PREC_SF_INLINE, inl[k].id, inl[k].name,
-					   a->kernel);
+			sf = sframe_intern(h, f.dso, PREC_SF_INLINE, inl[k].id, inl[k].name,
+					   a.kernel);
 			if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
 				return -ENOMEM;
 		}
 		if (nr < 0)
 			return nr;
 	}
-	sf = prec_keyset__intern_hashed(&h->sframes, &a->key, a->hv, NULL);
+	sf = prec_keyset__intern(&h->sframes, &a.key, NULL);
 	if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
 		return -ENOMEM;
 	h->frame_sf_n[i] = (uint8_t)(nr > 0 ? nr + 1 : 1);
 	h->frame_leaf[i].sf = h->sf_seq[h->frame_sf_start[i]];
 	/* the last sframe, sf, is the frame's own function: a symbol when the lookup found one */
-	h->frame_leaf[i].unsym = a->rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
+	h->frame_leaf[i].unsym = a.rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
 	if (h->frame_srcline) {
-		h->frame_srcline[i] = srcline_of(h, f, d, a->addr, &a->sym, !a->rc);
+		h->frame_srcline[i] = srcline_of(h, &f, d, a.addr, &a.sym, !a.rc);
 		if (!h->frame_srcline[i])
 			return -ENOMEM;
-	}
-	return 0;
-}
-
-/*
- * Symbolize frames first, first + 1, ... (nf[0, n)), in that order: looked up SYM_AHEAD at
- * a time, with their sframes' slots fetched, then their sframes interned in order (each
- * interning is otherwise a cache miss: A has 104k frames, 80k of them addresses of their
- * own).  h->nr_symbolized follows.  0 or -ENOMEM.
- */
-static int symbolize_run(struct prec_hist *h, uint32_t first, const struct new_frame *nf,
-			 uint32_t n)
-{
-	struct sym_ahead a[SYM_AHEAD];
-	uint32_t base, m, k;
-	int err;
-
-	for (base = 0; base < n; base += m) {
-		m = n - base < SYM_AHEAD ? n - base : SYM_AHEAD;
-		for (k = 0; k < m; k++)
-			look_up(h, &nf[base + k].f, nf[base + k].d, &a[k]);
-		for (k = 0; k < m; k++) {
-			err = symbolize_one(h, first + base + k, &nf[base + k].f, nf[base + k].d,
-					    &a[k]);
-			if (err)
-				return err;
-			h->nr_symbolized = first + base + k + 1;
-		}
-	}
-	return 0;
-}
-
-/* Symbolize every distinct frame not symbolized yet, once. */
-static int symbolize_frames(struct prec_hist *h)
-{
-	struct new_frame nf[SYM_AHEAD];
-	uint32_t n = h->frames.n, i, k;
-	int err;
-
-	for (i = h->nr_symbolized; i < n; i += k) {
-		for (k = 0; k < SYM_AHEAD && i + k < n; k++)
-			new_frame_of(h, frame_at(h, i + k), &nf[k]);
-		err = symbolize_run(h, i, nf, k);
-		if (err)
-			return err;
 	}
 	return 0;
 }
@@ -827,43 +743,23 @@ static int cmp_unsym(const void *a, const void *b)
 	return x->period < y->period ? 1 : x->period > y->period ? -1 : 0;
 }
 
-/* The hash of node's frame in h->frames (0 for a root, whose frame is not hashed). */
-static uint64_t node_frame_hash(const struct prec_hist *h, uint32_t node)
-{
-	struct prec_hist_frame f;
-
-	if (h->node[node].parent == ROOT_PARENT)
-		return 0;
-	f = prec_node__frame(&h->node[node]);
-	return prec_keyset__hash(&h->frames, &f);
-}
-
-/*
- * Index the nodes from h->nr_indexed on, the frame table's slots fetched a few nodes ahead
- * (most frames are looked up once or twice, all over the table).
- */
+/* Frame ids in the order the frames first appeared, which is the order of their first nodes
+ * (a root's "frame" id is its context id). */
 int prec_hist__index_frames(struct prec_hist *h)
 {
-	uint32_t n = h->nr_nodes, node, k;
-	uint64_t hv[INDEX_AHEAD];
+	uint32_t n = h->nr_nodes;
 
 	if (grow((void **)&h->node_frame, &h->cap_node_frame, n, sizeof(*h->node_frame)))
 		return -ENOMEM;
-	for (node = h->nr_indexed, k = 0; node < n && k < INDEX_AHEAD; node++, k++) {
-		hv[node % INDEX_AHEAD] = node_frame_hash(h, node);
-		prec_keyset__prefetch(&h->frames, hv[node % INDEX_AHEAD]);
-	}
-	for (node = h->nr_indexed; node < n; node++) {
-		const struct prec_node *nd = &h->node[node];
-		struct prec_hist_frame f = prec_node__frame(nd);
-		int err = index_next(h, &f, nd->parent == ROOT_PARENT, hv[node % INDEX_AHEAD]);
+	for (; h->nr_indexed < n; h->nr_indexed++) {
+		const struct prec_node *nd = &h->node[h->nr_indexed];
+		long fid = nd->frame.dso;
 
-		if (err)
-			return err;
-		if (node + INDEX_AHEAD < n) {
-			hv[node % INDEX_AHEAD] = node_frame_hash(h, node + INDEX_AHEAD);
-			prec_keyset__prefetch(&h->frames, hv[node % INDEX_AHEAD]);
-		}
+		if (nd->parent != ROOT_PARENT)
+			fid = prec_keyset__intern(&h->frames, &nd->frame, NULL);
+		if (fid < 0)
+			return (int)fid;
+		h->node_frame[h->nr_indexed] = (uint32_t)fid;
 	}
 	return 0;
 }
@@ -886,34 +782,21 @@ static struct leaf_memo *memo_slot(struct leaf_memo *memo, uint32_t ctx, uint32_
 	return &memo[(((uint64_t)ctx << 32 | sf) * 0x9e3779b97f4a7c15ULL) >> 51 & (LEAF_MEMO - 1)];
 }
 
-/* The entry memo slot m remembers for (ctx, sf, srcline), or -1. */
-static long memo_get(const struct leaf_memo *m, uint32_t ctx, uint32_t sf, const char *srcline)
-{
-	if (m->entry && m->ctx == ctx && m->sf == sf && m->srcline == srcline)
-		return (long)m->entry - 1;
-	return -1;
-}
-
-static void memo_put(struct leaf_memo *m, uint32_t ctx, uint32_t sf, const char *srcline,
-		     long e)
-{
-	m->ctx = ctx;
-	m->sf = sf;
-	m->srcline = srcline;
-	m->entry = (uint32_t)e + 1;
-}
-
 static long leaf_entry(struct prec_hist *h, struct leaf_memo *memo, uint32_t ctx,
 		       const struct prec_ctx_key *ck, uint32_t sf, const char *srcline)
 {
 	struct leaf_memo *m = memo_slot(memo, ctx, sf);
-	long e = memo_get(m, ctx, sf, srcline);
+	long e;
 
-	if (e >= 0)
-		return e;
+	if (m->entry && m->ctx == ctx && m->sf == sf && m->srcline == srcline)
+		return (long)m->entry - 1;
 	e = entry_of(h, ck, sf, srcline);
-	if (e >= 0)
-		memo_put(m, ctx, sf, srcline, e);
+	if (e >= 0) {
+		m->ctx = ctx;
+		m->sf = sf;
+		m->srcline = srcline;
+		m->entry = (uint32_t)e + 1;
+	}
 	return e;
 }
 
@@ -931,22 +814,6 @@ struct fin {
 	size_t unsym_cap;
 };
 
-/*
- * Stacks are taken in batches: for each the frame, then the memo slot, then (without
- * children) the entry are prefetched for the whole batch before any is used, so that their
- * cache misses (each a random place in an array of megabytes) overlap instead of following
- * one another.  The order in which entries are made is the order of the nodes either way.
- */
-#define FIN_BATCH 16
-
-struct fin_stack {
-	uint32_t node, f0;
-	const struct prec_frame_leaf *leaf;
-	long e; /* the leaf's entry, when known */
-	struct prec_entry_key key; /* without children, when the memo does not know e */
-	uint64_t hv;
-};
-
 /* Remember that entry e occurs at position pos of node's stack.  0 or -ENOMEM. */
 static int o3_push(struct fin *F, long e, uint32_t node, long pos)
 {
@@ -959,24 +826,24 @@ static int o3_push(struct fin *F, long e, uint32_t node, long pos)
 	return 0;
 }
 
-/* Count stack s (its leaf entry already in s->e without children): 0 or -ENOMEM. */
-static int fin_count(struct prec_hist *h, struct fin *F, const struct fin_stack *s)
+/* Count the stack that ends at `node`: 0 or -ENOMEM. */
+static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 {
-	uint32_t node = s->node;
+	uint32_t f0 = h->node_frame[node];
+	const struct prec_frame_leaf *leaf = &h->frame_leaf[f0];
 	uint64_t p = prec_hist__node_period(h, node), c = prec_hist__node_count(h, node);
 	const struct prec_ctx_key *ck = prec_hist__ctx(h, F->nctx[node]);
-	long n, e = s->e, k;
+	long n, e, k;
 
 	/* symbolized or not is a property of the leaf's real (not inlined) frame */
-	if (s->leaf->unsym) {
+	if (leaf->unsym) {
 		h->ev[ck->evsel].unsym_period += p;
 		h->ev[ck->evsel].unsym_count += c;
-		if (unsym_add(h, s->leaf->unsym - 1, p, &F->unsym_cap))
+		if (unsym_add(h, leaf->unsym - 1, p, &F->unsym_cap))
 			return -ENOMEM;
 	}
 	/* self: the leaf */
-	if (h->opts.children)
-		e = leaf_entry(h, F->memo, F->nctx[node], ck, s->leaf->sf, srcline_at(h, s->f0));
+	e = leaf_entry(h, F->memo, F->nctx[node], ck, leaf->sf, srcline_at(h, f0));
 	if (e < 0)
 		return -ENOMEM;
 	h->entries[e].self_period += p;
@@ -1030,76 +897,21 @@ static int fin_count(struct prec_hist *h, struct fin *F, const struct fin_stack 
 	return 0;
 }
 
-/* Count a batch of stacks, in order. */
-static int fin_batch(struct prec_hist *h, struct fin *F, struct fin_stack *b, size_t nb)
+/* Count the stacks of all nodes (F->nctx filled in). */
+static int fin_nodes(struct prec_hist *h, struct fin *F)
 {
-	size_t k;
+	uint32_t node;
 	int err;
 
-	for (k = 0; k < nb; k++)
-		__builtin_prefetch(&h->frame_leaf[b[k].f0]);
-	for (k = 0; k < nb; k++) {
-		b[k].leaf = &h->frame_leaf[b[k].f0];
-		__builtin_prefetch(memo_slot(F->memo, F->nctx[b[k].node], b[k].leaf->sf));
-		if (!h->opts.children)
-			__builtin_prefetch(prec_hist__sframe(h, b[k].leaf->sf));
-	}
-	if (!h->opts.children) {
-		/* the memo's entries; for the others their keys, and their slots fetched */
-		for (k = 0; k < nb; k++) {
-			uint32_t ctx = F->nctx[b[k].node], sf = b[k].leaf->sf;
-			const char *srcline = srcline_at(h, b[k].f0);
-
-			b[k].e = memo_get(memo_slot(F->memo, ctx, sf), ctx, sf, srcline);
-			if (b[k].e >= 0) {
-				__builtin_prefetch(&h->entries[b[k].e]);
-				continue;
-			}
-			entry_key(h, prec_hist__ctx(h, ctx), sf, srcline, &b[k].key);
-			b[k].hv = prec_keyset__hash(&h->entry_ids, &b[k].key);
-			prec_keyset__prefetch(&h->entry_ids, b[k].hv);
-		}
-		for (k = 0; k < nb; k++) {
-			uint32_t ctx = F->nctx[b[k].node], sf = b[k].leaf->sf;
-
-			if (b[k].e >= 0)
-				continue;
-			b[k].e = entry_of_key(h, &b[k].key, sf, b[k].hv);
-			if (b[k].e < 0)
-				return -ENOMEM;
-			memo_put(memo_slot(F->memo, ctx, sf), ctx, sf, srcline_at(h, b[k].f0),
-				 b[k].e);
-			__builtin_prefetch(&h->entries[b[k].e]);
-		}
-	}
-	for (k = 0; k < nb; k++) {
-		err = fin_count(h, F, &b[k]);
+	for (node = 0; node < h->nr_nodes; node++) {
+		/* a stack; a root has no frame: nothing to show */
+		if (!prec_hist__node_count(h, node) || h->node[node].parent == ROOT_PARENT)
+			continue;
+		err = fin_count(h, F, node);
 		if (err)
 			return err;
 	}
 	return 0;
-}
-
-/* Count the stacks of nodes [from, to) (F->nctx filled in). */
-static int fin_nodes(struct prec_hist *h, struct fin *F, uint32_t from, uint32_t to)
-{
-	struct fin_stack b[FIN_BATCH];
-	uint32_t node;
-	size_t nb = 0;
-
-	for (node = from; node < to; node++) {
-		/* a stack; a root has no frame: nothing to show */
-		if (!prec_hist__node_count(h, node) || h->node[node].parent == ROOT_PARENT)
-			continue;
-		b[nb].node = node;
-		b[nb].f0 = h->node_frame[node];
-		if (++nb == FIN_BATCH) {
-			if (fin_batch(h, F, b, nb))
-				return -ENOMEM;
-			nb = 0;
-		}
-	}
-	return nb ? fin_batch(h, F, b, nb) : 0;
 }
 
 static void fin_free(struct fin *F)
@@ -1146,7 +958,7 @@ static int occurrences(struct prec_hist *h, const struct fin *F)
 int prec_hist__finish(struct prec_hist *h)
 {
 	struct fin F;
-	uint32_t node, nnodes = h->nr_nodes;
+	uint32_t node, nnodes = h->nr_nodes, i;
 	int err;
 
 	if (h->finished)
@@ -1155,9 +967,11 @@ int prec_hist__finish(struct prec_hist *h)
 	if (err)
 		return err;
 	h->finished = true;
-	err = symbolize_frames(h);
-	if (err)
-		return err;
+	for (i = 0; i < h->frames.n; i++) {
+		err = symbolize_frame(h, i);
+		if (err)
+			return err;
+	}
 	memset(&F, 0, sizeof(F));
 	/* the context of every node, from its parent's: a parent is older than its children */
 	F.nctx = malloc((nnodes ? nnodes : 1) * sizeof(*F.nctx));
@@ -1169,7 +983,7 @@ int prec_hist__finish(struct prec_hist *h)
 
 		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].frame.dso : F.nctx[parent];
 	}
-	err = fin_nodes(h, &F, 0, nnodes);
+	err = fin_nodes(h, &F);
 	if (!err && h->opts.keep_occurrences)
 		err = occurrences(h, &F);
 	if (err)

@@ -201,7 +201,6 @@ struct prec_hist {
 
 	/* after prec_hist__finish() */
 	struct prec_keyset sframes; /* struct prec_sframe -> id */
-	uint32_t nr_symbolized; /* frames below this have their sframes */
 	uint32_t *frame_sf_start; /* frame id -> first of its sframes in sf_seq */
 	uint8_t *frame_sf_n;
 	struct prec_frame_leaf *frame_leaf; /* frame id -> what a stack ending there needs */
