@@ -764,45 +764,8 @@ int prec_hist__index_frames(struct prec_hist *h)
 	return 0;
 }
 
-/*
- * The entry of a stack's leaf: entry_of(), remembered for the last (context, sframe, srcline)
- * that came to the same memo slot.  Most stacks end in a function some earlier stack of the
- * same thread of work ended in (A: 53k of 86k), and the memo is small enough to stay in cache
- * where the entries' hash table is not.
- */
-#define LEAF_MEMO 8192
-struct leaf_memo {
-	uint32_t ctx, sf;
-	const char *srcline;
-	uint32_t entry; /* + 1; 0: empty */
-};
-
-static struct leaf_memo *memo_slot(struct leaf_memo *memo, uint32_t ctx, uint32_t sf)
-{
-	return &memo[(((uint64_t)ctx << 32 | sf) * 0x9e3779b97f4a7c15ULL) >> 51 & (LEAF_MEMO - 1)];
-}
-
-static long leaf_entry(struct prec_hist *h, struct leaf_memo *memo, uint32_t ctx,
-		       const struct prec_ctx_key *ck, uint32_t sf, const char *srcline)
-{
-	struct leaf_memo *m = memo_slot(memo, ctx, sf);
-	long e;
-
-	if (m->entry && m->ctx == ctx && m->sf == sf && m->srcline == srcline)
-		return (long)m->entry - 1;
-	e = entry_of(h, ck, sf, srcline);
-	if (e >= 0) {
-		m->ctx = ctx;
-		m->sf = sf;
-		m->srcline = srcline;
-		m->entry = (uint32_t)e + 1;
-	}
-	return e;
-}
-
 /* What prec_hist__finish() builds up while it goes over the stacks. */
 struct fin {
-	struct leaf_memo *memo;
 	uint32_t *nctx; /* node -> context */
 	uint32_t *seq, *fr; /* a stack's sframes and their frames (children mode) */
 	size_t cap;
@@ -843,7 +806,7 @@ static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 			return -ENOMEM;
 	}
 	/* self: the leaf */
-	e = leaf_entry(h, F->memo, F->nctx[node], ck, leaf->sf, srcline_at(h, f0));
+	e = entry_of(h, ck, leaf->sf, srcline_at(h, f0));
 	if (e < 0)
 		return -ENOMEM;
 	h->entries[e].self_period += p;
@@ -919,7 +882,6 @@ static void fin_free(struct fin *F)
 	free(F->seq);
 	free(F->fr);
 	free(F->stamp);
-	free(F->memo);
 	free(F->o3);
 }
 
@@ -975,8 +937,7 @@ int prec_hist__finish(struct prec_hist *h)
 	memset(&F, 0, sizeof(F));
 	/* the context of every node, from its parent's: a parent is older than its children */
 	F.nctx = malloc((nnodes ? nnodes : 1) * sizeof(*F.nctx));
-	F.memo = calloc(LEAF_MEMO, sizeof(*F.memo));
-	if (!F.nctx || !F.memo)
+	if (!F.nctx)
 		goto nomem;
 	for (node = 0; node < nnodes; node++) {
 		uint32_t parent = h->node[node].parent;
