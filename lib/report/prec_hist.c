@@ -1,13 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Aggregation: contexts and stacks interned while reading; frame ids, symbolization and
- * entries once at the end.
+ * Aggregation: how a sample becomes an entry (a row of the report).
+ *
+ * While reading, for each sample:
+ *  1. prec_hist__context(): the parts of the sample the sort keys need (event, comm, pid,
+ *     tid, cpu) are its context; each distinct context has an id and a root node.
+ *  2. prec_hist__stack(): its frames, (DSO id, address) pairs, are walked from the outermost
+ *     down to the leaf, each step finding or making the child node (parent, frame) of a
+ *     trie.  A node's children are a short list (the one found last first), and once there
+ *     are more than LIST_MAX of them, in a hash table of all such nodes (nslot).  The node
+ *     reached is the sample's stack.
+ *  3. prec_hist__count(): the stack's node counts the sample and its period.
+ * At the end, prec_hist__finish():
+ *  4. index: each node's frame gets a frame id, in the order frames first appeared;
+ *  5. symbolize: each distinct frame once, into sframes (the functions inlined there with
+ *     --inline, then its own function; or why it has none);
+ *  6. count: each node with samples, a stack, adds them to the entry of its leaf's sframe
+ *     in its context (the entry's key is made of the sort keys); with children also, once
+ *     per stack, to the cumulative totals of every entry on it; where each entry occurs is
+ *     kept for the call graphs.
+ * The views (prec_view.h) sort and print the entries.
  *
  * Invariants: ids are dense and never change.  A trie node id indexes the node array; its
  * key is (parent node, frame), roots being (UINT32_MAX, context id).  A parent is older than
- * its children.  Frame ids follow the order of each frame's first node.  A node whose self
- * count is non-zero ends at least one sample: it is a "stack".  Everything after the read is
- * proportional to the number of distinct frames and stacks, never to the number of samples.
+ * its children.  Entries are made in node order, so output never depends on hash values.
+ * Everything after the read is proportional to the number of distinct frames and stacks,
+ * never to the number of samples.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -689,12 +707,16 @@ static void entry_key(const struct prec_hist *h, const struct prec_ctx_key *ck, 
 	}
 }
 
-/* The entry of key k (of sframe sf) whose hash in h->entry_ids is hv, made if new. */
-static long entry_of_key(struct prec_hist *h, const struct prec_entry_key *k, uint32_t sf,
-			 uint64_t hv)
+/* The entry of sframe sf (with srcline) in context ck, made if new. */
+static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
+		     const char *srcline)
 {
+	struct prec_entry_key k;
 	bool is_new;
-	long id = prec_keyset__intern_hashed(&h->entry_ids, k, hv, &is_new);
+	long id;
+
+	entry_key(h, ck, sf, srcline, &k);
+	id = prec_keyset__intern(&h->entry_ids, &k, &is_new);
 
 	if (id < 0 || !is_new)
 		return id;
@@ -703,15 +725,6 @@ static long entry_of_key(struct prec_hist *h, const struct prec_entry_key *k, ui
 	h->entries[id].sframe = sf;
 	h->nr_entries = (uint32_t)id + 1;
 	return id;
-}
-
-static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
-		     const char *srcline)
-{
-	struct prec_entry_key k;
-
-	entry_key(h, ck, sf, srcline, &k);
-	return entry_of_key(h, &k, sf, prec_keyset__hash(&h->entry_ids, &k));
 }
 
 struct occ3 {

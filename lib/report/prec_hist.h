@@ -9,7 +9,7 @@
  *
  * prec_hist__finish() then symbolizes each distinct frame once and folds the stacks into
  * entries keyed by the sort keys, with self and children (cumulative) totals.  The views
- * (prec_view.h) print them.
+ * (prec_view.h) print them.  prec_hist.c's opening comment follows a sample step by step.
  *
  * Addresses in frames are what prec_symbol.h takes: a file offset for an ELF DSO, the absolute
  * address for the kernel, JIT maps, and frames without a mapping.  Not thread-safe.
@@ -182,7 +182,7 @@ struct prec_hist {
 	uint32_t *ctx_root; /* context id -> root node */
 	size_t cap_ctx;
 
-	struct prec_keyset frames; /* struct prec_hist_frame -> frame id (filled by finish) */
+	struct prec_keyset frames; /* struct prec_hist_frame -> frame id (from index_frames) */
 
 	struct prec_node *node; /* by node id */
 	struct prec_node_total *node_total; /* by node id */
