@@ -189,9 +189,7 @@ void prec_hist__free(struct prec_hist *h)
 	prec_slots__free(h->nslot, h->nr_nslots);
 	free(h->node_frame);
 	free(h->ev);
-	free(h->frame_sf_start);
-	free(h->frame_sf_n);
-	free(h->frame_leaf);
+	free(h->frame_sym);
 	free(h->sf_seq);
 	free(h->frame_srcline);
 	free(h->occ);
@@ -556,20 +554,10 @@ static int symbolize_frame(struct prec_hist *h, uint32_t i)
 	long sf;
 	int nr = 0, k;
 
-	if (i >= h->cap_frame_sf) {
-		size_t c1 = h->cap_frame_sf, c2 = h->cap_frame_sf, c3 = h->cap_frame_sf;
-		size_t c4 = h->cap_frame_sf;
+	struct prec_frame_sym *fs = &h->frame_sym[i];
 
-		if (grow((void **)&h->frame_sf_start, &c1, (size_t)i + 1, sizeof(uint32_t)) ||
-		    grow((void **)&h->frame_sf_n, &c2, (size_t)i + 1, 1) ||
-		    grow((void **)&h->frame_leaf, &c4, (size_t)i + 1, sizeof(*h->frame_leaf)) ||
-		    (has_key(&h->opts, PREC_SORT_SRCLINE) &&
-		     grow((void **)&h->frame_srcline, &c3, (size_t)i + 1, sizeof(char *))))
-			return -ENOMEM;
-		h->cap_frame_sf = c1; /* all grow alike */
-	}
 	look_up(&f, d, &a);
-	h->frame_sf_start[i] = (uint32_t)h->nr_sf_seq;
+	fs->sf_start = (uint32_t)h->nr_sf_seq;
 	if (d && !a.rc && h->opts.inline_frames) {
 		struct prec_inline_frame inl[MAX_INLINE];
 
@@ -586,10 +574,9 @@ static int symbolize_frame(struct prec_hist *h, uint32_t i)
 	sf = prec_keyset__intern(&h->sframes, &a.key, NULL);
 	if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
 		return -ENOMEM;
-	h->frame_sf_n[i] = (uint8_t)(nr > 0 ? nr + 1 : 1);
-	h->frame_leaf[i].sf = h->sf_seq[h->frame_sf_start[i]];
+	fs->sf_n = (uint32_t)(nr > 0 ? nr + 1 : 1);
 	/* the last sframe, sf, is the frame's own function: a symbol when the lookup found one */
-	h->frame_leaf[i].unsym = a.rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
+	fs->unsym = a.rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
 	if (h->frame_srcline) {
 		h->frame_srcline[i] = srcline_of(h, &f, d, a.addr, &a.sym, !a.rc);
 		if (!h->frame_srcline[i])
@@ -612,7 +599,7 @@ static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, ui
 	size_t n = 0;
 
 	for (; h->node[node].parent != ROOT_PARENT && n <= upto; node = h->node[node].parent) {
-		uint32_t f = h->node_frame[node], k, nsf = h->frame_sf_n[f];
+		uint32_t f = h->node_frame[node], k, nsf = h->frame_sym[f].sf_n;
 
 		if (n + nsf > *cap) {
 			size_t c1 = *cap, c2 = *cap;
@@ -623,7 +610,7 @@ static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, ui
 			*cap = c1;
 		}
 		for (k = 0; k < nsf; k++) {
-			(*seq)[n] = h->sf_seq[h->frame_sf_start[f] + k];
+			(*seq)[n] = h->sf_seq[h->frame_sym[f].sf_start + k];
 			if (fr)
 				(*fr)[n] = f;
 			n++;
@@ -806,20 +793,20 @@ static int o3_push(struct fin *F, long e, uint32_t node, long pos)
 static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 {
 	uint32_t f0 = h->node_frame[node];
-	const struct prec_frame_leaf *leaf = &h->frame_leaf[f0];
+	const struct prec_frame_sym *fs = &h->frame_sym[f0];
 	uint64_t p = prec_hist__node_period(h, node), c = prec_hist__node_count(h, node);
 	const struct prec_ctx_key *ck = prec_hist__ctx(h, F->nctx[node]);
 	long n, e, k;
 
 	/* symbolized or not is a property of the leaf's real (not inlined) frame */
-	if (leaf->unsym) {
+	if (fs->unsym) {
 		h->ev[ck->evsel].unsym_period += p;
 		h->ev[ck->evsel].unsym_count += c;
-		if (unsym_add(h, leaf->unsym - 1, p, &F->unsym_cap))
+		if (unsym_add(h, fs->unsym - 1, p, &F->unsym_cap))
 			return -ENOMEM;
 	}
 	/* self: the leaf */
-	e = entry_of(h, ck, leaf->sf, srcline_at(h, f0));
+	e = entry_of(h, ck, h->sf_seq[fs->sf_start], srcline_at(h, f0));
 	if (e < 0)
 		return -ENOMEM;
 	h->entries[e].self_period += p;
@@ -942,6 +929,11 @@ int prec_hist__finish(struct prec_hist *h)
 	if (err)
 		return err;
 	h->finished = true;
+	h->frame_sym = calloc(h->frames.n ? h->frames.n : 1, sizeof(*h->frame_sym));
+	if (has_key(&h->opts, PREC_SORT_SRCLINE))
+		h->frame_srcline = calloc(h->frames.n ? h->frames.n : 1, sizeof(char *));
+	if (!h->frame_sym || (has_key(&h->opts, PREC_SORT_SRCLINE) && !h->frame_srcline))
+		return -ENOMEM;
 	for (i = 0; i < h->frames.n; i++) {
 		err = symbolize_frame(h, i);
 		if (err)

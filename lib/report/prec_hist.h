@@ -128,10 +128,10 @@ struct prec_dso_unsym {
 	uint64_t period;
 };
 
-/* Of a frame, what a stack that ends there needs, in one place: its first sframe (the
- * innermost inlined function, or the symbol) and whether it is symbolized. */
-struct prec_frame_leaf {
-	uint32_t sf;
+/* A symbolized frame: its sframes, sf_seq[sf_start] on (sf_n of them: the innermost inlined
+ * function first, its own function last), and whether that is a symbol. */
+struct prec_frame_sym {
+	uint32_t sf_start, sf_n;
 	uint32_t unsym; /* 0: its function is a symbol; else the DSO id of its sframe + 1 */
 };
 
@@ -201,10 +201,7 @@ struct prec_hist {
 
 	/* after prec_hist__finish() */
 	struct prec_keyset sframes; /* struct prec_sframe -> id */
-	uint32_t *frame_sf_start; /* frame id -> first of its sframes in sf_seq */
-	uint8_t *frame_sf_n;
-	struct prec_frame_leaf *frame_leaf; /* frame id -> what a stack ending there needs */
-	size_t cap_frame_sf;
+	struct prec_frame_sym *frame_sym; /* by frame id */
 	uint32_t *sf_seq;
 	size_t nr_sf_seq, cap_sf_seq;
 	const char **frame_srcline; /* with the srcline key */
