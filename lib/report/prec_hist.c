@@ -36,6 +36,7 @@
 
 #include "prec_buf.h"
 #include "prec_hist.h"
+#include "prec_hist_int.h"
 #include "prec_symbol.h"
 
 #define ROOT_PARENT UINT32_MAX
@@ -175,6 +176,7 @@ void prec_hist__free(struct prec_hist *h)
 {
 	if (!h)
 		return;
+	prec_hist__background_stop(h); /* first: its thread uses the hist */
 	prec_keyset__release(&h->dso_ids);
 	prec_keyset__release(&h->ctxs);
 	prec_keyset__release(&h->thread_comms);
@@ -250,6 +252,9 @@ static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_his
 	n->child = NO_NODE;
 	n->next_sibling = NO_NODE;
 	n->frame = *f;
+	if (h->bg)
+		prec_hist_bg__add(h->bg, f, parent == ROOT_PARENT ? NULL : prec_hist__dso(h, f->dso),
+				  parent == ROOT_PARENT);
 	h->node_total[id].period = 0;
 	h->node_total[id].count = 0;
 	h->nr_nodes++;
@@ -544,18 +549,23 @@ static void look_up(const struct prec_hist_frame *f, struct prec_dso *d, struct 
 	}
 }
 
-/* Symbolize frame i (the next one: frame ids are symbolized in order): its sframes, the
- * inlined functions first (with --inline), then its own function. */
-static int symbolize_frame(struct prec_hist *h, uint32_t i)
+/* The next frame's sframes (frame ids are symbolized in order): the inlined functions first
+ * (with --inline), then its own function. */
+int prec_hist__symbolize_next(struct prec_hist *h, struct prec_dso *d)
 {
+	uint32_t i = h->nr_symbolized;
 	struct prec_hist_frame f = frame_at(h, i);
-	struct prec_dso *d = prec_hist__dso(h, f.dso);
+	size_t cap = h->cap_frame_sym;
+	struct prec_frame_sym *fs;
 	struct lookup a;
 	long sf;
 	int nr = 0, k;
 
-	struct prec_frame_sym *fs = &h->frame_sym[i];
-
+	if (grow((void **)&h->frame_sym, &h->cap_frame_sym, (size_t)i + 1, sizeof(*fs)) ||
+	    (has_key(&h->opts, PREC_SORT_SRCLINE) &&
+	     grow((void **)&h->frame_srcline, &cap, (size_t)i + 1, sizeof(char *))))
+		return -ENOMEM;
+	fs = &h->frame_sym[i];
 	look_up(&f, d, &a);
 	fs->sf_start = (uint32_t)h->nr_sf_seq;
 	if (d && !a.rc && h->opts.inline_frames) {
@@ -582,6 +592,7 @@ static int symbolize_frame(struct prec_hist *h, uint32_t i)
 		if (!h->frame_srcline[i])
 			return -ENOMEM;
 	}
+	h->nr_symbolized++;
 	return 0;
 }
 
@@ -745,23 +756,46 @@ static int cmp_unsym(const void *a, const void *b)
 
 /* Frame ids in the order the frames first appeared, which is the order of their first nodes
  * (a root's "frame" id is its context id). */
+int prec_hist__index_node(struct prec_hist *h, const struct prec_hist_frame *f, bool root,
+			  bool *is_new)
+{
+	long fid = root ? (long)f->dso : prec_keyset__intern(&h->frames, f, is_new);
+
+	if (fid < 0 || grow((void **)&h->node_frame, &h->cap_node_frame, h->nr_indexed + 1,
+			    sizeof(*h->node_frame)))
+		return -ENOMEM;
+	if (root)
+		*is_new = false;
+	h->node_frame[h->nr_indexed++] = (uint32_t)fid;
+	return 0;
+}
+
 int prec_hist__index_frames(struct prec_hist *h)
 {
-	uint32_t n = h->nr_nodes;
+	int err = prec_hist__background_stop(h);
+	bool is_new;
 
-	if (grow((void **)&h->node_frame, &h->cap_node_frame, n, sizeof(*h->node_frame)))
-		return -ENOMEM;
-	for (; h->nr_indexed < n; h->nr_indexed++) {
+	for (; !err && h->nr_indexed < h->nr_nodes;) {
 		const struct prec_node *nd = &h->node[h->nr_indexed];
-		long fid = nd->frame.dso;
 
-		if (nd->parent != ROOT_PARENT)
-			fid = prec_keyset__intern(&h->frames, &nd->frame, NULL);
-		if (fid < 0)
-			return (int)fid;
-		h->node_frame[h->nr_indexed] = (uint32_t)fid;
+		err = prec_hist__index_node(h, &nd->frame, nd->parent == ROOT_PARENT, &is_new);
 	}
-	return 0;
+	return err;
+}
+
+int prec_hist__background(struct prec_hist *h)
+{
+	int err = h->bg ? 0 : prec_hist__index_frames(h);
+
+	return err || h->bg ? err : prec_hist_bg__start(h, &h->bg);
+}
+
+int prec_hist__background_stop(struct prec_hist *h)
+{
+	int err = prec_hist_bg__stop(h->bg, false);
+
+	h->bg = NULL;
+	return err;
 }
 
 /* What prec_hist__finish() builds up while it goes over the stacks. */
@@ -920,7 +954,7 @@ static int occurrences(struct prec_hist *h, const struct fin *F)
 int prec_hist__finish(struct prec_hist *h)
 {
 	struct fin F;
-	uint32_t node, nnodes = h->nr_nodes, i;
+	uint32_t node, nnodes = h->nr_nodes;
 	int err;
 
 	if (h->finished)
@@ -929,13 +963,8 @@ int prec_hist__finish(struct prec_hist *h)
 	if (err)
 		return err;
 	h->finished = true;
-	h->frame_sym = calloc(h->frames.n ? h->frames.n : 1, sizeof(*h->frame_sym));
-	if (has_key(&h->opts, PREC_SORT_SRCLINE))
-		h->frame_srcline = calloc(h->frames.n ? h->frames.n : 1, sizeof(char *));
-	if (!h->frame_sym || (has_key(&h->opts, PREC_SORT_SRCLINE) && !h->frame_srcline))
-		return -ENOMEM;
-	for (i = 0; i < h->frames.n; i++) {
-		err = symbolize_frame(h, i);
+	while (h->nr_symbolized < h->frames.n) {
+		err = prec_hist__symbolize_next(h, prec_hist__dso(h, frame_at(h, h->nr_symbolized).dso));
 		if (err)
 			return err;
 	}

@@ -25,6 +25,7 @@
 
 struct prec_symtab;
 struct prec_dso;
+struct prec_hist_bg;
 
 enum prec_sort_key {
 	PREC_SORT_COMM,
@@ -195,13 +196,16 @@ struct prec_hist {
 	uint32_t *node_frame; /* node id -> frame id (roots: context id), from index_frames */
 	uint32_t nr_indexed; /* nodes below this have their frame id */
 	size_t cap_node_frame;
+	struct prec_hist_bg *bg; /* see prec_hist__background() */
 
 	struct prec_evsel_stats *ev;
 	uint32_t nr_ev;
 
-	/* after prec_hist__finish() */
+	/* after prec_hist__finish() (the background thread may do a part before) */
 	struct prec_keyset sframes; /* struct prec_sframe -> id */
 	struct prec_frame_sym *frame_sym; /* by frame id */
+	uint32_t nr_symbolized; /* frames below this have their sframes */
+	size_t cap_frame_sym;
 	uint32_t *sf_seq;
 	size_t nr_sf_seq, cap_sf_seq;
 	const char **frame_srcline; /* with the srcline key */
@@ -251,8 +255,21 @@ int prec_hist__set_thread_comm(struct prec_hist *h, uint32_t pid, uint32_t tid, 
 const char *prec_hist__thread_comm(const struct prec_hist *h, uint32_t pid, uint32_t tid,
 				   const char *comm);
 
-/* Give the frames of the nodes so far their ids (finish does it for the rest).  It needs no
- * symbols: a caller can do it while symbol tables still load.  0 or -ENOMEM. */
+/*
+ * The switch for background symbolizing (prec_hist_bg.c): from now on, a thread of its own
+ * indexes and symbolizes the frames of the nodes made so far, while the caller adds samples.
+ * It looks up only DSOs that the caller handed to prec_symtab__prefetch() with the symtab's
+ * loader running, and the caller must do so before a DSO's first frame, or never (then
+ * finish symbolizes from that DSO's first frame on).  Until prec_hist__index_frames() or
+ * prec_hist__background_stop() the caller may only add samples, and must stop it before
+ * prec_symtab__loader_stop().  0, or -errno (then there is no thread: finish does it all).
+ */
+int prec_hist__background(struct prec_hist *h);
+/* Stop the thread, wherever it is (finish does the rest).  Its error (-ENOMEM), or 0. */
+int prec_hist__background_stop(struct prec_hist *h);
+/* Stop the background thread, then give the frames of the nodes so far their ids (finish does
+ * it for the rest).  It needs no symbols: a caller can do it while symbol tables still load.
+ * 0 or -ENOMEM. */
 int prec_hist__index_frames(struct prec_hist *h);
 /* Symbolize and build the entries.  0 or -ENOMEM. */
 int prec_hist__finish(struct prec_hist *h);

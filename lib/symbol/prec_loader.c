@@ -5,7 +5,9 @@
  * string set (locked in prec_symtab__intern_n) and this queue (locked here).  Each queued DSO
  * is touched by the thread only; the caller promises not to ask it anything until stop()
  * has joined the thread, which makes every load the thread finished visible to the caller.
- * With nothing queued, the thread sleeps until something is.
+ * With nothing queued, the thread sleeps until something is.  Once every DSO queued so far is
+ * loaded (prec_symtab__loader_settled()), the thread no longer touches them: another thread
+ * of the caller's may then look them up.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -20,6 +22,7 @@ struct prec_loader {
 	pthread_cond_t wake;
 	struct prec_dso **q; /* q[head..n) wait */
 	size_t head, n, cap;
+	unsigned int loading; /* taken from the queue, not loaded yet */
 	bool stop;
 };
 
@@ -29,9 +32,11 @@ static void load_queued(struct prec_loader *l)
 	while (l->head < l->n) {
 		struct prec_dso *d = l->q[l->head++];
 
+		l->loading++;
 		pthread_mutex_unlock(&l->lock);
 		prec_dso__status(d);
 		pthread_mutex_lock(&l->lock);
+		l->loading--;
 	}
 }
 
@@ -47,6 +52,24 @@ static void *loader_main(void *arg)
 	}
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
+}
+
+bool prec_symtab__loader_settled(struct prec_symtab *st)
+{
+	struct prec_loader *l = st->loader;
+	bool settled;
+
+	if (!l)
+		return true;
+	pthread_mutex_lock(&l->lock);
+	settled = l->head == l->n && !l->loading;
+	pthread_mutex_unlock(&l->lock);
+	return settled;
+}
+
+bool prec_dso__prefetched(const struct prec_dso *d)
+{
+	return d->queued;
 }
 
 int prec_symtab__loader_start(struct prec_symtab *st)

@@ -108,6 +108,14 @@ bool prec_symtab__jit_may_exist(struct prec_symtab *st, uint32_t pid);
 int prec_symtab__loader_start(struct prec_symtab *st);
 void prec_symtab__prefetch(struct prec_symtab *st, struct prec_dso *d);
 void prec_symtab__loader_stop(struct prec_symtab *st); /* no-op without a loader */
+/*
+ * For another thread of the caller's that looks DSOs up while the caller reads on: a DSO
+ * that prec_symtab__prefetch() queued (prec_dso__prefetched()) may be looked up there once
+ * prec_symtab__loader_settled() has said that all queued DSOs are loaded, as long as the
+ * caller keeps its promise not to touch it before stop().  Call both before stop().
+ */
+bool prec_symtab__loader_settled(struct prec_symtab *st);
+bool prec_dso__prefetched(const struct prec_dso *d);
 
 enum prec_dso_status {
 	PREC_DSO_UNLOADED = 0,	   /* no lookup yet */

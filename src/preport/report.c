@@ -1637,10 +1637,13 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	}
 	R.kernel_id = (uint32_t)kid;
 
-	/* symbol tables load on the other CPU while the records are read; without a thread
-	 * they load when first needed */
+	/* symbol tables load on the other CPU while the records are read, and frames are
+	 * symbolized on a third thread as the loader is done with their DSOs; without threads
+	 * all that is done when first needed */
 	if (!R.unwind && !o->hide_unresolved && prec_symtab__loader_start(R.st))
 		prec_log(PREC_LOG_INFO, "no background thread for symbol loading");
+	else if (!R.unwind && !o->hide_unresolved && prec_hist__background(R.h))
+		prec_log(PREC_LOG_INFO, "no background thread for symbolizing");
 	phase_end(&ph, "setup");
 	err = read_streams(&R, in, &sv);
 	phase_end(&ph, "read");
@@ -1651,6 +1654,8 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 
 		if (e2)
 			err = e2;
+	} else {
+		prec_hist__background_stop(R.h);
 	}
 	prec_symtab__loader_stop(R.st);
 	phase_end(&ph, "loaded");

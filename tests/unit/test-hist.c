@@ -2,9 +2,12 @@
 /*
  * lib/report's hist.  The samples are made up: random stacks over the functions of a kernel
  * symbol file written here, and over DSOs whose files do not exist ([unknown]), loaded by the
- * symbol loader's thread while samples are still being added.  The report, with graphs down
- * to 0.01% so that the stacks' occurrences show, must be the same whether or not the frames
- * were indexed before the loader stopped.
+ * symbol loader's thread while samples are still being added; the last DSO is never handed
+ * to the loader.  The report, with graphs down to 0.01% so that the stacks' occurrences show,
+ * must be the same whether or not the frames were indexed before the loader stopped, and
+ * whatever part of them the background symbolizer (prec_hist__background) indexed and
+ * symbolized: all it could (it stops symbolizing at the last DSO's first frame), or as far as
+ * it got when the samples ended.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +17,7 @@
 
 #include "prec_buf.h"
 #include "prec_hist.h"
+#include "prec_hist_int.h"
 #include "prec_symbol.h"
 #include "prec_view.h"
 #include "tap.h"
@@ -49,9 +53,12 @@ static uint64_t rnd(uint64_t *x)
 enum mode {
 	PLAIN, /* everything done by finish, no loader thread */
 	LOADER_INDEXED, /* with the loader thread, frames indexed before it stops */
+	BACKGROUND_DRAINED, /* with background symbolizing, which takes every node */
+	BACKGROUND, /* with background symbolizing, stopped wherever it is */
 };
 
 static uint32_t nodes_seen; /* by the last report() */
+static uint32_t bg_symbolized, bg_frames; /* by the last report() with BACKGROUND_DRAINED */
 
 /* The --stdio report (no-children, call graphs) and the folded stacks of the made-up
  * samples, in one malloc'd string. */
@@ -84,7 +91,9 @@ static char *report(enum mode mode)
 	ho.need_comm = true;
 	if (prec_symtab__new(&so, &st) || prec_hist__new(&ho, st, 1, &h))
 		abort();
-	if (mode == LOADER_INDEXED && prec_symtab__loader_start(st))
+	if (mode != PLAIN && prec_symtab__loader_start(st))
+		abort();
+	if ((mode == BACKGROUND || mode == BACKGROUND_DRAINED) && prec_hist__background(h))
 		abort();
 	kid = (uint32_t)prec_hist__dso_id(h, prec_symtab__kernel(st));
 	prec_symtab__prefetch(st, prec_symtab__kernel(st));
@@ -92,6 +101,7 @@ static char *report(enum mode mode)
 		struct prec_hist_sample s = { 0 };
 		size_t depth = 1 + rnd(&x) % 14;
 		long ctx, node;
+		int nr_dsos;
 
 		if (i < NR_DSOS) { /* a new DSO now and then, queued before its first frame */
 			char path[64];
@@ -102,14 +112,17 @@ static char *report(enum mode mode)
 			if (!d)
 				abort();
 			dso_id[i] = (uint32_t)prec_hist__dso_id(h, d);
-			prec_symtab__prefetch(st, d);
+			if (i < NR_DSOS - 1)
+				prec_symtab__prefetch(st, d);
 		}
+		/* the DSOs seen so far; the last one, never prefetched, only in the last quarter */
+		nr_dsos = i < NR_DSOS - 1 ? i + 1 : i < NR_SAMPLES / 4 * 3 ? NR_DSOS - 1 : NR_DSOS;
 		for (k = 0; k < (int)depth; k++) {
 			uint64_t r = rnd(&x);
 
 			memset(&fr[k], 0, sizeof(fr[k]));
 			if (r % 8 == 0) { /* a user frame in one of the DSOs seen so far */
-				fr[k].dso = dso_id[(r >> 8) % (uint64_t)(i < NR_DSOS ? i + 1 : NR_DSOS)];
+				fr[k].dso = dso_id[(r >> 8) % (uint64_t)nr_dsos];
 				fr[k].addr = (r >> 20) % 0x4000;
 			} else { /* a kernel function, at its start or a bit in */
 				fr[k].dso = kid;
@@ -128,7 +141,14 @@ static char *report(enum mode mode)
 			abort();
 		prec_hist__count(h, (uint32_t)ctx, (uint32_t)node, s.period);
 	}
-	if (mode == LOADER_INDEXED && prec_hist__index_frames(h))
+	if (mode == BACKGROUND_DRAINED) {
+		if (prec_hist_bg__stop(h->bg, true))
+			abort();
+		h->bg = NULL;
+		bg_symbolized = h->nr_symbolized;
+		bg_frames = h->frames.n;
+	}
+	if (mode != PLAIN && prec_hist__index_frames(h))
 		abort();
 	prec_symtab__loader_stop(st);
 	if (prec_hist__finish(h))
@@ -309,7 +329,7 @@ static void check_bad_frame(void)
 
 int main(void)
 {
-	char *plain, *loader;
+	char *plain, *loader, *drained, *bg;
 
 	check_maparray();
 	check_slots();
@@ -324,7 +344,15 @@ int main(void)
 	ok(!strcmp(loader, plain),
 	   "with the loader thread, frames indexed before it stopped: the same report (%u nodes)",
 	   nodes_seen);
+	drained = report(BACKGROUND_DRAINED);
+	ok(!strcmp(drained, plain) && bg_symbolized && bg_symbolized < bg_frames,
+	   "background symbolizing, to its end: the same report (it symbolized %u of %u frames)",
+	   bg_symbolized, bg_frames);
+	bg = report(BACKGROUND);
+	ok(!strcmp(bg, plain), "background symbolizing, stopped where it was: the same report");
 	free(loader);
+	free(drained);
+	free(bg);
 	free(plain);
 	unlink(ksyms);
 	return done_testing();
