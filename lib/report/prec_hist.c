@@ -14,12 +14,14 @@
  * At the end, prec_hist__finish():
  *  4. index: each node's frame gets a frame id, in the order frames first appeared;
  *  5. symbolize: each distinct frame once, into sframes (the functions inlined there with
- *     --inline, then its own function; or why it has none);
+ *     --inline, then its own function; or why it has none): prec_hist_sym.c;
  *  6. count: each node with samples, a stack, adds them to the entry of its leaf's sframe
  *     in its context (the entry's key is made of the sort keys); with children also, once
  *     per stack, to the cumulative totals of every entry on it; where each entry occurs is
  *     kept for the call graphs.
- * The views (prec_view.h) sort and print the entries.
+ * The views (prec_view.h) sort and print the entries.  With prec_hist__background() a thread
+ * of its own takes steps 4 and 5 while samples are still read (prec_hist_bg.c); finish then
+ * does what is left, with the same outcome.
  *
  * Invariants: ids are dense and never change.  A trie node id indexes the node array; its
  * key is (parent node, frame), roots being (UINT32_MAX, context id).  A parent is older than
@@ -28,8 +30,6 @@
  * never to the number of samples.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +42,6 @@
 #define ROOT_PARENT UINT32_MAX
 #define NO_NODE UINT32_MAX /* end of a child list */
 #define LIST_MAX 8 /* children kept as a list only; more go to the hash */
-#define MAX_INLINE 16
 
 static const char *const key_names[PREC_SORT__MAX] = {
 	[PREC_SORT_COMM] = "comm", [PREC_SORT_PID] = "pid",	    [PREC_SORT_TID] = "tid",
@@ -92,16 +91,6 @@ int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *re
 	return 0;
 }
 
-static bool has_key(const struct prec_hist_opts *o, enum prec_sort_key k)
-{
-	size_t i;
-
-	for (i = 0; i < o->nr_keys; i++)
-		if (o->keys[i] == k)
-			return true;
-	return false;
-}
-
 /* Growth of the hist's arrays: from 64 items, doubling. */
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
 {
@@ -122,22 +111,6 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 
 #define NSLOT_FIRST 512
 
-/* Frame fid, as indexed. */
-static struct prec_hist_frame frame_at(const struct prec_hist *h, uint32_t fid)
-{
-	return *(const struct prec_hist_frame *)prec_keyset__key(&h->frames, fid);
-}
-
-/* An empty entry table.  The entries are the records of their keyset: one array, grown
- * without copies. */
-static void entries_init(struct prec_hist *h)
-{
-	prec_keyset__init_records(&h->entry_ids, sizeof(struct prec_entry_key),
-				  sizeof(struct prec_entry));
-	h->entries = NULL;
-	h->nr_entries = 0;
-}
-
 int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, uint32_t nr_evsels,
 		   struct prec_hist **ret)
 {
@@ -147,18 +120,20 @@ int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, ui
 		return -ENOMEM;
 	h->opts = *opts;
 	h->symtab = st;
-	h->ctx_comm = opts->need_comm || has_key(opts, PREC_SORT_COMM) ||
-		      has_key(opts, PREC_SORT_PID) || has_key(opts, PREC_SORT_TID);
-	h->ctx_pid = has_key(opts, PREC_SORT_PID);
-	h->ctx_tid = has_key(opts, PREC_SORT_TID);
-	h->ctx_cpu = has_key(opts, PREC_SORT_CPU);
+	h->ctx_comm = opts->need_comm || prec_hist_opts__has_key(opts, PREC_SORT_COMM) ||
+		      prec_hist_opts__has_key(opts, PREC_SORT_PID) || prec_hist_opts__has_key(opts, PREC_SORT_TID);
+	h->ctx_pid = prec_hist_opts__has_key(opts, PREC_SORT_PID);
+	h->ctx_tid = prec_hist_opts__has_key(opts, PREC_SORT_TID);
+	h->ctx_cpu = prec_hist_opts__has_key(opts, PREC_SORT_CPU);
 	prec_keyset__init(&h->dso_ids, sizeof(uintptr_t));
 	prec_keyset__init(&h->ctxs, sizeof(struct prec_ctx_key));
 	prec_keyset__init_records(&h->thread_comms, 2 * sizeof(uint32_t),
 				  2 * sizeof(uint32_t) + sizeof(const char *));
 	prec_keyset__init(&h->frames, sizeof(struct prec_hist_frame));
 	prec_keyset__init(&h->sframes, sizeof(struct prec_sframe));
-	entries_init(h);
+	/* the entries are their keyset's records: one array, grown without copies */
+	prec_keyset__init_records(&h->entry_ids, sizeof(struct prec_entry_key),
+				  sizeof(struct prec_entry));
 	h->nr_ev = nr_evsels ? nr_evsels : 1;
 	h->ev = calloc(h->nr_ev, sizeof(*h->ev));
 	h->dsos = calloc(16, sizeof(*h->dsos));
@@ -211,19 +186,12 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 	if (id < 0)
 		return id;
 	if (is_new) {
-		int err = 0;
+		size_t cap = h->cap_dsos;
 
-		if (h->nr_dsos == h->cap_dsos) {
-			size_t cap = h->cap_dsos;
-
-			err = grow((void **)&h->dsos, &cap, cap + 1, sizeof(*h->dsos));
-			if (!err)
-				h->cap_dsos = (uint32_t)cap;
-		}
-		if (!err)
-			h->dsos[h->nr_dsos++] = d;
-		if (err)
+		if (grow((void **)&h->dsos, &cap, (size_t)h->nr_dsos + 1, sizeof(*h->dsos)))
 			return -ENOMEM;
+		h->cap_dsos = (uint32_t)cap;
+		h->dsos[h->nr_dsos++] = d;
 	}
 	return id + 1;
 }
@@ -238,6 +206,7 @@ static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_his
 {
 	uint32_t id = h->nr_nodes;
 	struct prec_node *n;
+	bool root = parent == ROOT_PARENT;
 
 	if (id == UINT32_MAX - 1)
 		return -E2BIG;
@@ -253,8 +222,7 @@ static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_his
 	n->next_sibling = NO_NODE;
 	n->frame = *f;
 	if (h->bg)
-		prec_hist_bg__add(h->bg, f, parent == ROOT_PARENT ? NULL : prec_hist__dso(h, f->dso),
-				  parent == ROOT_PARENT);
+		prec_hist_bg__add(h->bg, f, root ? NULL : prec_hist__dso(h, f->dso), root);
 	h->node_total[id].period = 0;
 	h->node_total[id].count = 0;
 	h->nr_nodes++;
@@ -316,20 +284,20 @@ static int nslot_add(struct prec_hist *h, uint32_t id)
 }
 
 /*
- * The node (parent, f), added if new.  The children of a node are a list while
- * they are few (a new stack usually grows from a node without children: no hash at all), the
- * child found moving to its front, and go to h->nslot once there are more than LIST_MAX of
- * them.  Roots (parent ROOT_PARENT) are always hashed.  Either way the parent's `child` is
- * then the node returned, which prec_hist__stack() tries first next time.
+ * The child (parent, f), added if new.  The children of a node are a list while they are few
+ * (a new stack usually grows from a node without children: no hash at all), the child found
+ * moving to its front, and go to h->nslot once there are more than LIST_MAX of them.  Either
+ * way the parent's `child` is then the node returned, which prec_hist__stack() tries first
+ * next time.  (Roots are found through h->ctx_root.)
  */
 static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
 {
-	struct prec_node *p = parent != ROOT_PARENT ? &h->node[parent] : NULL;
+	struct prec_node *p = &h->node[parent];
 	uint32_t c, prev = NO_NODE, kids;
 	long id;
 	int err;
 
-	if (p && p->nr_children <= LIST_MAX) {
+	if (p->nr_children <= LIST_MAX) {
 		for (c = p->child; c != NO_NODE; prev = c, c = h->node[c].next_sibling) {
 			if (!frame_eq(&h->node[c].frame, f))
 				continue;
@@ -344,18 +312,13 @@ static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_
 		uint64_t v = h->nslot[nslot_probe(h, parent, f, node_hash(parent, f))];
 
 		if (v) {
-			if (p)
-				p->child = (uint32_t)v - 1;
+			p->child = (uint32_t)v - 1;
 			return (uint32_t)v - 1;
 		}
 	}
 	id = node_new(h, parent, f);
 	if (id < 0)
 		return id;
-	if (!p) {
-		err = nslot_add(h, (uint32_t)id);
-		return err ? err : id;
-	}
 	p = &h->node[parent]; /* node_new may have moved the array */
 	kids = p->nr_children;
 	if (kids == LIST_MAX) {
@@ -414,7 +377,7 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 	{
 		struct prec_hist_frame root = { .dso = (uint32_t)ctx };
 
-		node = node_intern(h, ROOT_PARENT, &root);
+		node = node_new(h, ROOT_PARENT, &root);
 	}
 	if (node < 0)
 		return node;
@@ -463,137 +426,10 @@ void prec_hist__count_filtered(struct prec_hist *h, uint32_t evsel, uint64_t per
 	h->ev[ev].period += period;
 }
 
-static void sframe_key(struct prec_sframe *sf, uint32_t dso, enum prec_sframe_kind kind,
-		       uint64_t addr, const char *name, bool kernel)
-{
-	memset(sf, 0, sizeof(*sf));
-	sf->dso = dso;
-	sf->kind = kind;
-	sf->addr = addr;
-	sf->name = name;
-	sf->kernel = kernel;
-}
-
-static long sframe_intern(struct prec_hist *h, uint32_t dso, enum prec_sframe_kind kind,
-			  uint64_t addr, const char *name, bool kernel)
-{
-	struct prec_sframe sf;
-
-	sframe_key(&sf, dso, kind, addr, name, kernel);
-	return prec_keyset__intern(&h->sframes, &sf, NULL);
-}
-
-static int seq_push(struct prec_hist *h, size_t *cap, uint32_t v)
-{
-	if (grow((void **)&h->sf_seq, cap, h->nr_sf_seq + 1, sizeof(uint32_t)))
-		return -ENOMEM;
-	h->sf_seq[h->nr_sf_seq++] = v;
-	return 0;
-}
-
-/* perf's srcline for an address without line info: "sym+OFF" (decimal), else "dso[ADDR]"
- * (hexadecimal), else, outside any mapping, "??:0". */
-static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame *f,
-			      struct prec_dso *d, uint64_t addr, const struct prec_sym *sym,
-			      bool have_sym)
-{
-	const char *s = d ? prec_dso__srcline(d, addr) : NULL;
-	char buf[512];
-
-	if (s)
-		return prec_strset__intern(&h->strs, s);
-	if (have_sym)
-		snprintf(buf, sizeof(buf), "%s+%" PRIu64, sym->name,
-			 addr >= sym->start ? addr - sym->start : 0);
-	else if (d)
-		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", prec_dso__short_name(d), f->addr);
-	else
-		snprintf(buf, sizeof(buf), "??:0");
-	return prec_strset__intern(&h->strs, buf);
-}
-
 /* Frame fid's source line, with the srcline key (else NULL). */
 static const char *srcline_at(const struct prec_hist *h, uint32_t fid)
 {
 	return h->frame_srcline ? h->frame_srcline[fid] : NULL;
-}
-
-/* A frame's own function (not an inlined one), and its sframe's key. */
-struct lookup {
-	struct prec_sframe key;
-	uint64_t addr; /* where it was looked up: a return address's call, at addr - 1 */
-	bool kernel;
-	struct prec_sym sym;
-	int rc; /* 0: sym is the frame's function */
-};
-
-/* Look frame f (in DSO d) up into *a. */
-static void look_up(const struct prec_hist_frame *f, struct prec_dso *d, struct lookup *a)
-{
-	bool kernel = f->flags & PREC_FRAME_KERNEL;
-	uint64_t addr = f->addr - ((f->flags & PREC_FRAME_RET) && f->addr ? 1 : 0);
-
-	a->addr = addr;
-	a->kernel = kernel;
-	a->rc = -ENOENT;
-	if (!d) {
-		sframe_key(&a->key, 0, PREC_SF_NOMAP, f->addr, NULL, kernel);
-	} else {
-		a->rc = prec_dso__lookup(d, addr, &a->sym, NULL);
-		if (!a->rc)
-			sframe_key(&a->key, f->dso, PREC_SF_SYM, a->sym.start, a->sym.name, kernel);
-		else if (prec_dso__status(d) != PREC_DSO_OK)
-			sframe_key(&a->key, f->dso, PREC_SF_UNKNOWN, 0, NULL, kernel);
-		else
-			sframe_key(&a->key, f->dso, PREC_SF_ADDR, f->addr, NULL, kernel);
-	}
-}
-
-/* The next frame's sframes (frame ids are symbolized in order): the inlined functions first
- * (with --inline), then its own function. */
-int prec_hist__symbolize_next(struct prec_hist *h, struct prec_dso *d)
-{
-	uint32_t i = h->nr_symbolized;
-	struct prec_hist_frame f = frame_at(h, i);
-	size_t cap = h->cap_frame_sym;
-	struct prec_frame_sym *fs;
-	struct lookup a;
-	long sf;
-	int nr = 0, k;
-
-	if (grow((void **)&h->frame_sym, &h->cap_frame_sym, (size_t)i + 1, sizeof(*fs)) ||
-	    (has_key(&h->opts, PREC_SORT_SRCLINE) &&
-	     grow((void **)&h->frame_srcline, &cap, (size_t)i + 1, sizeof(char *))))
-		return -ENOMEM;
-	fs = &h->frame_sym[i];
-	look_up(&f, d, &a);
-	fs->sf_start = (uint32_t)h->nr_sf_seq;
-	if (d && !a.rc && h->opts.inline_frames) {
-		struct prec_inline_frame inl[MAX_INLINE];
-
-		nr = prec_dso__inlines(d, a.addr, inl, MAX_INLINE);
-		for (k = 0; k < nr; k++) {
-			sf = sframe_intern(h, f.dso, PREC_SF_INLINE, inl[k].id, inl[k].name,
-					   a.kernel);
-			if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
-				return -ENOMEM;
-		}
-		if (nr < 0)
-			return nr;
-	}
-	sf = prec_keyset__intern(&h->sframes, &a.key, NULL);
-	if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
-		return -ENOMEM;
-	fs->sf_n = (uint32_t)(nr > 0 ? nr + 1 : 1);
-	/* the last sframe, sf, is the frame's own function: a symbol when the lookup found one */
-	fs->unsym = a.rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
-	if (h->frame_srcline) {
-		h->frame_srcline[i] = srcline_of(h, &f, d, a.addr, &a.sym, !a.rc);
-		if (!h->frame_srcline[i])
-			return -ENOMEM;
-	}
-	h->nr_symbolized++;
-	return 0;
 }
 
 uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node)
@@ -783,21 +619,6 @@ int prec_hist__index_frames(struct prec_hist *h)
 	return err;
 }
 
-int prec_hist__background(struct prec_hist *h)
-{
-	int err = h->bg ? 0 : prec_hist__index_frames(h);
-
-	return err || h->bg ? err : prec_hist_bg__start(h, &h->bg);
-}
-
-int prec_hist__background_stop(struct prec_hist *h)
-{
-	int err = prec_hist_bg__stop(h->bg, false);
-
-	h->bg = NULL;
-	return err;
-}
-
 /* What prec_hist__finish() builds up while it goes over the stacks. */
 struct fin {
 	uint32_t *nctx; /* node -> context */
@@ -963,33 +784,28 @@ int prec_hist__finish(struct prec_hist *h)
 	if (err)
 		return err;
 	h->finished = true;
-	while (h->nr_symbolized < h->frames.n) {
-		err = prec_hist__symbolize_next(h, prec_hist__dso(h, frame_at(h, h->nr_symbolized).dso));
-		if (err)
-			return err;
+	while (!err && h->nr_symbolized < h->frames.n) {
+		uint32_t dso = prec_hist__frame_at(h, h->nr_symbolized).dso;
+
+		err = prec_hist__symbolize_next(h, prec_hist__dso(h, dso));
 	}
+	if (err)
+		return err;
 	memset(&F, 0, sizeof(F));
 	/* the context of every node, from its parent's: a parent is older than its children */
 	F.nctx = malloc((nnodes ? nnodes : 1) * sizeof(*F.nctx));
-	if (!F.nctx)
-		goto nomem;
-	for (node = 0; node < nnodes; node++) {
+	err = F.nctx ? 0 : -ENOMEM;
+	for (node = 0; !err && node < nnodes; node++) {
 		uint32_t parent = h->node[node].parent;
 
 		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].frame.dso : F.nctx[parent];
 	}
-	err = fin_nodes(h, &F);
+	if (!err)
+		err = fin_nodes(h, &F);
 	if (!err && h->opts.keep_occurrences)
 		err = occurrences(h, &F);
-	if (err)
-		goto nomem;
-	if (h->nr_unsym)
+	if (!err && h->nr_unsym)
 		qsort(h->unsym, h->nr_unsym, sizeof(*h->unsym), cmp_unsym);
-	err = 0;
-	goto out;
-nomem:
-	err = -ENOMEM;
-out:
 	fin_free(&F);
 	free(F.nctx);
 	return err;

@@ -189,8 +189,8 @@ struct prec_hist {
 	struct prec_node_total *node_total; /* by node id */
 	uint32_t nr_nodes;
 	size_t cap_nodes, cap_node_total;
-	/* open-addressing hash of the roots and of crowded parents' children by (parent,
-	 * frame): slots hold (hash tag << 32 | node id + 1), the keys are the nodes themselves */
+	/* open-addressing hash of crowded parents' children by (parent, frame): slots hold
+	 * (hash tag << 32 | node id + 1), the keys are the nodes themselves */
 	uint64_t *nslot;
 	uint32_t nr_nslots, nr_hashed;
 	uint32_t *node_frame; /* node id -> frame id (roots: context id), from index_frames */

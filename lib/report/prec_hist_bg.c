@@ -135,7 +135,8 @@ static void *bg_main(void *arg)
 		for (; done < pub; done++) {
 			struct chunk *c = bg->head;
 
-			if (done && !(done % CHUNK)) { /* past the head: the caller linked the next */
+			/* past the head: the caller has linked the next */
+			if (done && !(done % CHUNK)) {
 				bg->head = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
 				free(c);
 				c = bg->head;
@@ -229,5 +230,20 @@ int prec_hist_bg__stop(struct prec_hist_bg *bg, bool drain)
 	}
 	err = bg->err;
 	free(bg);
+	return err;
+}
+
+int prec_hist__background(struct prec_hist *h)
+{
+	int err = h->bg ? 0 : prec_hist__index_frames(h);
+
+	return err || h->bg ? err : prec_hist_bg__start(h, &h->bg);
+}
+
+int prec_hist__background_stop(struct prec_hist *h)
+{
+	int err = prec_hist_bg__stop(h->bg, false);
+
+	h->bg = NULL;
 	return err;
 }

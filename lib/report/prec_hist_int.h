@@ -1,12 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Between prec_hist.c and its background symbolizer (prec_hist_bg.c), nothing else: the two
- * steps the thread takes, and the thread's control.
+ * Between prec_hist.c, its symbolizer (prec_hist_sym.c) and its background thread
+ * (prec_hist_bg.c), nothing else.
  */
 #ifndef PREC_HIST_INT_H
 #define PREC_HIST_INT_H
 
 #include "prec_hist.h"
+
+static inline bool prec_hist_opts__has_key(const struct prec_hist_opts *o, enum prec_sort_key k)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == k)
+			return true;
+	return false;
+}
+
+/* Frame fid, as indexed. */
+static inline struct prec_hist_frame prec_hist__frame_at(const struct prec_hist *h, uint32_t fid)
+{
+	return *(const struct prec_hist_frame *)prec_keyset__key(&h->frames, fid);
+}
 
 /* Give node h->nr_indexed, whose frame is f (a root's if `root`), its frame id; *is_new says
  * whether the frame is new (then its id is h->frames.n - 1).  0 or -ENOMEM. */
