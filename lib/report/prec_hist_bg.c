@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "prec_hist_int.h"
@@ -43,22 +44,27 @@ struct chunk {
 	struct item items[CHUNK];
 };
 
+/* The caller's fields, the ones they share and the thread's each have a cache line of their
+ * own: the caller writes its count for every node. */
 struct prec_hist_bg {
 	struct prec_hist *h;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	bool sleeping; /* the thread waits on `wake` (seq_cst: see bg_sleep) */
-	uint32_t woken; /* the caller's: nr_items when it last woke the thread */
-	struct chunk *head; /* the thread's: the oldest chunk not freed */
-	struct chunk *tail; /* the caller's: the chunk it writes to */
+
+	_Alignas(64) struct chunk *tail; /* the chunk the caller writes to */
 	uint32_t nr_items; /* the caller's count */
-	uint32_t pub; /* items the thread may read (release / acquire) */
+	uint32_t woken; /* nr_items when the caller last woke the thread */
+	bool failed; /* out of memory for a chunk: nothing more is published */
+
+	_Alignas(64) uint32_t pub; /* items the thread may read (release / acquire) */
 	bool stop; /* the caller's request (seq_cst) */
 	bool drain; /* with stop: do what was published first */
-	bool symbolizing; /* the thread's: no frame it may not look up met yet */
-	bool failed; /* the caller's: out of memory for a chunk, nothing more is published */
-	int err; /* the thread's */
+	bool sleeping; /* the thread waits on `wake` (seq_cst: see bg_sleep) */
+
+	_Alignas(64) struct chunk *head; /* the oldest chunk not freed */
+	bool symbolizing; /* no frame it may not look up met yet */
+	int err;
 };
 
 static void nap(void)
@@ -116,6 +122,7 @@ static void *bg_main(void *arg)
 {
 	struct prec_hist_bg *bg = arg;
 	uint32_t done = 0;
+	int err;
 
 	for (;;) {
 		bool stop = __atomic_load_n(&bg->stop, __ATOMIC_SEQ_CST);
@@ -141,9 +148,11 @@ static void *bg_main(void *arg)
 				free(c);
 				c = bg->head;
 			}
-			bg->err = take(bg, &c->items[done % CHUNK]);
-			if (bg->err)
+			err = take(bg, &c->items[done % CHUNK]);
+			if (err) {
+				bg->err = err;
 				return NULL;
+			}
 			if (!(done % 64) && __atomic_load_n(&bg->stop, __ATOMIC_ACQUIRE) &&
 			    !bg->drain)
 				return NULL;
@@ -154,11 +163,12 @@ static void *bg_main(void *arg)
 
 int prec_hist_bg__start(struct prec_hist *h, struct prec_hist_bg **ret)
 {
-	struct prec_hist_bg *bg = calloc(1, sizeof(*bg));
+	struct prec_hist_bg *bg = aligned_alloc(64, sizeof(*bg));
 	int err;
 
 	if (!bg)
 		return -ENOMEM;
+	memset(bg, 0, sizeof(*bg));
 	bg->h = h;
 	bg->symbolizing = true;
 	bg->head = bg->tail = malloc(sizeof(*bg->tail));
