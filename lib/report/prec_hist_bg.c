@@ -111,7 +111,8 @@ static int take(struct prec_hist_bg *bg, const struct item *it)
 
 	if (err || !is_new || !bg->symbolizing)
 		return err;
-	if (it->d && !prec_dso__prefetched(it->d)) {
+	/* the new frame must be the next to symbolize, and its DSO one it may look up */
+	if (h->nr_symbolized + 1 != h->frames.n || (it->d && !prec_dso__prefetched(it->d))) {
 		bg->symbolizing = false;
 		return 0;
 	}
