@@ -1,42 +1,47 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Aggregation: contexts and stacks interned while reading; frame ids, symbolization and
- * entries once at the end.
+ * Aggregation: how a sample becomes an entry (a row of the report).
+ *
+ * While reading, for each sample:
+ *  1. prec_hist__context(): the parts of the sample the sort keys need (event, comm, pid,
+ *     tid, cpu) are its context; each distinct context has an id and a root node.
+ *  2. prec_hist__stack(): its frames, (DSO id, address) pairs, are walked from the outermost
+ *     down to the leaf, each step finding or making the child node (parent, frame) of a
+ *     trie.  A node's children are a short list (the one found last first), and once there
+ *     are more than LIST_MAX of them, in a hash table of all such nodes (nslot).  The node
+ *     reached is the sample's stack.
+ *  3. prec_hist__count(): the stack's node counts the sample and its period.
+ * At the end, prec_hist__finish():
+ *  4. index: each node's frame gets a frame id, in the order frames first appeared;
+ *  5. symbolize: each distinct frame once, into sframes (the functions inlined there with
+ *     --inline, then its own function; or why it has none): prec_hist_sym.c;
+ *  6. count: each node with samples, a stack, adds them to the entry of its leaf's sframe
+ *     in its context (the entry's key is made of the sort keys); with children also, once
+ *     per stack, to the cumulative totals of every entry on it; where each entry occurs is
+ *     kept for the call graphs.
+ * The views (prec_view.h) sort and print the entries.  With prec_hist__background() a thread
+ * of its own takes steps 4 and 5 while samples are still read (prec_hist_bg.c); finish then
+ * does what is left, with the same outcome.
  *
  * Invariants: ids are dense and never change.  A trie node id indexes the node array; its
  * key is (parent node, frame), roots being (UINT32_MAX, context id).  A parent is older than
- * its children.  Frame ids follow the order of each frame's first node.  A node whose self
- * count is non-zero ends at least one sample: it is a "stack".  Everything after the read is
- * proportional to the number of distinct frames and stacks, never to the number of samples.
+ * its children.  Entries are made in node order, so output never depends on hash values.
+ * Everything after the read is proportional to the number of distinct frames and stacks,
+ * never to the number of samples.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "prec_buf.h"
 #include "prec_hist.h"
+#include "prec_hist_int.h"
 #include "prec_symbol.h"
 
 #define ROOT_PARENT UINT32_MAX
 #define NO_NODE UINT32_MAX /* end of a child list */
 #define LIST_MAX 8 /* children kept as a list only; more go to the hash */
-#define MAX_INLINE 16
-
-static bool has_key(const struct prec_hist_opts *o, enum prec_sort_key k)
-{
-	size_t i;
-
-	for (i = 0; i < o->nr_keys; i++)
-		if (o->keys[i] == k)
-			return true;
-	return false;
-}
 
 /* Growth of the hist's arrays: from 64 items, doubling. */
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
@@ -56,76 +61,7 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/*
- * The frame feed: the loader thread's idle hook indexes and symbolizes the frames of the
- * nodes the reader has made so far.  The reader publishes its node count in `fed` (release)
- * after making each node; a node's frame and parent never change after that.  The node and
- * DSO arrays move when they grow, so while there is a feed the reader grows them, and the
- * hook copies a batch of frames (with their DSOs) out of them, under `lock`.
- */
-#define FEED_BATCH 1024 /* nodes per hook call: feed_stop() waits for at most one batch */
-/* Frames whose slots in h->frames are fetched ahead while indexing: the frames of a batch
- * are all over a table of megabytes, each lookup a cache miss; fetched some frames ahead,
- * the misses overlap. */
-#define FEED_AHEAD 12
-#define TAIL_PUBLISH 64 /* new frames the reader hands over to the tail's hook at once */
-#define SYM_AHEAD 32 /* frames looked up before their sframes are interned */
-#define FIN_SPLIT_MIN 65536 /* nodes from which finish uses a second thread (fin_half) */
-#define MERGE_AHEAD 16 /* entries whose slots fin_merge() fetches ahead */
-/* Nodes whose pages are faulted in together, ahead of their use. */
-#define NODE_PREFAULT 8192
-/* The node hash's reserve of address space (see nslot_grow), in bytes: 2^27 slots. */
-#define NSLOT_RESERVE ((size_t)1 << 30)
 #define NSLOT_FIRST 512
-
-struct feed_ent {
-	struct prec_hist_frame f;
-	struct prec_dso *d;
-	uint64_t hv;
-	bool root;
-};
-
-/* A frame to symbolize, with its DSO. */
-struct new_frame {
-	struct prec_hist_frame f;
-	struct prec_dso *d;
-};
-
-static void new_frame_of(const struct prec_hist *h, struct prec_hist_frame f,
-			 struct new_frame *nf)
-{
-	nf->f = f;
-	nf->d = prec_hist__dso(h, f.dso);
-}
-
-/* Frame fid, as indexed. */
-static struct prec_hist_frame frame_at(const struct prec_hist *h, uint32_t fid)
-{
-	return *(const struct prec_hist_frame *)prec_keyset__key(&h->frames, fid);
-}
-
-struct prec_feed {
-	pthread_mutex_t lock;
-	/* at the end of the read (prec_hist__feed_end): frames ids tail_base + i, tail[i] */
-	struct new_frame *tail;
-	uint32_t tail_base;
-	uint32_t tail_pub; /* entries the reader has filled in (release) */
-	bool tail_done; /* and there will be no more (release, after the last tail_pub) */
-	uint32_t fed; /* nodes made; written by the reader only */
-	uint32_t indexed; /* h->nr_indexed after the hook's last batch, for progress */
-	struct feed_ent batch[FEED_BATCH]; /* the hook's */
-	struct new_frame fresh[FEED_BATCH]; /* the batch's new frames, the hook's */
-};
-
-/* An empty entry table.  The entries are the records of their keyset: one array, grown
- * without copies. */
-static void entries_init(struct prec_hist *h)
-{
-	prec_keyset__init_records(&h->entry_ids, sizeof(struct prec_entry_key),
-				  sizeof(struct prec_entry));
-	h->entries = NULL;
-	h->nr_entries = 0;
-}
 
 int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, uint32_t nr_evsels,
 		   struct prec_hist **ret)
@@ -136,19 +72,21 @@ int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, ui
 		return -ENOMEM;
 	h->opts = *opts;
 	h->symtab = st;
-	h->ctx_comm = opts->need_comm || has_key(opts, PREC_SORT_COMM) ||
-		      has_key(opts, PREC_SORT_PID) || has_key(opts, PREC_SORT_TID);
-	h->ctx_pid = has_key(opts, PREC_SORT_PID);
-	h->ctx_tid = has_key(opts, PREC_SORT_TID);
-	h->ctx_cpu = has_key(opts, PREC_SORT_CPU);
+	h->ctx_comm = opts->need_comm || prec_hist_opts__has_key(opts, PREC_SORT_COMM) ||
+		      prec_hist_opts__has_key(opts, PREC_SORT_PID) ||
+		      prec_hist_opts__has_key(opts, PREC_SORT_TID);
+	h->ctx_pid = prec_hist_opts__has_key(opts, PREC_SORT_PID);
+	h->ctx_tid = prec_hist_opts__has_key(opts, PREC_SORT_TID);
+	h->ctx_cpu = prec_hist_opts__has_key(opts, PREC_SORT_CPU);
 	prec_keyset__init(&h->dso_ids, sizeof(uintptr_t));
 	prec_keyset__init(&h->ctxs, sizeof(struct prec_ctx_key));
 	prec_keyset__init_records(&h->thread_comms, 2 * sizeof(uint32_t),
 				  2 * sizeof(uint32_t) + sizeof(const char *));
 	prec_keyset__init(&h->frames, sizeof(struct prec_hist_frame));
 	prec_keyset__init(&h->sframes, sizeof(struct prec_sframe));
-	entries_init(h);
-	h->fin_split_min = FIN_SPLIT_MIN;
+	/* the entries are their keyset's records: one array, grown without copies */
+	prec_keyset__init_records(&h->entry_ids, sizeof(struct prec_entry_key),
+				  sizeof(struct prec_entry));
 	h->nr_ev = nr_evsels ? nr_evsels : 1;
 	h->ev = calloc(h->nr_ev, sizeof(*h->ev));
 	h->dsos = calloc(16, sizeof(*h->dsos));
@@ -166,7 +104,7 @@ void prec_hist__free(struct prec_hist *h)
 {
 	if (!h)
 		return;
-	prec_hist__feed_stop(h); /* first: its hook may be reading the hist */
+	prec_hist__background_stop(h); /* first: its thread uses the hist */
 	prec_keyset__release(&h->dso_ids);
 	prec_keyset__release(&h->ctxs);
 	prec_keyset__release(&h->thread_comms);
@@ -177,17 +115,11 @@ void prec_hist__free(struct prec_hist *h)
 	free(h->dsos);
 	free(h->ctx_root);
 	prec_maparray__free(h->node, h->cap_nodes, sizeof(*h->node));
-	prec_maparray__free(h->node_count, h->cap_node_count, sizeof(*h->node_count));
-	if (h->nslot_reserved)
-		munmap(h->nslot, NSLOT_RESERVE);
-	else
-		prec_slots__free(h->nslot, h->nr_nslots);
+	prec_maparray__free(h->node_total, h->cap_node_total, sizeof(*h->node_total));
+	prec_slots__free(h->nslot, h->nr_nslots);
 	free(h->node_frame);
 	free(h->ev);
-	free(h->wraps);
-	free(h->frame_sf_start);
-	free(h->frame_sf_n);
-	free(h->frame_leaf);
+	free(h->frame_sym);
 	free(h->sf_seq);
 	free(h->frame_srcline);
 	free(h->occ);
@@ -206,265 +138,56 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 	id = prec_keyset__intern(&h->dso_ids, &key, &is_new);
 	if (id < 0)
 		return id;
-	if (id + 1 > PREC_NODE_DSO_MAX)
-		return -E2BIG; /* trie nodes hold DSO ids in PREC_NODE_DSO_BITS */
 	if (is_new) {
-		int err = 0;
+		size_t cap = h->cap_dsos;
 
-		/* the feed's hook reads the array (see prec_hist__feed_start) */
-		if (h->feed)
-			pthread_mutex_lock(&h->feed->lock);
-		if (h->nr_dsos == h->cap_dsos) {
-			size_t cap = h->cap_dsos;
-
-			err = grow((void **)&h->dsos, &cap, cap + 1, sizeof(*h->dsos));
-			if (!err)
-				h->cap_dsos = (uint32_t)cap;
-		}
-		if (!err)
-			h->dsos[h->nr_dsos++] = d;
-		if (h->feed)
-			pthread_mutex_unlock(&h->feed->lock);
-		if (err)
+		if (grow((void **)&h->dsos, &cap, (size_t)h->nr_dsos + 1, sizeof(*h->dsos)))
 			return -ENOMEM;
+		h->cap_dsos = (uint32_t)cap;
+		h->dsos[h->nr_dsos++] = d;
 	}
 	return id + 1;
 }
 
-/* A frame's DSO and flags as prec_node.pk holds them (without the children count). */
-static uint32_t frame_pk(const struct prec_hist_frame *f)
+static bool frame_eq(const struct prec_hist_frame *a, const struct prec_hist_frame *b)
 {
-	return f->dso | f->flags << PREC_NODE_FLAGS_SHIFT;
+	return a->addr == b->addr && a->dso == b->dso && a->flags == b->flags;
 }
 
-#define PK_FRAME ((1u << PREC_NODE_KIDS_SHIFT) - 1) /* the frame's part of prec_node.pk */
-
-/* Is n's frame (pk, addr)? */
-static bool node_is(const struct prec_node *n, uint32_t pk, uint64_t addr)
-{
-	return n->addr == addr && (n->pk & PK_FRAME) == pk;
-}
-
-static uint32_t node_kids(const struct prec_node *n)
-{
-	return n->pk >> PREC_NODE_KIDS_SHIFT;
-}
-
-static int symbolize_run(struct prec_hist *h, uint32_t first, const struct new_frame *nf,
-			 uint32_t n);
-
-/*
- * Give the next node to index (h->nr_indexed; its frame f, a root if `root`, whose hash in
- * h->frames is hv) its frame id: ids in the order the frames first appeared, which is the
- * order of their first nodes.  *is_new tells whether the frame is new (then its id is
- * h->frames.n - 1).  0 or -ENOMEM.
- */
-static int index_next(struct prec_hist *h, const struct prec_hist_frame *f, bool root,
-		      uint64_t hv, bool *is_new)
-{
-	long fid = root ? (long)f->dso : prec_keyset__intern_hashed(&h->frames, f, hv, is_new);
-
-	if (fid < 0)
-		return (int)fid;
-	if (root)
-		*is_new = false;
-	h->node_frame[h->nr_indexed++] = (uint32_t)fid;
-	return 0;
-}
-
-/* Fault in, in both node arrays, the pages of nodes [from, from + NODE_PREFAULT). */
-static void prefault_nodes(struct prec_hist *h, uint32_t from)
-{
-	prec_maparray__prefault(h->node, h->cap_nodes, sizeof(*h->node), from, NODE_PREFAULT);
-	prec_maparray__prefault(h->node_count, h->cap_node_count, sizeof(*h->node_count), from,
-				NODE_PREFAULT);
-}
-
-/* Grow a node array to `need` items.  The feed's hook reads it, and it moves when it grows:
- * under the feed's lock, capacity included.  0 or -ENOMEM. */
-static int grow_fed(struct prec_hist *h, void **arr, size_t *cap, size_t need, size_t elem)
-{
-	int err;
-
-	if (need <= *cap)
-		return 0;
-	if (h->feed)
-		pthread_mutex_lock(&h->feed->lock);
-	err = prec_maparray__grow(arr, cap, need, elem);
-	if (h->feed)
-		pthread_mutex_unlock(&h->feed->lock);
-	return err ? -ENOMEM : 0;
-}
-
-/*
- * Fault in the pages of the next nodes to be made (NODE_PREFAULT at a time, up to two such
- * chunks ahead of the reader), so that the reader, whose thread is the one a report waits
- * for, does not: a fresh page costs microseconds.  The arrays move when they grow, under
- * the feed's lock, which is held meanwhile.  A chunk the hook has not reached when the
- * reader gets there, the reader faults in itself.
- */
-static void feed_prefault(struct prec_hist *h, uint32_t fed)
-{
-	uint32_t next = (fed / NODE_PREFAULT + 1) * NODE_PREFAULT;
-
-	if (next < h->prefaulted)
-		next = h->prefaulted;
-	if (next - fed > 2 * NODE_PREFAULT)
-		return;
-	pthread_mutex_lock(&h->feed->lock);
-	if (next + (size_t)NODE_PREFAULT <= h->cap_nodes &&
-	    next + (size_t)NODE_PREFAULT <= h->cap_node_count) {
-		prefault_nodes(h, next);
-		__atomic_store_n(&h->prefaulted, next + NODE_PREFAULT, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&h->feed->lock);
-}
-
-/* The node hash's next doubling: once its table is 3/8 full (it doubles at 1/2), fault in
- * the pages of the half it will grow by (see nslot_grow). */
-static void feed_ahead(struct prec_hist *h)
-{
-	uint32_t ns, nh;
-
-	if (!__atomic_load_n(&h->nslot_reserved, __ATOMIC_ACQUIRE))
-		return;
-	ns = __atomic_load_n(&h->nr_nslots, __ATOMIC_RELAXED);
-	nh = __atomic_load_n(&h->nr_hashed, __ATOMIC_RELAXED);
-	if (h->nslot_ahead >= (uint64_t)ns * 2 || (uint64_t)nh * 8 < (uint64_t)ns * 3 ||
-	    (size_t)ns * 2 * sizeof(*h->nslot) > NSLOT_RESERVE)
-		return;
-	(void)madvise(h->nslot + ns, (size_t)ns * sizeof(*h->nslot), MADV_POPULATE_WRITE);
-	h->nslot_ahead = (uint64_t)ns * 2;
-}
-
-/* The loader thread's idle hook: index and symbolize a batch of the nodes made so far. */
-static int feed_consume(void *arg)
-{
-	struct prec_hist *h = arg;
-	struct prec_feed *fd = h->feed;
-	uint32_t avail = __atomic_load_n(&fd->fed, __ATOMIC_ACQUIRE), n, k, first, nfresh;
-	int err = 0;
-
-	feed_prefault(h, avail);
-	feed_ahead(h);
-
-	if (avail == h->nr_indexed)
-		return 0;
-	/* every DSO of these frames was queued before its node was made: loaded yet? */
-	if (!prec_symtab__loader_settled(h->symtab))
-		return 1; /* no: the loader loads them and calls again */
-	n = avail - h->nr_indexed > FEED_BATCH ? FEED_BATCH : avail - h->nr_indexed;
-	if (grow((void **)&h->node_frame, &h->cap_node_frame, (size_t)h->nr_indexed + n,
-		 sizeof(*h->node_frame))) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	pthread_mutex_lock(&fd->lock);
-	for (k = 0; k < n; k++) {
-		const struct prec_node *nd = &h->node[h->nr_indexed + k];
-
-		fd->batch[k].f = prec_node__frame(nd);
-		fd->batch[k].root = nd->parent == ROOT_PARENT;
-		fd->batch[k].d = fd->batch[k].root ? NULL : prec_hist__dso(h, fd->batch[k].f.dso);
-		fd->batch[k].hv =
-			fd->batch[k].root ? 0 : prec_keyset__hash(&h->frames, &fd->batch[k].f);
-	}
-	pthread_mutex_unlock(&fd->lock);
-	for (k = 0; k < n && k < FEED_AHEAD; k++)
-		prec_keyset__prefetch(&h->frames, fd->batch[k].hv);
-	first = h->frames.n;
-	for (k = 0, nfresh = 0; k < n; k++) {
-		const struct feed_ent *e = &fd->batch[k];
-		bool is_new;
-
-		if (k + FEED_AHEAD < n)
-			prec_keyset__prefetch(&h->frames, fd->batch[k + FEED_AHEAD].hv);
-		err = index_next(h, &e->f, e->root, e->hv, &is_new);
-		if (err)
-			goto fail;
-		if (is_new) {
-			fd->fresh[nfresh].f = e->f;
-			fd->fresh[nfresh++].d = e->d;
-		}
-	}
-	err = symbolize_run(h, first, fd->fresh, nfresh);
-	if (err)
-		goto fail;
-	__atomic_store_n(&fd->indexed, h->nr_indexed, __ATOMIC_RELEASE);
-	return 1;
-fail:
-	h->feed_err = err;
-	return -1;
-}
-
-int prec_hist__feed_start(struct prec_hist *h)
-{
-	struct prec_feed *fd;
-
-	if (h->feed || !h->symtab || h->nr_indexed != h->nr_nodes ||
-	    h->nr_symbolized != h->frames.n)
-		return 0;
-	fd = malloc(sizeof(*fd));
-	if (!fd)
-		return -ENOMEM;
-	pthread_mutex_init(&fd->lock, NULL);
-	fd->fed = fd->indexed = h->nr_nodes;
-	h->feed = fd;
-	prec_symtab__loader_idle(h->symtab, feed_consume, h);
-	return 0;
-}
-
-uint32_t prec_hist__feed_progress(const struct prec_hist *h)
-{
-	return h->feed ? __atomic_load_n(&h->feed->indexed, __ATOMIC_ACQUIRE) : h->nr_indexed;
-}
-
-void prec_hist__feed_stop(struct prec_hist *h)
-{
-	struct prec_feed *fd = h->feed;
-
-	if (!fd)
-		return;
-	prec_symtab__loader_idle(h->symtab, NULL, NULL); /* the hist is the caller's again */
-	pthread_mutex_destroy(&fd->lock);
-	free(fd);
-	h->feed = NULL;
-}
-
-/* A new node (parent, frame pk/addr); its id, or -ENOMEM. */
-static long node_new(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t addr)
+/* A new node (parent, f); its id, or -ENOMEM. */
+static long node_new(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
 {
 	uint32_t id = h->nr_nodes;
 	struct prec_node *n;
+	bool root = parent == ROOT_PARENT;
 
 	if (id == UINT32_MAX - 1)
 		return -E2BIG;
-	if (grow_fed(h, (void **)&h->node, &h->cap_nodes, (size_t)id + 1, sizeof(*h->node)) ||
-	    grow_fed(h, (void **)&h->node_count, &h->cap_node_count, (size_t)id + 1,
-		     sizeof(*h->node_count)))
+	if (prec_maparray__grow((void **)&h->node, &h->cap_nodes, (size_t)id + 1,
+				sizeof(*h->node)) ||
+	    prec_maparray__grow((void **)&h->node_total, &h->cap_node_total, (size_t)id + 1,
+				sizeof(*h->node_total)))
 		return -ENOMEM;
-	/* the feed's hook faults the pages in ahead (see feed_prefault) when it has time */
-	if (!(id % NODE_PREFAULT) && id >= __atomic_load_n(&h->prefaulted, __ATOMIC_ACQUIRE))
-		prefault_nodes(h, id);
 	n = &h->node[id];
+	memset(n, 0, sizeof(*n));
 	n->parent = parent;
 	n->child = NO_NODE;
 	n->next_sibling = NO_NODE;
-	n->pk = pk;
-	n->addr = addr;
-	n->self_period = 0;
-	h->node_count[id] = 0;
+	n->frame = *f;
+	if (h->bg)
+		prec_hist_bg__add(h->bg, f, root ? NULL : prec_hist__dso(h, f->dso), root);
+	h->node_total[id].period = 0;
+	h->node_total[id].count = 0;
 	h->nr_nodes++;
-	if (h->feed)
-		__atomic_store_n(&h->feed->fed, h->nr_nodes, __ATOMIC_RELEASE);
 	return id;
 }
 
-/* The hash of the node (parent, frame pk/addr) in h->nslot: its high half is the tag kept in
- * the slot, whose low bits pick the slot, so growing the table reads no node. */
-static uint64_t node_hash(uint32_t parent, uint32_t pk, uint64_t addr)
+/* The hash of the node (parent, f) in h->nslot: its high half is the tag kept in the slot,
+ * whose low bits pick the slot, so growing the table reads no node. */
+static uint64_t node_hash(uint32_t parent, const struct prec_hist_frame *f)
 {
-	uint64_t x = addr * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)parent << 32 | pk);
+	uint64_t x = f->addr * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)parent << 32 | f->dso) ^
+		     (uint64_t)f->flags << 24;
 
 	x *= 0xff51afd7ed558ccdULL;
 	x ^= x >> 32;
@@ -472,10 +195,10 @@ static uint64_t node_hash(uint32_t parent, uint32_t pk, uint64_t addr)
 	return x ^ (x >> 29);
 }
 
-/* The slot of the node (parent, pk, addr) with hash `hv`, or the empty slot where it would
- * go (the table is at most half full).  A slot's tag tells most other nodes apart unread. */
-static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent, uint32_t pk,
-			    uint64_t addr, uint64_t hv)
+/* The slot of the node (parent, f) with hash `hv`, or the empty slot where it would go (the
+ * table is at most half full).  A slot's tag tells most other nodes apart unread. */
+static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent,
+			    const struct prec_hist_frame *f, uint64_t hv)
 {
 	uint32_t tag = (uint32_t)(hv >> 32), mask = h->nr_nslots - 1, s = tag & mask;
 	uint64_t v;
@@ -484,48 +207,12 @@ static uint32_t nslot_probe(const struct prec_hist *h, uint32_t parent, uint32_t
 		if ((uint32_t)(v >> 32) == tag) {
 			const struct prec_node *n = &h->node[(uint32_t)v - 1];
 
-			if (n->parent == parent && node_is(n, pk, addr))
+			if (n->parent == parent && frame_eq(&n->frame, f))
 				break;
 		}
 		s = (s + 1) & mask;
 	}
 	return s;
-}
-
-/*
- * The node hash's table lives in a reserve of address space (untouched, it costs nothing),
- * so that it doubles where it is and the feed's hook can fault in the pages of the next
- * doubling ahead of the reader (feed_ahead).  Without the reserve (an address-space limit),
- * a table that moves when it grows.
- */
-static int nslot_grow(struct prec_hist *h)
-{
-	uint32_t old = h->nr_nslots, n = old ? old * 2 : NSLOT_FIRST;
-	int err;
-
-	if (!old) {
-		void *p = mmap(NULL, NSLOT_RESERVE, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-		if (p == MAP_FAILED)
-			return prec_slots__grow(&h->nslot, &h->nr_nslots, NSLOT_FIRST);
-		(void)madvise(p, (size_t)n * sizeof(*h->nslot), MADV_POPULATE_WRITE);
-		h->nslot = p;
-		__atomic_store_n(&h->nr_nslots, n, __ATOMIC_RELAXED);
-		__atomic_store_n(&h->nslot_reserved, true, __ATOMIC_RELEASE);
-		return 0;
-	}
-	if (!h->nslot_reserved)
-		return prec_slots__grow(&h->nslot, &h->nr_nslots, NSLOT_FIRST);
-	if ((size_t)n * sizeof(*h->nslot) > NSLOT_RESERVE)
-		return -E2BIG;
-	/* what the hook has not faulted in yet, in one call */
-	(void)madvise(h->nslot + old, (size_t)old * sizeof(*h->nslot), MADV_POPULATE_WRITE);
-	err = prec_slots__double_in(h->nslot, old);
-	if (err)
-		return err;
-	__atomic_store_n(&h->nr_nslots, n, __ATOMIC_RELAXED);
-	return 0;
 }
 
 /* Put node `id` (not there yet) in h->nslot, growing it first if it would be over half
@@ -536,36 +223,36 @@ static int nslot_add(struct prec_hist *h, uint32_t id)
 	uint64_t hv;
 
 	if ((uint64_t)(h->nr_hashed + 1) * 2 > h->nr_nslots) {
-		int err = nslot_grow(h);
+		int err = prec_slots__grow(&h->nslot, &h->nr_nslots, NSLOT_FIRST);
 
 		if (err)
 			return err;
 	}
 	n = &h->node[id];
-	hv = node_hash(n->parent, n->pk & PK_FRAME, n->addr);
-	h->nslot[nslot_probe(h, n->parent, n->pk & PK_FRAME, n->addr, hv)] =
+	hv = node_hash(n->parent, &n->frame);
+	h->nslot[nslot_probe(h, n->parent, &n->frame, hv)] =
 		(hv >> 32) << 32 | ((uint64_t)id + 1);
-	__atomic_store_n(&h->nr_hashed, h->nr_hashed + 1, __ATOMIC_RELAXED); /* see feed_ahead */
+	h->nr_hashed++;
 	return 0;
 }
 
 /*
- * The node (parent, frame pk/addr), added if new.  The children of a node are a list while
- * they are few (a new stack usually grows from a node without children: no hash at all), the
- * child found moving to its front, and go to h->nslot once there are more than LIST_MAX of
- * them.  Roots (parent ROOT_PARENT) are always hashed.  Either way the parent's `child` is
- * then the node returned, which prec_hist__stack() tries first next time.
+ * The child (parent, f), added if new.  The children of a node are a list while they are few
+ * (a new stack usually grows from a node without children: no hash at all), the child found
+ * moving to its front, and go to h->nslot once there are more than LIST_MAX of them.  Either
+ * way the parent's `child` is then the node returned, which prec_hist__stack() tries first
+ * next time.  (Roots are found through h->ctx_root.)
  */
-static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t pk, uint64_t addr)
+static long node_intern(struct prec_hist *h, uint32_t parent, const struct prec_hist_frame *f)
 {
-	struct prec_node *p = parent != ROOT_PARENT ? &h->node[parent] : NULL;
+	struct prec_node *p = &h->node[parent];
 	uint32_t c, prev = NO_NODE, kids;
 	long id;
 	int err;
 
-	if (p && node_kids(p) <= LIST_MAX) {
+	if (p->nr_children <= LIST_MAX) {
 		for (c = p->child; c != NO_NODE; prev = c, c = h->node[c].next_sibling) {
-			if (!node_is(&h->node[c], pk, addr))
+			if (!frame_eq(&h->node[c].frame, f))
 				continue;
 			if (prev != NO_NODE) {
 				h->node[prev].next_sibling = h->node[c].next_sibling;
@@ -575,23 +262,18 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t pk, uint6
 			return c;
 		}
 	} else if (h->nr_nslots) {
-		uint64_t v = h->nslot[nslot_probe(h, parent, pk, addr, node_hash(parent, pk, addr))];
+		uint64_t v = h->nslot[nslot_probe(h, parent, f, node_hash(parent, f))];
 
 		if (v) {
-			if (p)
-				p->child = (uint32_t)v - 1;
+			p->child = (uint32_t)v - 1;
 			return (uint32_t)v - 1;
 		}
 	}
-	id = node_new(h, parent, pk, addr);
+	id = node_new(h, parent, f);
 	if (id < 0)
 		return id;
-	if (!p) {
-		err = nslot_add(h, (uint32_t)id);
-		return err ? err : id;
-	}
 	p = &h->node[parent]; /* node_new may have moved the array */
-	kids = node_kids(p);
+	kids = p->nr_children;
 	if (kids == LIST_MAX) {
 		/* one child too many for a list: from now on the hash has them all */
 		for (c = p->child; c != NO_NODE; c = h->node[c].next_sibling) {
@@ -608,9 +290,8 @@ static long node_intern(struct prec_hist *h, uint32_t parent, uint32_t pk, uint6
 			return err;
 	}
 	p->child = (uint32_t)id;
-	if (kids < PREC_NODE_KIDS_MAX) /* past LIST_MAX only "more" matters */
-		/* atomically: the feed's hook may be reading the frame's bits of this word */
-		__atomic_store_n(&p->pk, p->pk + (1u << PREC_NODE_KIDS_SHIFT), __ATOMIC_RELAXED);
+	if (kids <= LIST_MAX) /* past LIST_MAX only "more" matters */
+		p->nr_children++;
 	return id;
 }
 
@@ -646,9 +327,11 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 			return -ENOMEM;
 		h->cap_ctx = cap;
 	}
-	if (ctx > PREC_NODE_DSO_MAX)
-		return -E2BIG; /* the root holds the context id in its frame's DSO */
-	node = node_intern(h, ROOT_PARENT, (uint32_t)ctx, 0);
+	{
+		struct prec_hist_frame root = { .dso = (uint32_t)ctx };
+
+		node = node_new(h, ROOT_PARENT, &root);
+	}
 	if (node < 0)
 		return node;
 	h->ctx_root[ctx] = (uint32_t)node;
@@ -663,76 +346,27 @@ long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_
 	size_t i;
 
 	for (i = nr; i-- > 0;) {
-		uint32_t pk = frame_pk(&frames[i]);
-		uint64_t addr = frames[i].addr;
-
-		if (frames[i].dso > PREC_NODE_DSO_MAX || frames[i].flags > 7)
+		if (frames[i].dso >= h->nr_dsos)
 			return -EINVAL; /* not a frame of this hist */
 		/* consecutive stacks share their outer part: try the child taken last time */
 		c = h->node[node].child;
-		if (c != NO_NODE && node_is(&h->node[c], pk, addr)) {
+		if (c != NO_NODE && frame_eq(&h->node[c].frame, &frames[i])) {
 			node = c;
 			continue;
 		}
-		node = node_intern(h, (uint32_t)node, pk, addr);
+		node = node_intern(h, (uint32_t)node, &frames[i]);
 		if (node < 0)
 			return node;
 	}
 	return node;
 }
 
-void prec_hist__prefetch(const struct prec_hist *h, uint32_t ctx,
-			 const struct prec_hist_frame *frames, size_t nr)
-{
-	uint32_t nslots = h->nr_nslots;
-	const struct prec_hist_frame *f;
-	uint64_t hv;
-
-	if (!nr || !nslots || ctx >= h->ctxs.n)
-		return;
-	f = &frames[nr - 1];
-	hv = node_hash(h->ctx_root[ctx], frame_pk(f), f->addr);
-	__builtin_prefetch(&h->nslot[(uint32_t)(hv >> 32) & (nslots - 1)]);
-}
-
-/* Node `node`'s count went round: remember it (it takes 2^32 samples of one stack). */
-static __attribute__((noinline, cold)) void count_wrapped(struct prec_hist *h, uint32_t node)
-{
-	size_t i;
-
-	for (i = 0; i < h->nr_wraps; i++) {
-		if (h->wraps[i].node == node) {
-			h->wraps[i].times++;
-			return;
-		}
-	}
-	if (grow((void **)&h->wraps, &h->cap_wraps, h->nr_wraps + 1, sizeof(*h->wraps))) {
-		h->node_count[node] = UINT32_MAX; /* out of memory: stuck at the most it holds */
-		return;
-	}
-	h->wraps[h->nr_wraps].node = node;
-	h->wraps[h->nr_wraps].times = 1;
-	h->nr_wraps++;
-}
-
-uint64_t prec_hist__node_count_wrapped(const struct prec_hist *h, uint32_t node)
-{
-	uint64_t c = h->node_count[node];
-	size_t i;
-
-	for (i = 0; i < h->nr_wraps; i++)
-		if (h->wraps[i].node == node)
-			c += (uint64_t)h->wraps[i].times << 32;
-	return c;
-}
-
 void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t period)
 {
 	uint32_t ev = prec_hist__ctx(h, ctx)->evsel;
 
-	h->node[node].self_period += period;
-	if (!++h->node_count[node])
-		count_wrapped(h, node);
+	h->node_total[node].period += period;
+	h->node_total[node].count++;
 	h->ev[ev].nr_samples++;
 	h->ev[ev].period += period;
 }
@@ -745,196 +379,17 @@ void prec_hist__count_filtered(struct prec_hist *h, uint32_t evsel, uint64_t per
 	h->ev[ev].period += period;
 }
 
-static void sframe_key(struct prec_sframe *sf, uint32_t dso, enum prec_sframe_kind kind,
-		       uint64_t addr, const char *name, bool kernel)
-{
-	memset(sf, 0, sizeof(*sf));
-	sf->dso = dso;
-	sf->kind = kind;
-	sf->addr = addr;
-	sf->name = name;
-	sf->kernel = kernel;
-}
-
-static long sframe_intern(struct prec_hist *h, uint32_t dso, enum prec_sframe_kind kind,
-			  uint64_t addr, const char *name, bool kernel)
-{
-	struct prec_sframe sf;
-
-	sframe_key(&sf, dso, kind, addr, name, kernel);
-	return prec_keyset__intern(&h->sframes, &sf, NULL);
-}
-
-static int seq_push(struct prec_hist *h, size_t *cap, uint32_t v)
-{
-	if (grow((void **)&h->sf_seq, cap, h->nr_sf_seq + 1, sizeof(uint32_t)))
-		return -ENOMEM;
-	h->sf_seq[h->nr_sf_seq++] = v;
-	return 0;
-}
-
-/* perf's srcline for an address without line info: "sym+OFF" (decimal), else "dso[ADDR]"
- * (hexadecimal), else, outside any mapping, "??:0". */
-static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame *f,
-			      struct prec_dso *d, uint64_t addr, const struct prec_sym *sym,
-			      bool have_sym)
-{
-	const char *s = d ? prec_dso__srcline(d, addr) : NULL;
-	char buf[512];
-
-	if (s)
-		return prec_strset__intern(&h->strs, s);
-	if (have_sym)
-		snprintf(buf, sizeof(buf), "%s+%" PRIu64, sym->name,
-			 addr >= sym->start ? addr - sym->start : 0);
-	else if (d)
-		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", prec_dso__short_name(d), f->addr);
-	else
-		snprintf(buf, sizeof(buf), "??:0");
-	return prec_strset__intern(&h->strs, buf);
-}
-
 /* Frame fid's source line, with the srcline key (else NULL). */
 static const char *srcline_at(const struct prec_hist *h, uint32_t fid)
 {
 	return h->frame_srcline ? h->frame_srcline[fid] : NULL;
 }
 
-/* A frame's own function (not an inlined one) and its sframe, looked up ahead of the
- * sframe's interning (see symbolize_run). */
-struct sym_ahead {
-	struct prec_sframe key;
-	uint64_t hv;
-	uint64_t addr; /* where it was looked up: a return address's call, at addr - 1 */
-	bool kernel;
-	struct prec_sym sym;
-	int rc; /* 0: sym is the frame's function */
-};
-
-/* Look frame f (in DSO d) up into *a, and fetch its sframe's slot. */
-static void look_up(struct prec_hist *h, const struct prec_hist_frame *f, struct prec_dso *d,
-		    struct sym_ahead *a)
-{
-	bool kernel = f->flags & PREC_FRAME_KERNEL;
-	uint64_t addr = f->addr - ((f->flags & PREC_FRAME_RET) && f->addr ? 1 : 0);
-
-	a->addr = addr;
-	a->kernel = kernel;
-	a->rc = -ENOENT;
-	if (!d) {
-		sframe_key(&a->key, 0, PREC_SF_NOMAP, f->addr, NULL, kernel);
-	} else {
-		a->rc = prec_dso__lookup(d, addr, &a->sym, NULL);
-		if (!a->rc)
-			sframe_key(&a->key, f->dso, PREC_SF_SYM, a->sym.start, a->sym.name, kernel);
-		else if (prec_dso__status(d) != PREC_DSO_OK)
-			sframe_key(&a->key, f->dso, PREC_SF_UNKNOWN, 0, NULL, kernel);
-		else
-			sframe_key(&a->key, f->dso, PREC_SF_ADDR, f->addr, NULL, kernel);
-	}
-	a->hv = prec_keyset__hash(&h->sframes, &a->key);
-	prec_keyset__prefetch(&h->sframes, a->hv);
-}
-
-/* Symbolize frame `i` (the next one: frame ids are symbolized in order), f of DSO d, looked
- * up into *a. */
-static int symbolize_one(struct prec_hist *h, uint32_t i, const struct prec_hist_frame *f,
-			 struct prec_dso *d, const struct sym_ahead *a)
-{
-	long sf;
-	int nr = 0, k;
-
-	if (i >= h->cap_frame_sf) {
-		size_t c1 = h->cap_frame_sf, c2 = h->cap_frame_sf, c3 = h->cap_frame_sf;
-		size_t c4 = h->cap_frame_sf;
-
-		if (grow((void **)&h->frame_sf_start, &c1, (size_t)i + 1, sizeof(uint32_t)) ||
-		    grow((void **)&h->frame_sf_n, &c2, (size_t)i + 1, 1) ||
-		    grow((void **)&h->frame_leaf, &c4, (size_t)i + 1, sizeof(*h->frame_leaf)) ||
-		    (has_key(&h->opts, PREC_SORT_SRCLINE) &&
-		     grow((void **)&h->frame_srcline, &c3, (size_t)i + 1, sizeof(char *))))
-			return -ENOMEM;
-		h->cap_frame_sf = c1; /* all grow alike */
-	}
-	h->frame_sf_start[i] = (uint32_t)h->nr_sf_seq;
-	if (d && !a->rc && h->opts.inline_frames) {
-		struct prec_inline_frame inl[MAX_INLINE];
-
-		nr = prec_dso__inlines(d, a->addr, inl, MAX_INLINE);
-		for (k = 0; k < nr; k++) {
-			sf = sframe_intern(h, f->dso, PREC_SF_INLINE, inl[k].id, inl[k].name,
-					   a->kernel);
-			if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
-				return -ENOMEM;
-		}
-		if (nr < 0)
-			return nr;
-	}
-	sf = prec_keyset__intern_hashed(&h->sframes, &a->key, a->hv, NULL);
-	if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
-		return -ENOMEM;
-	h->frame_sf_n[i] = (uint8_t)(nr > 0 ? nr + 1 : 1);
-	h->frame_leaf[i].sf = h->sf_seq[h->frame_sf_start[i]];
-	/* the last sframe, sf, is the frame's own function: a symbol when the lookup found one */
-	h->frame_leaf[i].unsym = a->rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
-	if (h->frame_srcline) {
-		h->frame_srcline[i] = srcline_of(h, f, d, a->addr, &a->sym, !a->rc);
-		if (!h->frame_srcline[i])
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/*
- * Symbolize frames first, first + 1, ... (nf[0, n)), in that order: looked up SYM_AHEAD at
- * a time, with their sframes' slots fetched, then their sframes interned in order (each
- * interning is otherwise a cache miss: A has 104k frames, 80k of them addresses of their
- * own).  h->nr_symbolized follows.  0 or -ENOMEM.
- */
-static int symbolize_run(struct prec_hist *h, uint32_t first, const struct new_frame *nf,
-			 uint32_t n)
-{
-	struct sym_ahead a[SYM_AHEAD];
-	uint32_t base, m, k;
-	int err;
-
-	for (base = 0; base < n; base += m) {
-		m = n - base < SYM_AHEAD ? n - base : SYM_AHEAD;
-		for (k = 0; k < m; k++)
-			look_up(h, &nf[base + k].f, nf[base + k].d, &a[k]);
-		for (k = 0; k < m; k++) {
-			err = symbolize_one(h, first + base + k, &nf[base + k].f, nf[base + k].d,
-					    &a[k]);
-			if (err)
-				return err;
-			h->nr_symbolized = first + base + k + 1;
-		}
-	}
-	return 0;
-}
-
-/* Symbolize every distinct frame not symbolized yet, once. */
-static int symbolize_frames(struct prec_hist *h)
-{
-	struct new_frame nf[SYM_AHEAD];
-	uint32_t n = h->frames.n, i, k;
-	int err;
-
-	for (i = h->nr_symbolized; i < n; i += k) {
-		for (k = 0; k < SYM_AHEAD && i + k < n; k++)
-			new_frame_of(h, frame_at(h, i + k), &nf[k]);
-		err = symbolize_run(h, i, nf, k);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node)
 {
 	while (h->node[node].parent != ROOT_PARENT)
 		node = h->node[node].parent;
-	return h->node[node].pk & PREC_NODE_DSO_MAX;
+	return h->node[node].frame.dso;
 }
 
 /* The stack of `node`, leaf first, as sframe ids, with the frame of each position. */
@@ -944,7 +399,7 @@ static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, ui
 	size_t n = 0;
 
 	for (; h->node[node].parent != ROOT_PARENT && n <= upto; node = h->node[node].parent) {
-		uint32_t f = h->node_frame[node], k, nsf = h->frame_sf_n[f];
+		uint32_t f = h->node_frame[node], k, nsf = h->frame_sym[f].sf_n;
 
 		if (n + nsf > *cap) {
 			size_t c1 = *cap, c2 = *cap;
@@ -955,7 +410,7 @@ static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, ui
 			*cap = c1;
 		}
 		for (k = 0; k < nsf; k++) {
-			(*seq)[n] = h->sf_seq[h->frame_sf_start[f] + k];
+			(*seq)[n] = h->sf_seq[h->frame_sym[f].sf_start + k];
 			if (fr)
 				(*fr)[n] = f;
 			n++;
@@ -1039,12 +494,16 @@ static void entry_key(const struct prec_hist *h, const struct prec_ctx_key *ck, 
 	}
 }
 
-/* The entry of key k (of sframe sf) whose hash in h->entry_ids is hv, made if new. */
-static long entry_of_key(struct prec_hist *h, const struct prec_entry_key *k, uint32_t sf,
-			 uint64_t hv)
+/* The entry of sframe sf (with srcline) in context ck, made if new. */
+static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
+		     const char *srcline)
 {
+	struct prec_entry_key k;
 	bool is_new;
-	long id = prec_keyset__intern_hashed(&h->entry_ids, k, hv, &is_new);
+	long id;
+
+	entry_key(h, ck, sf, srcline, &k);
+	id = prec_keyset__intern(&h->entry_ids, &k, &is_new);
 
 	if (id < 0 || !is_new)
 		return id;
@@ -1053,15 +512,6 @@ static long entry_of_key(struct prec_hist *h, const struct prec_entry_key *k, ui
 	h->entries[id].sframe = sf;
 	h->nr_entries = (uint32_t)id + 1;
 	return id;
-}
-
-static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
-		     const char *srcline)
-{
-	struct prec_entry_key k;
-
-	entry_key(h, ck, sf, srcline, &k);
-	return entry_of_key(h, &k, sf, prec_keyset__hash(&h->entry_ids, &k));
 }
 
 struct occ3 {
@@ -1093,175 +543,37 @@ static int cmp_unsym(const void *a, const void *b)
 	return x->period < y->period ? 1 : x->period > y->period ? -1 : 0;
 }
 
-/* The hash of node's frame in h->frames (0 for a root, whose frame is not hashed). */
-static uint64_t node_frame_hash(const struct prec_hist *h, uint32_t node)
+/* Frame ids in the order the frames first appeared, which is the order of their first nodes
+ * (a root's "frame" id is its context id). */
+int prec_hist__index_node(struct prec_hist *h, const struct prec_hist_frame *f, bool root,
+			  bool *is_new)
 {
-	struct prec_hist_frame f;
+	long fid = root ? (long)f->dso : prec_keyset__intern(&h->frames, f, is_new);
 
-	if (h->node[node].parent == ROOT_PARENT)
-		return 0;
-	f = prec_node__frame(&h->node[node]);
-	return prec_keyset__hash(&h->frames, &f);
-}
-
-/*
- * Index the nodes from h->nr_indexed on, the frame table's slots fetched a few nodes ahead
- * (most frames are looked up once or twice, all over the table).  With a feed, each new
- * frame goes to the tail for the loader (see prec_hist__feed_end).
- */
-static int index_nodes(struct prec_hist *h, struct prec_feed *fd)
-{
-	uint32_t n = h->nr_nodes, node, k;
-	uint64_t hv[FEED_AHEAD];
-
-	if (grow((void **)&h->node_frame, &h->cap_node_frame, n, sizeof(*h->node_frame)))
+	if (fid < 0 || grow((void **)&h->node_frame, &h->cap_node_frame, h->nr_indexed + 1,
+			    sizeof(*h->node_frame)))
 		return -ENOMEM;
-	for (node = h->nr_indexed, k = 0; node < n && k < FEED_AHEAD; node++, k++) {
-		hv[node % FEED_AHEAD] = node_frame_hash(h, node);
-		prec_keyset__prefetch(&h->frames, hv[node % FEED_AHEAD]);
-	}
-	for (node = h->nr_indexed; node < n; node++) {
-		const struct prec_node *nd = &h->node[node];
-		struct prec_hist_frame f = prec_node__frame(nd);
-		bool is_new;
-		int err = index_next(h, &f, nd->parent == ROOT_PARENT, hv[node % FEED_AHEAD],
-				       &is_new);
-
-		if (err)
-			return err;
-		if (node + FEED_AHEAD < n) {
-			hv[node % FEED_AHEAD] = node_frame_hash(h, node + FEED_AHEAD);
-			prec_keyset__prefetch(&h->frames, hv[node % FEED_AHEAD]);
-		}
-		if (is_new && fd) {
-			uint32_t i = h->frames.n - 1 - fd->tail_base;
-
-			new_frame_of(h, f, &fd->tail[i]);
-			if (!(++i % TAIL_PUBLISH))
-				__atomic_store_n(&fd->tail_pub, i, __ATOMIC_RELEASE);
-		}
-	}
+	if (root)
+		*is_new = false;
+	h->node_frame[h->nr_indexed++] = (uint32_t)fid;
 	return 0;
 }
 
 int prec_hist__index_frames(struct prec_hist *h)
 {
-	return index_nodes(h, NULL);
-}
+	int err = prec_hist__background_stop(h);
+	bool is_new;
 
-/* The loader's hook at the end of the read: symbolize the tail's frames as the reader hands
- * them over, until it has handed over the last. */
-static int tail_consume(void *arg)
-{
-	struct prec_hist *h = arg;
-	struct prec_feed *fd = h->feed;
-	uint32_t done = h->nr_symbolized - fd->tail_base;
-	int err;
+	for (; !err && h->nr_indexed < h->nr_nodes;) {
+		const struct prec_node *nd = &h->node[h->nr_indexed];
 
-	if (!prec_symtab__loader_settled(h->symtab))
-		return 1; /* the DSOs first */
-	for (;;) {
-		bool last = __atomic_load_n(&fd->tail_done, __ATOMIC_ACQUIRE);
-		uint32_t pub = __atomic_load_n(&fd->tail_pub, __ATOMIC_ACQUIRE);
-
-		if (done == pub) {
-			if (last)
-				return -1; /* all done: no more calls */
-			sched_yield();
-			continue;
-		}
-		err = symbolize_run(h, fd->tail_base + done, fd->tail + done, pub - done);
-		if (err) {
-			h->feed_err = err;
-			return -1;
-		}
-		done = pub;
+		err = prec_hist__index_node(h, &nd->frame, nd->parent == ROOT_PARENT, &is_new);
 	}
-}
-
-int prec_hist__feed_end(struct prec_hist *h)
-{
-	struct prec_feed *fd = h->feed;
-	uint32_t n, i;
-	int err;
-
-	if (!fd)
-		return prec_hist__index_frames(h);
-	prec_symtab__loader_idle(h->symtab, NULL, NULL); /* the hook's batch ends first */
-	n = h->frames.n - h->nr_symbolized + (h->nr_nodes - h->nr_indexed);
-	if (h->feed_err || h->nr_indexed == h->nr_nodes ||
-	    !(fd->tail = malloc((size_t)n * sizeof(*fd->tail)))) {
-		prec_hist__feed_stop(h);
-		return prec_hist__index_frames(h);
-	}
-	fd->tail_base = h->nr_symbolized;
-	for (i = 0; fd->tail_base + i < h->frames.n; i++)
-		new_frame_of(h, frame_at(h, fd->tail_base + i), &fd->tail[i]);
-	fd->tail_pub = i;
-	fd->tail_done = false;
-	prec_symtab__loader_idle(h->symtab, tail_consume, h);
-	err = index_nodes(h, fd);
-	__atomic_store_n(&fd->tail_pub, h->frames.n - fd->tail_base, __ATOMIC_RELEASE);
-	__atomic_store_n(&fd->tail_done, true, __ATOMIC_RELEASE);
-	prec_symtab__loader_idle(h->symtab, NULL, NULL); /* waits for the hook to finish */
-	free(fd->tail);
-	fd->tail = NULL;
-	prec_hist__feed_stop(h);
 	return err;
-}
-
-/*
- * The entry of a stack's leaf: entry_of(), remembered for the last (context, sframe, srcline)
- * that came to the same memo slot.  Most stacks end in a function some earlier stack of the
- * same thread of work ended in (A: 53k of 86k), and the memo is small enough to stay in cache
- * where the entries' hash table is not.
- */
-#define LEAF_MEMO 8192
-struct leaf_memo {
-	uint32_t ctx, sf;
-	const char *srcline;
-	uint32_t entry; /* + 1; 0: empty */
-};
-
-static struct leaf_memo *memo_slot(struct leaf_memo *memo, uint32_t ctx, uint32_t sf)
-{
-	return &memo[(((uint64_t)ctx << 32 | sf) * 0x9e3779b97f4a7c15ULL) >> 51 & (LEAF_MEMO - 1)];
-}
-
-/* The entry memo slot m remembers for (ctx, sf, srcline), or -1. */
-static long memo_get(const struct leaf_memo *m, uint32_t ctx, uint32_t sf, const char *srcline)
-{
-	if (m->entry && m->ctx == ctx && m->sf == sf && m->srcline == srcline)
-		return (long)m->entry - 1;
-	return -1;
-}
-
-static void memo_put(struct leaf_memo *m, uint32_t ctx, uint32_t sf, const char *srcline,
-		     long e)
-{
-	m->ctx = ctx;
-	m->sf = sf;
-	m->srcline = srcline;
-	m->entry = (uint32_t)e + 1;
-}
-
-static long leaf_entry(struct prec_hist *h, struct leaf_memo *memo, uint32_t ctx,
-		       const struct prec_ctx_key *ck, uint32_t sf, const char *srcline)
-{
-	struct leaf_memo *m = memo_slot(memo, ctx, sf);
-	long e = memo_get(m, ctx, sf, srcline);
-
-	if (e >= 0)
-		return e;
-	e = entry_of(h, ck, sf, srcline);
-	if (e >= 0)
-		memo_put(m, ctx, sf, srcline, e);
-	return e;
 }
 
 /* What prec_hist__finish() builds up while it goes over the stacks. */
 struct fin {
-	struct leaf_memo *memo;
 	uint32_t *nctx; /* node -> context */
 	uint32_t *seq, *fr; /* a stack's sframes and their frames (children mode) */
 	size_t cap;
@@ -1271,22 +583,6 @@ struct fin {
 	struct occ3 *o3;
 	size_t o3_cap, nr_o3;
 	size_t unsym_cap;
-};
-
-/*
- * Stacks are taken in batches: for each the frame, then the memo slot, then (without
- * children) the entry are prefetched for the whole batch before any is used, so that their
- * cache misses (each a random place in an array of megabytes) overlap instead of following
- * one another.  The order in which entries are made is the order of the nodes either way.
- */
-#define FIN_BATCH 16
-
-struct fin_stack {
-	uint32_t node, f0;
-	const struct prec_frame_leaf *leaf;
-	long e; /* the leaf's entry, when known */
-	struct prec_entry_key key; /* without children, when the memo does not know e */
-	uint64_t hv;
 };
 
 /* Remember that entry e occurs at position pos of node's stack.  0 or -ENOMEM. */
@@ -1301,24 +597,24 @@ static int o3_push(struct fin *F, long e, uint32_t node, long pos)
 	return 0;
 }
 
-/* Count stack s (its leaf entry already in s->e without children): 0 or -ENOMEM. */
-static int fin_count(struct prec_hist *h, struct fin *F, const struct fin_stack *s)
+/* Count the stack that ends at `node`: 0 or -ENOMEM. */
+static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 {
-	uint32_t node = s->node;
-	uint64_t p = h->node[node].self_period, c = prec_hist__node_count(h, node);
+	uint32_t f0 = h->node_frame[node];
+	const struct prec_frame_sym *fs = &h->frame_sym[f0];
+	uint64_t p = prec_hist__node_period(h, node), c = prec_hist__node_count(h, node);
 	const struct prec_ctx_key *ck = prec_hist__ctx(h, F->nctx[node]);
-	long n, e = s->e, k;
+	long n, e, k;
 
 	/* symbolized or not is a property of the leaf's real (not inlined) frame */
-	if (s->leaf->unsym) {
+	if (fs->unsym) {
 		h->ev[ck->evsel].unsym_period += p;
 		h->ev[ck->evsel].unsym_count += c;
-		if (unsym_add(h, s->leaf->unsym - 1, p, &F->unsym_cap))
+		if (unsym_add(h, fs->unsym - 1, p, &F->unsym_cap))
 			return -ENOMEM;
 	}
 	/* self: the leaf */
-	if (h->opts.children)
-		e = leaf_entry(h, F->memo, F->nctx[node], ck, s->leaf->sf, srcline_at(h, s->f0));
+	e = entry_of(h, ck, h->sf_seq[fs->sf_start], srcline_at(h, f0));
 	if (e < 0)
 		return -ENOMEM;
 	h->entries[e].self_period += p;
@@ -1372,76 +668,21 @@ static int fin_count(struct prec_hist *h, struct fin *F, const struct fin_stack 
 	return 0;
 }
 
-/* Count a batch of stacks, in order. */
-static int fin_batch(struct prec_hist *h, struct fin *F, struct fin_stack *b, size_t nb)
+/* Count the stacks of all nodes (F->nctx filled in). */
+static int fin_nodes(struct prec_hist *h, struct fin *F)
 {
-	size_t k;
+	uint32_t node;
 	int err;
 
-	for (k = 0; k < nb; k++)
-		__builtin_prefetch(&h->frame_leaf[b[k].f0]);
-	for (k = 0; k < nb; k++) {
-		b[k].leaf = &h->frame_leaf[b[k].f0];
-		__builtin_prefetch(memo_slot(F->memo, F->nctx[b[k].node], b[k].leaf->sf));
-		if (!h->opts.children)
-			__builtin_prefetch(prec_hist__sframe(h, b[k].leaf->sf));
-	}
-	if (!h->opts.children) {
-		/* the memo's entries; for the others their keys, and their slots fetched */
-		for (k = 0; k < nb; k++) {
-			uint32_t ctx = F->nctx[b[k].node], sf = b[k].leaf->sf;
-			const char *srcline = srcline_at(h, b[k].f0);
-
-			b[k].e = memo_get(memo_slot(F->memo, ctx, sf), ctx, sf, srcline);
-			if (b[k].e >= 0) {
-				__builtin_prefetch(&h->entries[b[k].e]);
-				continue;
-			}
-			entry_key(h, prec_hist__ctx(h, ctx), sf, srcline, &b[k].key);
-			b[k].hv = prec_keyset__hash(&h->entry_ids, &b[k].key);
-			prec_keyset__prefetch(&h->entry_ids, b[k].hv);
-		}
-		for (k = 0; k < nb; k++) {
-			uint32_t ctx = F->nctx[b[k].node], sf = b[k].leaf->sf;
-
-			if (b[k].e >= 0)
-				continue;
-			b[k].e = entry_of_key(h, &b[k].key, sf, b[k].hv);
-			if (b[k].e < 0)
-				return -ENOMEM;
-			memo_put(memo_slot(F->memo, ctx, sf), ctx, sf, srcline_at(h, b[k].f0),
-				 b[k].e);
-			__builtin_prefetch(&h->entries[b[k].e]);
-		}
-	}
-	for (k = 0; k < nb; k++) {
-		err = fin_count(h, F, &b[k]);
+	for (node = 0; node < h->nr_nodes; node++) {
+		/* a stack; a root has no frame: nothing to show */
+		if (!prec_hist__node_count(h, node) || h->node[node].parent == ROOT_PARENT)
+			continue;
+		err = fin_count(h, F, node);
 		if (err)
 			return err;
 	}
 	return 0;
-}
-
-/* Count the stacks of nodes [from, to) (F->nctx filled in). */
-static int fin_nodes(struct prec_hist *h, struct fin *F, uint32_t from, uint32_t to)
-{
-	struct fin_stack b[FIN_BATCH];
-	uint32_t node;
-	size_t nb = 0;
-
-	for (node = from; node < to; node++) {
-		/* a stack; a root has no frame: nothing to show */
-		if (!prec_hist__node_count(h, node) || h->node[node].parent == ROOT_PARENT)
-			continue;
-		b[nb].node = node;
-		b[nb].f0 = h->node_frame[node];
-		if (++nb == FIN_BATCH) {
-			if (fin_batch(h, F, b, nb))
-				return -ENOMEM;
-			nb = 0;
-		}
-	}
-	return nb ? fin_batch(h, F, b, nb) : 0;
 }
 
 static void fin_free(struct fin *F)
@@ -1449,128 +690,22 @@ static void fin_free(struct fin *F)
 	free(F->seq);
 	free(F->fr);
 	free(F->stamp);
-	free(F->memo);
 	free(F->o3);
 }
 
-/*
- * The second half of the nodes, counted on a thread of its own into a shadow of the hist:
- * the hist's fields but an entry table, per-event unsymbolized totals and DSO list of its
- * own (all the rest it only reads).  fin_merge() then adds what it counted to the hist's,
- * its entries that are new there made in the order they first appeared in the second half,
- * which is the order one pass over all nodes would have made them in.
- */
-struct fin_half {
-	struct prec_hist sh;
-	struct fin F;
-	uint32_t from, to;
-	int err;
-	pthread_t thread;
-};
-
-static void *fin_half_main(void *arg)
-{
-	struct fin_half *fh = arg;
-
-	fh->err = fin_nodes(&fh->sh, &fh->F, fh->from, fh->to);
-	return NULL;
-}
-
-static bool fin_half_start(struct prec_hist *h, struct fin_half *fh, const uint32_t *nctx,
-			   uint32_t from, uint32_t to)
-{
-	memset(fh, 0, sizeof(*fh));
-	fh->sh = *h;
-	entries_init(&fh->sh);
-	fh->sh.unsym = NULL;
-	fh->sh.nr_unsym = 0;
-	fh->sh.ev = calloc(h->nr_ev, sizeof(*h->ev));
-	fh->F.nctx = (uint32_t *)nctx; /* read only */
-	fh->F.memo = calloc(LEAF_MEMO, sizeof(*fh->F.memo));
-	fh->from = from;
-	fh->to = to;
-	if (fh->sh.ev && fh->F.memo && !pthread_create(&fh->thread, NULL, fin_half_main, fh))
-		return true;
-	free(fh->sh.ev);
-	free(fh->F.memo);
-	return false;
-}
-
-/* Add what the second half counted (fin_half) to the hist (F: the first half's). */
-static int fin_merge(struct prec_hist *h, struct fin *F, struct fin_half *fh)
-{
-	struct prec_hist *s = &fh->sh;
-	uint32_t *map = malloc(((size_t)s->nr_entries + 1) * sizeof(*map));
-	uint64_t *hv = malloc(((size_t)s->nr_entries + 1) * sizeof(*hv));
-	uint32_t j;
-	size_t i;
-	int err = -ENOMEM;
-
-	if (!map || !hv ||
-	    prec_keyset__reserve(&h->entry_ids, h->nr_entries + s->nr_entries))
-		goto out;
-	h->entries = prec_keyset__record(&h->entry_ids, 0); /* may have moved */
-	/* each entry's slot fetched MERGE_AHEAD entries ahead, then the key it points to */
-	for (j = 0; j < s->nr_entries; j++) {
-		hv[j] = prec_keyset__hash(&h->entry_ids, &s->entries[j].key);
-		if (j < MERGE_AHEAD)
-			prec_keyset__prefetch(&h->entry_ids, hv[j]);
-	}
-	for (j = 0; j < s->nr_entries; j++) {
-		const struct prec_entry *se = &s->entries[j];
-		struct prec_entry *e;
-		long id;
-
-		if (j + MERGE_AHEAD < s->nr_entries)
-			prec_keyset__prefetch(&h->entry_ids, hv[j + MERGE_AHEAD]);
-		if (j + MERGE_AHEAD / 2 < s->nr_entries)
-			prec_keyset__prefetch_key(&h->entry_ids, hv[j + MERGE_AHEAD / 2]);
-		id = entry_of_key(h, &se->key, se->sframe, hv[j]);
-		if (id < 0)
-			goto out;
-		map[j] = (uint32_t)id;
-		e = &h->entries[id];
-		e->self_period += se->self_period;
-		e->self_count += se->self_count;
-		e->acc_period += se->acc_period;
-		e->acc_count += se->acc_count;
-		if (se->max_depth > e->max_depth)
-			e->max_depth = se->max_depth;
-	}
-	for (j = 0; j < h->nr_ev; j++) {
-		h->ev[j].unsym_period += s->ev[j].unsym_period;
-		h->ev[j].unsym_count += s->ev[j].unsym_count;
-	}
-	for (i = 0; i < s->nr_unsym; i++)
-		if (unsym_add(h, s->unsym[i].dso, s->unsym[i].period, &F->unsym_cap))
-			goto out;
-	/* its occurrences stay in its list (occurrences() reads both), renumbered */
-	for (i = 0; i < fh->F.nr_o3; i++)
-		fh->F.o3[i].entry = map[fh->F.o3[i].entry];
-	err = 0;
-out:
-	free(map);
-	free(hv);
-	return err;
-}
-
-/* h->occ: the occurrences of lists o3[0, n) (each in node order, one after the other), by
- * entry.  0 or -ENOMEM. */
-static int occurrences(struct prec_hist *h, const struct fin *const *lists, size_t n)
+/* h->occ: the occurrences F gathered (in node order), by entry.  0 or -ENOMEM. */
+static int occurrences(struct prec_hist *h, const struct fin *F)
 {
 	uint32_t *cnt = calloc((size_t)h->nr_entries + 1, sizeof(uint32_t));
-	size_t i, k, total = 0;
+	size_t i;
 
-	for (k = 0; k < n; k++)
-		total += lists[k]->nr_o3;
-	h->occ = malloc((total ? total : 1) * sizeof(*h->occ));
+	h->occ = malloc((F->nr_o3 ? F->nr_o3 : 1) * sizeof(*h->occ));
 	if (!cnt || !h->occ) {
 		free(cnt);
 		return -ENOMEM;
 	}
-	for (k = 0; k < n; k++)
-		for (i = 0; i < lists[k]->nr_o3; i++)
-			cnt[lists[k]->o3[i].entry + 1]++;
+	for (i = 0; i < F->nr_o3; i++)
+		cnt[F->o3[i].entry + 1]++;
 	for (i = 0; i < h->nr_entries; i++) {
 		h->entries[i].occ_start = cnt[i];
 		h->entries[i].occ_n = cnt[i + 1];
@@ -1578,16 +713,14 @@ static int occurrences(struct prec_hist *h, const struct fin *const *lists, size
 	}
 	for (i = 0; i < h->nr_entries; i++)
 		cnt[i] = h->entries[i].occ_start;
-	for (k = 0; k < n; k++) {
-		for (i = 0; i < lists[k]->nr_o3; i++) {
-			const struct occ3 *o = &lists[k]->o3[i];
+	for (i = 0; i < F->nr_o3; i++) {
+		const struct occ3 *o = &F->o3[i];
 
-			h->occ[cnt[o->entry]].node = o->node;
-			h->occ[cnt[o->entry]].pos = o->pos;
-			cnt[o->entry]++;
-		}
+		h->occ[cnt[o->entry]].node = o->node;
+		h->occ[cnt[o->entry]].pos = o->pos;
+		cnt[o->entry]++;
 	}
-	h->nr_occ = total;
+	h->nr_occ = F->nr_o3;
 	free(cnt);
 	return 0;
 }
@@ -1595,63 +728,37 @@ static int occurrences(struct prec_hist *h, const struct fin *const *lists, size
 int prec_hist__finish(struct prec_hist *h)
 {
 	struct fin F;
-	struct fin_half half;
 	uint32_t node, nnodes = h->nr_nodes;
-	bool split;
 	int err;
 
 	if (h->finished)
 		return 0;
-	if (h->feed_err)
-		return h->feed_err;
 	err = prec_hist__index_frames(h);
 	if (err)
 		return err;
 	h->finished = true;
-	err = symbolize_frames(h);
+	while (!err && h->nr_symbolized < h->frames.n) {
+		uint32_t dso = prec_hist__frame_at(h, h->nr_symbolized).dso;
+
+		err = prec_hist__symbolize_next(h, prec_hist__dso(h, dso));
+	}
 	if (err)
 		return err;
 	memset(&F, 0, sizeof(F));
 	/* the context of every node, from its parent's: a parent is older than its children */
 	F.nctx = malloc((nnodes ? nnodes : 1) * sizeof(*F.nctx));
-	F.memo = calloc(LEAF_MEMO, sizeof(*F.memo));
-	if (!F.nctx || !F.memo)
-		goto nomem;
-	for (node = 0; node < nnodes; node++) {
+	err = F.nctx ? 0 : -ENOMEM;
+	for (node = 0; !err && node < nnodes; node++) {
 		uint32_t parent = h->node[node].parent;
 
-		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].pk & PREC_NODE_DSO_MAX
-						     : F.nctx[parent];
+		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].frame.dso : F.nctx[parent];
 	}
-	/* a big trie's second half on a thread of its own */
-	split = nnodes >= h->fin_split_min && fin_half_start(h, &half, F.nctx, nnodes / 2, nnodes);
-	err = fin_nodes(h, &F, 0, split ? nnodes / 2 : nnodes);
-	if (split) {
-		const struct fin *lists[2] = { &F, &half.F };
-
-		pthread_join(half.thread, NULL);
-		if (!err)
-			err = half.err ? half.err : fin_merge(h, &F, &half);
-		if (!err && h->opts.keep_occurrences)
-			err = occurrences(h, lists, 2);
-		fin_free(&half.F);
-		prec_keyset__release(&half.sh.entry_ids);
-		free(half.sh.ev);
-		free(half.sh.unsym);
-	} else if (!err && h->opts.keep_occurrences) {
-		const struct fin *lists[1] = { &F };
-
-		err = occurrences(h, lists, 1);
-	}
-	if (err)
-		goto nomem;
-	if (h->nr_unsym)
+	if (!err)
+		err = fin_nodes(h, &F);
+	if (!err && h->opts.keep_occurrences)
+		err = occurrences(h, &F);
+	if (!err && h->nr_unsym)
 		qsort(h->unsym, h->nr_unsym, sizeof(*h->unsym), cmp_unsym);
-	err = 0;
-	goto out;
-nomem:
-	err = -ENOMEM;
-out:
 	fin_free(&F);
 	free(F.nctx);
 	return err;

@@ -9,7 +9,7 @@
  *
  * prec_hist__finish() then symbolizes each distinct frame once and folds the stacks into
  * entries keyed by the sort keys, with self and children (cumulative) totals.  The views
- * (prec_view.h) print them.
+ * (prec_view.h) print them.  prec_hist.c's opening comment follows a sample step by step.
  *
  * Addresses in frames are what prec_symbol.h takes: a file offset for an ELF DSO, the absolute
  * address for the kernel, JIT maps, and frames without a mapping.  Not thread-safe.
@@ -25,6 +25,7 @@
 
 struct prec_symtab;
 struct prec_dso;
+struct prec_hist_bg;
 
 /* The sort keys; what each means and shows is prec_view.c's table of them. */
 enum prec_sort_key {
@@ -125,16 +126,11 @@ struct prec_dso_unsym {
 	uint64_t period;
 };
 
-/* Of a frame, what a stack that ends there needs, in one place: its first sframe (the
- * innermost inlined function, or the symbol) and whether it is symbolized. */
-struct prec_frame_leaf {
-	uint32_t sf;
+/* A symbolized frame: its sframes, sf_seq[sf_start] on (sf_n of them: the innermost inlined
+ * function first, its own function last), and whether that is a symbol. */
+struct prec_frame_sym {
+	uint32_t sf_start, sf_n;
 	uint32_t unsym; /* 0: its function is a symbol; else the DSO id of its sframe + 1 */
-};
-
-/* A node whose sample count went past 2^32 - 1 `times` times. */
-struct prec_count_wrap {
-	uint32_t node, times;
 };
 
 struct prec_ctx_key {
@@ -142,13 +138,7 @@ struct prec_ctx_key {
 	uint32_t evsel, pid, tid, cpu;
 };
 
-/*
- * A node of the stack trie: one frame below its parent.  32 bytes, so that a step of a
- * stack, which reads the node's child and then that child's frame, reads one cache line
- * per node (48-byte nodes straddled lines half the time); one per distinct stack prefix,
- * the reporter's largest array.  What is not needed for steps is kept beside it: the
- * sample count in prec_hist.node_count, the frame id (for finish) in prec_hist.node_frame.
- */
+/* A node of the stack trie: one frame below its parent; one per distinct stack prefix. */
 struct prec_node {
 	uint32_t parent; /* UINT32_MAX for roots */
 	/* The child tried first: while the children are a list, its head, which is the child
@@ -156,32 +146,19 @@ struct prec_node {
 	 * last.  UINT32_MAX: no child. */
 	uint32_t child;
 	uint32_t next_sibling; /* in the parent's list while the parent keeps one */
-	/* the frame's DSO id (roots: the context id) and flags, and the number of children
-	 * up to PREC_NODE_KIDS_MAX (beyond LIST_MAX they are found through prec_hist.nslot):
-	 * see prec_node__frame() */
-	uint32_t pk;
-	uint64_t addr; /* the frame's (roots: 0) */
-	uint64_t self_period; /* of the samples whose stack ends here */
+	uint32_t nr_children; /* up to LIST_MAX + 1: beyond LIST_MAX they are in prec_hist.nslot */
+	struct prec_hist_frame frame; /* roots: the context id as dso, no flags, addr 0 */
 };
 
-#define PREC_NODE_DSO_BITS 25 /* DSO and context ids are below 2^25 */
-#define PREC_NODE_DSO_MAX ((1u << PREC_NODE_DSO_BITS) - 1)
-#define PREC_NODE_FLAGS_SHIFT PREC_NODE_DSO_BITS /* 3 bits: PREC_FRAME_* */
-#define PREC_NODE_KIDS_SHIFT 28
-#define PREC_NODE_KIDS_MAX 15u
+/* Of the samples whose stack ends at a node. */
+struct prec_node_total {
+	uint64_t period, count;
+};
 
-/* The frame of a node (of a root: the context id as dso).  Its pk is read once, atomically:
- * while the reader adds children to the node, the feed's hook reads the frame on the other
- * thread (the frame's bits never change, the children count beside them does). */
+/* The frame of a node (of a root: the context id as dso). */
 static inline struct prec_hist_frame prec_node__frame(const struct prec_node *n)
 {
-	uint32_t pk = __atomic_load_n(&n->pk, __ATOMIC_RELAXED);
-	struct prec_hist_frame f;
-
-	f.dso = pk & PREC_NODE_DSO_MAX;
-	f.flags = pk >> PREC_NODE_FLAGS_SHIFT & 7;
-	f.addr = n->addr;
-	return f;
+	return n->frame;
 }
 
 struct prec_hist {
@@ -203,41 +180,29 @@ struct prec_hist {
 	uint32_t *ctx_root; /* context id -> root node */
 	size_t cap_ctx;
 
-	struct prec_keyset frames; /* struct prec_hist_frame -> frame id (filled by finish) */
+	struct prec_keyset frames; /* struct prec_hist_frame -> frame id (from index_frames) */
 
 	struct prec_node *node; /* by node id */
+	struct prec_node_total *node_total; /* by node id */
 	uint32_t nr_nodes;
-	size_t cap_nodes;
-	/* node id -> self count: samples whose stack ends there, modulo 2^32 (4 bytes a node
-	 * where 8 cost a megabyte more on a system-wide recording); the nodes whose count
-	 * wrapped around are in `wraps` */
-	uint32_t *node_count;
-	size_t cap_node_count;
-	struct prec_count_wrap *wraps;
-	size_t nr_wraps, cap_wraps;
-	/* open-addressing hash of the roots and of crowded parents' children by (parent,
-	 * frame): slots hold (hash tag << 32 | node id + 1), the keys are the nodes themselves */
+	size_t cap_nodes, cap_node_total;
+	/* open-addressing hash of crowded parents' children by (parent, frame): slots hold
+	 * (hash tag << 32 | node id + 1), the keys are the nodes themselves */
 	uint64_t *nslot;
-	uint32_t nr_nslots, nr_hashed; /* written atomically: the feed's hook reads them */
-	bool nslot_reserved; /* nslot is a reserve of address space (see nslot_grow) */
-	uint64_t nslot_ahead; /* the feed's hook's: slots whose pages it faulted in */
+	uint32_t nr_nslots, nr_hashed;
 	uint32_t *node_frame; /* node id -> frame id (roots: context id), from index_frames */
 	uint32_t nr_indexed; /* nodes below this have their frame id */
 	size_t cap_node_frame;
-	struct prec_feed *feed; /* see prec_hist__feed_start() */
-	uint32_t prefaulted; /* nodes below this have their pages in (the feed's hook's) */
-	int feed_err; /* the feed consumer's error, returned by finish */
+	struct prec_hist_bg *bg; /* see prec_hist__background() */
 
 	struct prec_evsel_stats *ev;
 	uint32_t nr_ev;
 
-	/* after prec_hist__finish() (the feed's consumer may fill a part before) */
+	/* after prec_hist__finish() (the background thread may do a part before) */
 	struct prec_keyset sframes; /* struct prec_sframe -> id */
+	struct prec_frame_sym *frame_sym; /* by frame id */
 	uint32_t nr_symbolized; /* frames below this have their sframes */
-	uint32_t *frame_sf_start; /* frame id -> first of its sframes in sf_seq */
-	uint8_t *frame_sf_n;
-	struct prec_frame_leaf *frame_leaf; /* frame id -> what a stack ending there needs */
-	size_t cap_frame_sf;
+	size_t cap_frame_sym;
 	uint32_t *sf_seq;
 	size_t nr_sf_seq, cap_sf_seq;
 	const char **frame_srcline; /* with the srcline key */
@@ -250,7 +215,6 @@ struct prec_hist {
 	size_t nr_unsym;
 	struct prec_strset strs;
 	bool finished;
-	uint32_t fin_split_min; /* finish splits a trie of this many nodes over two threads */
 };
 
 int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, uint32_t nr_evsels,
@@ -276,11 +240,6 @@ void prec_hist__count(struct prec_hist *h, uint32_t ctx, uint32_t node, uint64_t
 /* A sample of event `evsel` left out of the entries (perf's --comms, --pid, --tid filters):
  * counted in the event's totals only, which stay the base of the percentages, as in perf. */
 void prec_hist__count_filtered(struct prec_hist *h, uint32_t evsel, uint64_t period);
-/* A hint that prec_hist__stack() of these frames comes soon: the hash slot of the stack's
- * outermost frame is fetched into the cache (a stack's first lookup, and the one that most
- * often misses: the outermost frames of stacks cut short are all over the place). */
-void prec_hist__prefetch(const struct prec_hist *h, uint32_t ctx,
-			 const struct prec_hist_frame *frames, size_t nr);
 
 /*
  * Under the pid and tid sort keys an entry is a thread's, named by the command it had last, as
@@ -293,32 +252,22 @@ int prec_hist__set_thread_comm(struct prec_hist *h, uint32_t pid, uint32_t tid, 
 const char *prec_hist__thread_comm(const struct prec_hist *h, uint32_t pid, uint32_t tid,
 				   const char *comm);
 
-/* Give the frames of the nodes so far their ids (finish does it for the rest).  It needs no
- * symbols: a caller can do it while symbol tables still load.  0 or -ENOMEM. */
+/*
+ * The switch for background symbolizing (prec_hist_bg.c): from now on, a thread of its own
+ * indexes and symbolizes the frames of the nodes made so far, while the caller adds samples.
+ * It looks up only DSOs that the caller handed to prec_symtab__prefetch() with the symtab's
+ * loader running, and the caller must do so before a DSO's first frame, or never (then
+ * finish symbolizes from that DSO's first frame on).  Until prec_hist__index_frames() or
+ * prec_hist__background_stop() the caller may only add samples, and must stop it before
+ * prec_symtab__loader_stop().  0, or -errno (then there is no thread: finish does it all).
+ */
+int prec_hist__background(struct prec_hist *h);
+/* Stop the thread, wherever it is (finish does the rest).  Its error (-ENOMEM), or 0. */
+int prec_hist__background_stop(struct prec_hist *h);
+/* Stop the background thread, then give the frames of the nodes so far their ids (finish does
+ * it for the rest).  It needs no symbols: a caller can do it while symbol tables still load.
+ * 0 or -ENOMEM. */
 int prec_hist__index_frames(struct prec_hist *h);
-/*
- * Index and symbolize frames on the symtab's background loader while the caller reads on:
- * from now on each new node's frame is handed to a hook on the loader thread
- * (prec_symtab__loader_idle) that does for the frames read so far what
- * prec_hist__index_frames() and prec_hist__finish() would.  Call it with the loader running
- * and before the first node; until prec_hist__feed_stop() (or prec_symtab__loader_stop())
- * has returned the caller may only add samples.  feed_stop() ends the hook, waiting for a
- * batch it is doing, and frees the feed; index_frames and finish then do the rest (index
- * needs no symbols, so it can go on while the loader still loads).  0, or -ENOMEM (then
- * nothing is fed).
- */
-int prec_hist__feed_start(struct prec_hist *h);
-void prec_hist__feed_stop(struct prec_hist *h);
-/*
- * What feed_stop() then index_frames() do, with the work split at the end of the read
- * (where the hook is often behind the reader by tens of thousands of nodes): the caller
- * indexes the nodes the hook has not reached while the hook, now on the caller's heels,
- * symbolizes each new frame.  Returns when the hook has symbolized all, or stopped to load
- * DSOs (finish does the rest).  Without a feed, index_frames().  0 or -ENOMEM.
- */
-int prec_hist__feed_end(struct prec_hist *h);
-/* Nodes indexed so far, by the feed's hook while there is a feed (callable meanwhile). */
-uint32_t prec_hist__feed_progress(const struct prec_hist *h);
 /* Symbolize and build the entries.  0 or -ENOMEM. */
 int prec_hist__finish(struct prec_hist *h);
 
@@ -335,12 +284,15 @@ long prec_hist__stack_seq(const struct prec_hist *h, uint32_t node, uint32_t **s
 long prec_hist__stack_seq_upto(const struct prec_hist *h, uint32_t node, size_t upto,
 			       uint32_t **seq, size_t *cap);
 /* Samples whose stack ends at `node`. */
-uint64_t prec_hist__node_count_wrapped(const struct prec_hist *h, uint32_t node);
 static inline uint64_t prec_hist__node_count(const struct prec_hist *h, uint32_t node)
 {
-	if (h->nr_wraps)
-		return prec_hist__node_count_wrapped(h, node);
-	return h->node_count[node];
+	return h->node_total[node].count;
+}
+
+/* The period of the samples whose stack ends at `node`. */
+static inline uint64_t prec_hist__node_period(const struct prec_hist *h, uint32_t node)
+{
+	return h->node_total[node].period;
 }
 
 /* The context id of a trie node's stack, and the context's key. */

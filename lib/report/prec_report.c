@@ -369,13 +369,13 @@ int prec_report_session__start(struct prec_report_session *rs, const struct prec
 	if (err)
 		return err;
 	rs->started = true;
-	/* symbol tables load on the other CPU while the records are read, and the frames read
-	 * so far are indexed and symbolized there when it has nothing to load; without a thread
+	/* symbol tables load on the other CPU while the records are read, and frames are
+	 * symbolized on a third thread as the loader is done with their DSOs; without threads
 	 * all that is done when first needed */
 	if (!rs->unwind && !rs->o.hide_unresolved && prec_symtab__loader_start(rs->st))
 		prec_log(PREC_LOG_INFO, "no background thread for symbol loading");
-	else if (!rs->unwind && !rs->o.hide_unresolved && prec_hist__feed_start(rs->h))
-		prec_log(PREC_LOG_INFO, "frames not symbolized while reading: out of memory");
+	else if (!rs->unwind && !rs->o.hide_unresolved && prec_hist__background(rs->h))
+		prec_log(PREC_LOG_INFO, "no background thread for symbolizing");
 	return 0;
 }
 
@@ -463,12 +463,11 @@ static int end_reading(struct prec_report_session *rs, bool ok)
 	prec_order__free(rs->order);
 	rs->order = NULL;
 	prec_stacks__release(rs);
-	/* indexing needs no symbols: done while the other thread may still load them, then
-	 * symbolizes behind */
+	/* indexing needs no symbols: done while the other thread may still load them */
 	if (ok)
-		err = prec_hist__feed_end(rs->h);
+		err = prec_hist__index_frames(rs->h);
 	else
-		prec_hist__feed_stop(rs->h);
+		prec_hist__background_stop(rs->h);
 	prec_symtab__loader_stop(rs->st);
 	return err;
 }

@@ -382,7 +382,6 @@ static int defer_stack(struct prec_report_session *rs, uint32_t ctx, size_t nf, 
 {
 	int err;
 
-	prec_hist__prefetch(rs->h, ctx, rs->frames, nf);
 	err = settle_stack(rs);
 	if (err)
 		return err;

@@ -87,7 +87,7 @@ static int graph_build(struct prec_graph *g, const struct prec_view *v, const st
 	g->nr = 1;
 	for (i = 0; i < e->occ_n; i++) {
 		const struct prec_occurrence *oc = &h->occ[e->occ_start + i];
-		uint64_t p = h->node[oc->node].self_period;
+		uint64_t p = prec_hist__node_period(h, oc->node);
 		/* counts only when shown: one more array read per occurrence */
 		uint64_t nc = v->o->graph_value == PREC_GRAPH_COUNT ?
 				      prec_hist__node_count(h, oc->node) : 0;

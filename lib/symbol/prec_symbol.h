@@ -109,17 +109,13 @@ int prec_symtab__loader_start(struct prec_symtab *st);
 void prec_symtab__prefetch(struct prec_symtab *st, struct prec_dso *d);
 void prec_symtab__loader_stop(struct prec_symtab *st); /* no-op without a loader */
 /*
- * Work for the loader thread when nothing is queued: fn(arg) runs there, again and again
- * while it returns > 0 (after loading what was queued meanwhile), after a millisecond's
- * sleep when it returns 0 (nothing to do yet), never again once it returns < 0, and not
- * after stop() began.  fn may ask status and lookups of every DSO queued before a call of
- * prec_symtab__loader_settled() that returned true (all queued DSOs loaded; call it from fn
- * only), and of DSOs the caller loaded and no longer touches.  The caller must not touch
- * what fn uses until it has set another hook (fn NULL: none), which returns once a call of
- * the old one has returned, or until stop() has returned.  No-op without a loader.
+ * For another thread of the caller's that looks DSOs up while the caller reads on: a DSO
+ * that prec_symtab__prefetch() queued (prec_dso__prefetched()) may be looked up there once
+ * prec_symtab__loader_settled() has said that all queued DSOs are loaded, as long as the
+ * caller keeps its promise not to touch it before stop().  Call both before stop().
  */
-void prec_symtab__loader_idle(struct prec_symtab *st, int (*fn)(void *arg), void *arg);
 bool prec_symtab__loader_settled(struct prec_symtab *st);
+bool prec_dso__prefetched(const struct prec_dso *d);
 
 enum prec_dso_status {
 	PREC_DSO_UNLOADED = 0,	   /* no lookup yet */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/report's hist: the frame feed (prec_hist__feed_start) indexes and symbolizes frames on
- * the symbol loader's thread while samples are still being added.  Whatever part of the work
- * that thread did, the report must be the one the hist gives without a feed.  The samples
- * are made up: random stacks over the functions of a kernel symbol file written here, and
- * over DSOs whose files do not exist ([unknown]), so that the hist's node and DSO arrays
- * grow while the loader thread reads them.  The same report again from a finish that counts
- * every stack on one thread (it splits a big trie over two), with graphs down to 0.01% so
- * that the stacks' occurrences show.
+ * lib/report's hist.  The samples are made up: random stacks over the functions of a kernel
+ * symbol file written here, and over DSOs whose files do not exist ([unknown]), loaded by the
+ * symbol loader's thread while samples are still being added; the last DSO is never handed
+ * to the loader.  The report, with graphs down to 0.01% so that the stacks' occurrences show,
+ * must be the same whether or not the frames were indexed before the loader stopped, and
+ * whatever part of them the background symbolizer (prec_hist__background) indexed and
+ * symbolized: all it could (it stops symbolizing at the last DSO's first frame), or as far as
+ * it got when the samples ended.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +17,7 @@
 
 #include "prec_buf.h"
 #include "prec_hist.h"
+#include "prec_hist_int.h"
 #include "prec_symbol.h"
 #include "prec_view.h"
 #include "tap.h"
@@ -49,32 +50,19 @@ static uint64_t rnd(uint64_t *x)
 	return *x;
 }
 
-enum feed_mode {
-	NO_FEED, /* everything done by finish */
-	FEED_CAUGHT_UP, /* the hook indexed the first half before the second is added */
-	FEED_STOPPED_EARLY, /* the feed stopped right after the last sample */
-	FEED_ENDED, /* feed_end: the rest indexed here, symbolized by the hook behind */
-	NO_FEED_ONE_THREAD, /* no feed, and finish counts all stacks on one thread */
+enum mode {
+	PLAIN, /* everything done by finish, no loader thread */
+	LOADER_INDEXED, /* with the loader thread, frames indexed before it stops */
+	BACKGROUND_DRAINED, /* with background symbolizing, which takes every node */
+	BACKGROUND, /* with background symbolizing, stopped wherever it is */
 };
 
 static uint32_t nodes_seen; /* by the last report() */
-
-/* Waits until the hook has indexed every node made so far; false after 10 s. */
-static bool wait_caught_up(struct prec_hist *h)
-{
-	int i;
-
-	for (i = 0; i < 10000; i++) {
-		if (prec_hist__feed_progress(h) == h->nr_nodes)
-			return true;
-		usleep(1000);
-	}
-	return false;
-}
+static uint32_t bg_symbolized, bg_frames; /* by the last report() with BACKGROUND_DRAINED */
 
 /* The --stdio report (no-children, call graphs) and the folded stacks of the made-up
  * samples, in one malloc'd string. */
-static char *report(enum feed_mode mode, bool *caught_up)
+static char *report(enum mode mode)
 {
 	static const char *const comms[] = { "cc1", "as", "make" };
 	struct prec_symtab_opts so = { 0 };
@@ -103,18 +91,17 @@ static char *report(enum feed_mode mode, bool *caught_up)
 	ho.need_comm = true;
 	if (prec_symtab__new(&so, &st) || prec_hist__new(&ho, st, 1, &h))
 		abort();
-	if (mode == NO_FEED_ONE_THREAD)
-		h->fin_split_min = UINT32_MAX;
-	if (mode != NO_FEED && mode != NO_FEED_ONE_THREAD &&
-	    (prec_symtab__loader_start(st) || prec_hist__feed_start(h)))
+	if (mode != PLAIN && prec_symtab__loader_start(st))
+		abort();
+	if ((mode == BACKGROUND || mode == BACKGROUND_DRAINED) && prec_hist__background(h))
 		abort();
 	kid = (uint32_t)prec_hist__dso_id(h, prec_symtab__kernel(st));
 	prec_symtab__prefetch(st, prec_symtab__kernel(st));
-	*caught_up = false;
 	for (i = 0; i < NR_SAMPLES; i++) {
 		struct prec_hist_sample s = { 0 };
 		size_t depth = 1 + rnd(&x) % 14;
 		long ctx, node;
+		int nr_dsos;
 
 		if (i < NR_DSOS) { /* a new DSO now and then, queued before its first frame */
 			char path[64];
@@ -125,16 +112,17 @@ static char *report(enum feed_mode mode, bool *caught_up)
 			if (!d)
 				abort();
 			dso_id[i] = (uint32_t)prec_hist__dso_id(h, d);
-			prec_symtab__prefetch(st, d);
+			if (i < NR_DSOS - 1)
+				prec_symtab__prefetch(st, d);
 		}
-		if (i == NR_SAMPLES / 2 && mode == FEED_CAUGHT_UP)
-			*caught_up = wait_caught_up(h);
+		/* the DSOs seen so far; the last one, never prefetched, only in the last quarter */
+		nr_dsos = i < NR_DSOS - 1 ? i + 1 : i < NR_SAMPLES / 4 * 3 ? NR_DSOS - 1 : NR_DSOS;
 		for (k = 0; k < (int)depth; k++) {
 			uint64_t r = rnd(&x);
 
 			memset(&fr[k], 0, sizeof(fr[k]));
 			if (r % 8 == 0) { /* a user frame in one of the DSOs seen so far */
-				fr[k].dso = dso_id[(r >> 8) % (uint64_t)(i < NR_DSOS ? i + 1 : NR_DSOS)];
+				fr[k].dso = dso_id[(r >> 8) % (uint64_t)nr_dsos];
 				fr[k].addr = (r >> 20) % 0x4000;
 			} else { /* a kernel function, at its start or a bit in */
 				fr[k].dso = kid;
@@ -153,14 +141,15 @@ static char *report(enum feed_mode mode, bool *caught_up)
 			abort();
 		prec_hist__count(h, (uint32_t)ctx, (uint32_t)node, s.period);
 	}
-	if (mode == FEED_ENDED) {
-		if (prec_hist__feed_end(h))
+	if (mode == BACKGROUND_DRAINED) {
+		if (prec_hist_bg__stop(h->bg, true))
 			abort();
-	} else {
-		prec_hist__feed_stop(h);
-		if (prec_hist__index_frames(h))
-			abort();
+		h->bg = NULL;
+		bg_symbolized = h->nr_symbolized;
+		bg_frames = h->frames.n;
 	}
+	if (mode != PLAIN && prec_hist__index_frames(h))
+		abort();
 	prec_symtab__loader_stop(st);
 	if (prec_hist__finish(h))
 		abort();
@@ -318,12 +307,12 @@ static void check_slots(void)
 	}
 }
 
-/* A frame whose DSO id no node can hold is refused, not truncated into another DSO's. */
+/* A frame whose DSO id the hist never gave is refused. */
 static void check_bad_frame(void)
 {
 	struct prec_hist_opts ho = { 0 };
 	struct prec_hist_sample s = { 0 };
-	struct prec_hist_frame f = { .dso = PREC_NODE_DSO_MAX + 1u, .addr = 0x1000 };
+	struct prec_hist_frame f = { .dso = 7, .addr = 0x1000 };
 	struct prec_hist *h = NULL;
 	long ctx, node;
 
@@ -334,79 +323,37 @@ static void check_bad_frame(void)
 	s.comm = "x";
 	ctx = prec_hist__context(h, &s);
 	node = ctx < 0 ? ctx : prec_hist__stack(h, (uint32_t)ctx, &f, 1);
-	ok(node == -EINVAL, "a frame with a DSO id past the nodes' %d bits: -EINVAL (%ld)",
-	   PREC_NODE_DSO_BITS, node);
-	prec_hist__free(h);
-}
-
-/* A stack's sample count is kept in 32 bits per node, and what goes past that beside: the
- * count read back, and an entry's, is the whole count.  (Starts near the limit: 2^32
- * samples would take minutes.) */
-static void check_count_wrap(void)
-{
-	struct prec_hist_opts ho = { 0 };
-	struct prec_hist_sample s = { 0 };
-	struct prec_hist_frame f = { .dso = 0, .addr = 0x1000 };
-	struct prec_hist *h = NULL;
-	uint64_t want = (uint64_t)UINT32_MAX + 3;
-	long ctx, node;
-	int i;
-
-	ho.keys[0] = PREC_SORT_SYM;
-	ho.nr_keys = 1;
-	if (prec_hist__new(&ho, NULL, 1, &h))
-		abort();
-	s.comm = "x";
-	s.period = 1;
-	ctx = prec_hist__context(h, &s);
-	node = ctx < 0 ? ctx : prec_hist__stack(h, (uint32_t)ctx, &f, 1);
-	if (node < 0)
-		abort();
-	h->node_count[node] = UINT32_MAX - 1; /* as if that many samples came before */
-	for (i = 0; i < 4; i++)
-		prec_hist__count(h, (uint32_t)ctx, (uint32_t)node, 1);
-	ok(prec_hist__node_count(h, (uint32_t)node) == want,
-	   "a stack's count past 2^32: %" PRIu64 " (want %" PRIu64 ")",
-	   prec_hist__node_count(h, (uint32_t)node), want);
-	i = prec_hist__finish(h);
-	ok(!i && h->nr_entries == 1 && h->entries[0].self_count == want,
-	   "and its entry's: %" PRIu64, h->nr_entries ? h->entries[0].self_count : 0);
+	ok(node == -EINVAL, "a frame with a DSO id the hist never gave: -EINVAL (%ld)", node);
 	prec_hist__free(h);
 }
 
 int main(void)
 {
-	bool caught_up;
-	char *plain, *fed, *early, *ended, *one;
+	char *plain, *loader, *drained, *bg;
 
 	check_maparray();
 	check_slots();
 	check_radix();
 	check_bad_frame();
-	check_count_wrap();
 
 	write_kallsyms();
-	plain = report(NO_FEED, &caught_up);
+	plain = report(PLAIN);
 	ok(strstr(plain, "kfn_0") && strstr(plain, "[unknown]"),
-	   "without a feed: kernel functions and unknown DSOs in the report (%zu bytes)",
-	   strlen(plain));
-	one = report(NO_FEED_ONE_THREAD, &caught_up);
-	ok(!strcmp(one, plain), "finish on one thread: the same report as on two (%u nodes)",
+	   "kernel functions and unknown DSOs in the report (%zu bytes)", strlen(plain));
+	loader = report(LOADER_INDEXED);
+	ok(!strcmp(loader, plain),
+	   "with the loader thread, frames indexed before it stopped: the same report (%u nodes)",
 	   nodes_seen);
-	free(one);
-	fed = report(FEED_CAUGHT_UP, &caught_up);
-	ok(caught_up, "the loader thread indexed the first %d samples' nodes meanwhile",
-	   NR_SAMPLES / 2);
-	ok(!strcmp(fed, plain), "with the feed: the same report");
-	early = report(FEED_STOPPED_EARLY, &caught_up);
-	ok(!strcmp(early, plain), "with the feed stopped wherever it was: the same report");
-	ended = report(FEED_ENDED, &caught_up);
-	ok(!strcmp(ended, plain),
-	   "with the feed ended (the rest symbolized behind): the same report");
-	free(ended);
+	drained = report(BACKGROUND_DRAINED);
+	ok(!strcmp(drained, plain) && bg_symbolized && bg_symbolized < bg_frames,
+	   "background symbolizing, to its end: the same report (it symbolized %u of %u frames)",
+	   bg_symbolized, bg_frames);
+	bg = report(BACKGROUND);
+	ok(!strcmp(bg, plain), "background symbolizing, stopped where it was: the same report");
+	free(loader);
+	free(drained);
+	free(bg);
 	free(plain);
-	free(fed);
-	free(early);
 	unlink(ksyms);
 	return done_testing();
 }
