@@ -213,7 +213,7 @@ static int read_records(struct prec_report_session *rs, const struct prec_report
 	if (err < 0 && err != -EBADMSG)
 		return err;
 	/* corrupt: what came before it is still reported */
-	return prec_order__flush_all(rs->order) ?: prec_stacks__settle(rs) ?: err;
+	return prec_order__flush_all(rs->order) ?: err;
 }
 
 /* ---- streams and events ---- */

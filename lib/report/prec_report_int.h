@@ -82,16 +82,7 @@ struct prec_report_session {
 	struct prec_report_file_dso *file_val;
 	size_t file_cap;
 	struct prec_strset comms; /* the comms of the hist's contexts */
-	/* the frames of the sample being resolved (one of frbuf), and in the other those of
-	 * the stack that waits to go into the trie (see defer_stack) */
-	struct prec_hist_frame *frames;
-	struct prec_hist_frame frbuf[2][PREC_REPORT_MAX_FRAMES];
-	struct {
-		bool on;
-		uint32_t ctx;
-		size_t nf;
-		uint64_t period;
-	} pend;
+	struct prec_hist_frame frames[PREC_REPORT_MAX_FRAMES]; /* of the sample being resolved */
 	struct prec_report_cc_slot *cc;
 	uint32_t cc_seen, cc_hits; /* in this window */
 	uint32_t cc_rest; /* samples that skip the cache before the next window */
@@ -116,7 +107,6 @@ int prec_stacks__init(struct prec_report_session *s);
 int prec_stacks__sample(struct prec_report_session *s, const void *rec, size_t size,
 			uint16_t misc, int evidx);
 /* The stack still waiting goes into the hist: at the end of each stream.  0 or -ENOMEM. */
-int prec_stacks__settle(struct prec_report_session *s);
 /* Hand the kernel's symbols to the loader thread, once. */
 void prec_stacks__queue_kernel(struct prec_report_session *s);
 /* A new machine state: what the cache knows of the old one is forgotten. */

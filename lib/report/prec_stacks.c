@@ -15,8 +15,7 @@
  *  5. Otherwise each address is resolved to a frame (DSO, address): the kernel's, a file
  *     mapping's (one DSO per file, whatever form its maps came in: file_dso_id), a JIT map's,
  *     or none.  File frames hold the file offset, the others the address.
- *  6. The frames go into the hist's trie as a stack (one sample later, see defer_stack) and
- *     the sample is counted at its node.  Symbols come later, once per distinct frame, when
+ *  6. The frames go into the hist's trie as a stack and the sample is counted at its node.  Symbols come later, once per distinct frame, when
  *     the hist is finished.
  */
 #include <errno.h>
@@ -349,49 +348,6 @@ static uint64_t chain_hash(const uint64_t *ips, size_t n)
 	return h ^ (h >> 29);
 }
 
-/* The frame buffer that is not rs->frames: the waiting stack's. */
-static struct prec_hist_frame *other_frames(struct prec_report_session *rs)
-{
-	return rs->frbuf[rs->frames == rs->frbuf[0]];
-}
-
-/*
- * The stack that waits (rs->pend) goes into the trie and is counted.  A stack waits there
- * for one sample (defer_stack) so that the hash slot of its first lookup is fetched into
- * the cache meanwhile: on A that lookup misses the cache for nearly every stack (the
- * outermost frames of cc1's stacks, cut short without frame pointers, are all over the
- * place).  Stacks still go in in sample order, so nodes are made in the same order, and
- * counts do not depend on when they are added.
- */
-static int settle_stack(struct prec_report_session *rs)
-{
-	long node;
-
-	if (!rs->pend.on)
-		return 0;
-	rs->pend.on = false;
-	node = prec_hist__stack(rs->h, rs->pend.ctx, other_frames(rs), rs->pend.nf);
-	if (node < 0)
-		return (int)node;
-	prec_hist__count(rs->h, rs->pend.ctx, (uint32_t)node, rs->pend.period);
-	return 0;
-}
-
-/* Count the stack of rs->frames[0, nf) one sample from now (see settle_stack). */
-static int defer_stack(struct prec_report_session *rs, uint32_t ctx, size_t nf, uint64_t period)
-{
-	int err;
-
-	err = settle_stack(rs);
-	if (err)
-		return err;
-	rs->pend.on = true;
-	rs->pend.ctx = ctx;
-	rs->pend.nf = nf;
-	rs->pend.period = period;
-	rs->frames = other_frames(rs);
-	return 0;
-}
 
 /*
  * The frames of a raw chain, resolved into rs->frames: how many, or a negative errno.  A
@@ -520,7 +476,6 @@ int prec_stacks__sample(struct prec_report_session *rs, const void *rec, size_t 
 	uint32_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool chain, unwound = false, broken = false;
 	long ctx, node, nf;
-	int err;
 
 	if (prec_sample__parse(&ev->layout, rec, size, &s)) {
 		rs->bad_samples++;
@@ -599,16 +554,12 @@ int prec_stacks__sample(struct prec_report_session *rs, const void *rec, size_t 
 		return (int)nf;
 	if (rs->o.hide_unresolved && (!nf || !leaf_resolved(rs, &rs->frames[0])))
 		return 0;
-	if (!slot)
-		return defer_stack(rs, (uint32_t)ctx, (size_t)nf, hs.period);
-	/* the waiting stack first: nodes are made in sample order */
-	err = settle_stack(rs);
-	if (err)
-		return err;
 	node = prec_hist__stack(rs->h, (uint32_t)ctx, rs->frames, (size_t)nf);
 	if (node < 0)
 		return (int)node;
 	prec_hist__count(rs->h, (uint32_t)ctx, (uint32_t)node, hs.period);
+	if (!slot)
+		return 0;
 	if (n > slot->cap) {
 		uint64_t *p = realloc(slot->ips, n * 8);
 
@@ -632,7 +583,6 @@ int prec_stacks__init(struct prec_report_session *rs)
 {
 	long kid;
 
-	rs->frames = rs->frbuf[0];
 	rs->cc = prec_calloc_written(CC_SLOTS, sizeof(*rs->cc));
 	if (!rs->cc)
 		return -ENOMEM;
@@ -641,11 +591,6 @@ int prec_stacks__init(struct prec_report_session *rs)
 		return (int)kid;
 	rs->kernel_id = (uint32_t)kid;
 	return 0;
-}
-
-int prec_stacks__settle(struct prec_report_session *rs)
-{
-	return settle_stack(rs);
 }
 
 void prec_stacks__forget(struct prec_report_session *rs)
