@@ -29,6 +29,13 @@
 #include "prec_synth.h"
 #include "prec_writer.h"
 
+/*
+ * A FINISHED_ROUND after a drain pass once this many record bytes were written since the
+ * last one, and at every flush.  Each one ends the compressed group, and zstd costs twice as
+ * much per byte in 4 KiB groups as in 32 KiB ones; readers hold about two rounds in memory.
+ */
+#define ROUND_MIN_BYTES (64u * 1024)
+
 /* A process as one drain round saw it (drop_unsampled). */
 struct proc {
 	uint32_t pid;
@@ -71,6 +78,7 @@ struct prec_session {
 	struct prec_ring_stats out_base;
 	uint64_t out_dropped_base;
 	uint64_t handed; /* samples of the output handed to the writer */
+	uint64_t unrounded; /* record bytes written since the last FINISHED_ROUND */
 	uint64_t kept_samples, kept_raw;
 	struct round rounds[2];
 	struct round *held, *cur; /* drop_unsampled: the round waiting, the round draining */
@@ -301,7 +309,7 @@ int prec_session__begin_output(struct prec_session *s, int fd)
 	s->out_base = s->st;
 	s->out_dropped_base = s->dropped;
 	s->lost_base = lost_samples(s);
-	s->handed = s->kept_samples = s->kept_raw = 0;
+	s->handed = s->kept_samples = s->kept_raw = s->unrounded = 0;
 	prec_buildid_cache__new_epoch(s->bids); /* each output names its own files */
 	err = prec_writer__new(fd, &wo, &s->w);
 	if (err)
@@ -469,53 +477,55 @@ static void round_decide(struct round *r, const struct round *next)
 	}
 }
 
-/* Whether the filter leaves record p of round r out (r NULL: it keeps everything). */
+/* Whether the filter leaves record p of round r out. */
 static bool left_out(const struct round *r, const unsigned char *p,
 		     const struct perf_event_header *h)
 {
 	const struct proc *pr;
 	uint32_t pid;
 
-	if (!r || !side_record(h->type) || h->size < sizeof(*h) + sizeof(pid))
+	if (!side_record(h->type) || h->size < sizeof(*h) + sizeof(pid))
 		return false;
 	memcpy(&pid, p + sizeof(*h), sizeof(pid));
 	pr = round_find(r, pid);
 	return pr && pr->drop;
 }
 
+/* Move the records of round r that the filter keeps together, in place, in their order. */
+static void round_compact(struct round *r)
+{
+	unsigned char *p = r->recs.data;
+	struct perf_event_header h;
+	size_t off, to = 0, len = r->recs.len;
+
+	for (off = 0; len - off >= sizeof(h); off += h.size) {
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			break; /* the ring checked the run: not reached */
+		if (left_out(r, p + off, &h))
+			continue;
+		if (to != off)
+			memmove(p + to, p + off, h.size);
+		to += h.size;
+	}
+	r->recs.len = to;
+}
+
 /* ---- to the writer ---- */
 
 /*
- * The MMAP2 record p as it goes into the file, in `fixed` (8 KiB) if it has to change: our
- * events never ask for build-ids, yet an MMAP2 may arrive with the build-id flag, which the
- * kernel sets in the event it shares with every listener when one of them (another tool)
- * asks, and does not clear for the others.  Our body still holds device and inode, so the
- * flag is cleared in a copy: left in, it makes perf read them as a build-id.
+ * A run of ring records to the writer, after the build-id records of the files its MMAP2s
+ * map for the first time in this output (readers apply build-id records at once, so they
+ * are in place before any sample in the file).  They go before the whole run, not before
+ * each MMAP2: a record of ours ends the compressed group, and a flush per file cost an
+ * eighth of the daemon's CPU on a host that starts processes all the time.
+ *
+ * Our events never ask for build-ids, yet an MMAP2 may arrive with the build-id flag: the
+ * kernel sets it in the event it shares with every listener when one of them (another tool)
+ * asks, and does not clear it for the others.  Our body still holds device and inode, so the
+ * flag is cleared in a copy of the record: left in, it makes perf read them as a build-id.
  */
-static const unsigned char *mmap2_as_written(const unsigned char *p,
-					     const struct perf_event_header *h,
-					     unsigned char *fixed, size_t fixed_size)
-{
-	struct perf_event_header fh = *h;
-
-	if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || h->size > fixed_size)
-		return p;
-	fh.misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
-	memcpy(fixed, p, h->size);
-	memcpy(fixed, &fh, sizeof(fh));
-	return fixed;
-}
-
-/*
- * Whole ring records to the writer (less those of round r the filter leaves out, r may be
- * NULL), after the build-id records of the files their MMAP2s map for the first time in this
- * output (readers apply build-id records at once, so they are in place before any sample in
- * the file).  They go before the whole run, not before each MMAP2: a record of ours ends the
- * compressed group, and a flush per file cost an eighth of the daemon's CPU on a host that
- * starts processes all the time.
- */
-static int write_run(struct prec_session *s, const unsigned char *p, size_t len,
-		     const struct round *r)
+static int write_run(struct prec_session *s, const unsigned char *p, size_t len)
 {
 	unsigned char fixed[8192];
 	struct perf_event_header h;
@@ -523,36 +533,32 @@ static int write_run(struct prec_session *s, const unsigned char *p, size_t len,
 	int err = 0;
 
 	for (off = 0; !err && len - off >= sizeof(h); off += h.size) {
-		const unsigned char *rec = p + off;
 		struct prec_mmap2 m;
 
-		memcpy(&h, rec, sizeof(h));
+		memcpy(&h, p + off, sizeof(h));
 		if (h.size < sizeof(h) || h.size > len - off)
 			break; /* the ring checked the run: not reached */
-		if (h.type != PERF_RECORD_MMAP2 || left_out(r, rec, &h))
-			continue;
-		rec = mmap2_as_written(rec, &h, fixed, sizeof(fixed));
-		if (!(((const struct perf_event_header *)rec)->misc &
-		      PERF_RECORD_MISC_MMAP_BUILD_ID) &&
-		    !prec_mmap2__parse(rec, h.size, &m))
+		if (h.type == PERF_RECORD_MMAP2 && !(h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+		    !prec_mmap2__parse(p + off, h.size, &m))
 			err = prec_synth_build_id(s->w, s->bids, h.misc, &m);
 	}
-	/* then the records in runs, cut where one is left out or has to change */
 	for (off = 0; !err && len - off >= sizeof(h); off += h.size) {
-		const unsigned char *rec = p + off;
-		bool out;
+		struct prec_mmap2 m;
 
-		memcpy(&h, rec, sizeof(h));
+		memcpy(&h, p + off, sizeof(h));
 		if (h.size < sizeof(h) || h.size > len - off)
 			break;
-		out = left_out(r, rec, &h);
-		if (!out && h.type == PERF_RECORD_MMAP2)
-			rec = mmap2_as_written(rec, &h, fixed, sizeof(fixed));
-		if (!out && rec == p + off)
+		if (h.type != PERF_RECORD_MMAP2 || !(h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+		    h.size > sizeof(fixed))
 			continue;
+		h.misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
+		memcpy(fixed, p + off, h.size);
+		memcpy(fixed, &h, sizeof(h));
 		err = prec_writer__add_raw(s->w, p + start, off - start);
-		if (!err && !out)
-			err = prec_writer__add_raw(s->w, rec, h.size);
+		if (!err && !prec_mmap2__parse(fixed, h.size, &m))
+			err = prec_synth_build_id(s->w, s->bids, h.misc, &m);
+		if (!err)
+			err = prec_writer__add_raw(s->w, fixed, h.size);
 		start = off + h.size;
 	}
 	if (!err)
@@ -565,7 +571,7 @@ static int ring_to_writer(void *ctx, const void *data, size_t len)
 	struct prec_session *s = ctx;
 
 	if (accepting(s))
-		set_werr(s, write_run(s, data, len, NULL));
+		set_werr(s, write_run(s, data, len));
 	return 0; /* a failed output drops the rest: the rings must not fill up */
 }
 
@@ -610,18 +616,33 @@ static void write_round(struct prec_session *s, struct round *r, const struct ro
 	if (!r->recs.len)
 		return;
 	if (accepting(s)) {
-		if (next)
+		if (next) {
 			round_decide(r, next);
-		err = write_run(s, r->recs.data, r->recs.len, next ? r : NULL);
-		if (!err)
-			err = prec_writer__add_finished_round(s->w);
+			round_compact(r);
+		}
+		err = write_run(s, r->recs.data, r->recs.len);
 		set_werr(s, err);
-		if (!err)
+		if (!err) {
 			s->handed += r->samples;
+			s->unrounded += r->recs.len;
+		}
 	}
 	if (!accepting(s))
 		s->dropped += r->samples;
 	round_clear(r);
+}
+
+/*
+ * A FINISHED_ROUND, if records were written since the last one and there are enough of them
+ * or `always`.  Every record before it was drained in an earlier pass over all rings than
+ * every record after it, which is what readers that sort by rounds need.
+ */
+static void end_round(struct prec_session *s, bool always)
+{
+	if (!accepting(s) || !s->unrounded || (!always && s->unrounded < ROUND_MIN_BYTES))
+		return;
+	set_werr(s, prec_writer__add_finished_round(s->w));
+	s->unrounded = 0;
 }
 
 void prec_session__drain(struct prec_session *s)
@@ -644,6 +665,7 @@ void prec_session__drain(struct prec_session *s)
 		r = s->held;
 		s->held = s->cur;
 		s->cur = r;
+		end_round(s, false);
 		return;
 	}
 	for (i = 0; i < prec_events__nr_rings(s->ev); i++) {
@@ -656,14 +678,15 @@ void prec_session__drain(struct prec_session *s)
 		else
 			s->handed += s->st.samples - samples;
 	}
-	if (s->st.bytes != before && accepting(s))
-		set_werr(s, prec_writer__add_finished_round(s->w));
+	s->unrounded += s->st.bytes - before;
+	end_round(s, false);
 }
 
 int prec_session__flush(struct prec_session *s)
 {
 	if (!accepting(s))
 		return s->werr;
+	end_round(s, true);
 	set_werr(s, prec_writer__flush(s->w));
 	if (!s->werr)
 		kept(s);
@@ -729,6 +752,7 @@ int prec_session__end_output(struct prec_session *s, struct prec_session_stats *
 		return -EINVAL;
 	prec_session__drain(s);
 	write_round(s, s->held, NULL); /* nothing comes after it in this output */
+	end_round(s, true);
 	write_lost_samples(s);
 	if (accepting(s)) {
 		set_werr(s, prec_writer__finish(s->w));
