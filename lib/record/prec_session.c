@@ -74,6 +74,7 @@ struct prec_session {
 
 	/* the current output */
 	struct prec_writer *w;
+	struct prec_writer *spare; /* the last output's, kept for the next (its memory) */
 	int werr;
 	struct prec_ring_stats out_base;
 	uint64_t out_dropped_base;
@@ -214,6 +215,7 @@ void prec_session__free(struct prec_session *s)
 	if (!s)
 		return;
 	prec_writer__free(s->w);
+	prec_writer__free(s->spare);
 	for (i = 0; i < 2; i++) {
 		prec_buf__release(&s->rounds[i].recs);
 		free(s->rounds[i].procs);
@@ -311,9 +313,19 @@ int prec_session__begin_output(struct prec_session *s, int fd)
 	s->lost_base = lost_samples(s);
 	s->handed = s->kept_samples = s->kept_raw = s->unrounded = 0;
 	prec_buildid_cache__new_epoch(s->bids); /* each output names its own files */
-	err = prec_writer__new(fd, &wo, &s->w);
-	if (err)
-		return err;
+	if (s->spare) {
+		s->w = s->spare;
+		s->spare = NULL;
+		err = prec_writer__reset(s->w, fd);
+		if (err) {
+			set_werr(s, err);
+			return err;
+		}
+	} else {
+		err = prec_writer__new(fd, &wo, &s->w);
+		if (err)
+			return err;
+	}
 	err = write_state(s);
 	if (err) {
 		set_werr(s, err);
@@ -765,7 +777,7 @@ int prec_session__end_output(struct prec_session *s, struct prec_session_stats *
 	if (ret)
 		*ret = st;
 	err = s->werr;
-	prec_writer__free(s->w);
+	s->spare = s->w;
 	s->w = NULL;
 	return err;
 }
