@@ -50,6 +50,7 @@ struct proc {
 struct round {
 	struct prec_buf recs; /* whole records, ring after ring, as drained */
 	uint64_t samples;
+	bool unsure; /* a sample whose pid could not be read: nothing is left out */
 	struct proc *procs;
 	size_t nr_procs, cap_procs;
 	uint32_t *slots; /* index + 1 into procs, 0: free; a power of two, at most half full */
@@ -406,6 +407,7 @@ static void round_clear(struct round *r)
 {
 	r->recs.len = 0;
 	r->samples = 0;
+	r->unsure = false;
 	if (r->nr_procs)
 		memset(r->slots, 0, r->nr_slots * sizeof(*r->slots));
 	r->nr_procs = 0;
@@ -434,8 +436,10 @@ static int round_note(struct round *r, const struct prec_sample_layout *l, const
 		struct prec_sample smp;
 
 		r->samples++;
-		if (prec_sample__parse(l, p, h->size, &smp))
+		if (prec_sample__parse(l, p, h->size, &smp)) {
+			r->unsure = true;
 			return 0;
+		}
 		pr = round_proc(r, smp.pid);
 		if (!pr)
 			return -ENOMEM;
@@ -476,7 +480,8 @@ static void round_decide(struct round *r, const struct round *next)
 	for (i = 0; i < r->nr_procs; i++) {
 		struct proc *p = &r->procs[i];
 
-		p->drop = p->born && !p->threads && !p->sampled && !round_find(next, p->pid);
+		p->drop = p->born && !p->threads && !p->sampled && !round_find(next, p->pid) &&
+			  !r->unsure && !next->unsure;
 	}
 	for (i = 0; i < r->nr_procs; i++) {
 		struct proc *p = &r->procs[i];
