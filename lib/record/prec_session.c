@@ -2,15 +2,17 @@
 /*
  * The recording session (see prec_session.h).  Invariants:
  *  - The events and rings live as long as the session; an output (writer on an fd) comes
- *    and goes.  Records are handed to the writer only between begin_output and end_output;
- *    drained at any other time (or after a write error) they are dropped and counted.
+ *    and goes, its writer kept as `spare` for the next one (reset, not made anew).  Records
+ *    are handed to the writer only between begin_output and end_output; drained at any
+ *    other time (or after a write error) they are dropped and counted.
  *  - `st` holds the session's running ring totals; an output's totals are the difference
  *    from `out_base`, taken when it began.
  *  - The lost-sample counters of the kernel are running totals too: each output gets a
  *    LOST_SAMPLES record for what was lost since the previous output ended.
  *  - With drop_unsampled, `held` is the previous drain round, not written yet, and `cur`
  *    the round being drained; both are empty outside an output.  A round is written whole
- *    (less what the filter leaves out) and followed by its FINISHED_ROUND, in drain order.
+ *    (less what the filter leaves out), in drain order.
+ *  - A FINISHED_ROUND comes only between two whole passes over the rings (end_round).
  *    The filter is sound because the samples of a process precede its last EXIT in time: a
  *    sample drained after the EXIT's round was published before the next round's drain of
  *    its ring began.
@@ -623,8 +625,8 @@ static int ring_to_round(void *ctx, const void *data, size_t len)
 
 /*
  * Write round r (the filter deciding with `next`, the round drained after it; NULL: keep
- * everything) and its FINISHED_ROUND, or count its samples as dropped if the output has
- * failed.  The round is empty afterwards.
+ * everything), or count its samples as dropped if the output has failed.  The round is
+ * empty afterwards.
  */
 static void write_round(struct prec_session *s, struct round *r, const struct round *next)
 {
