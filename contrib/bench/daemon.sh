@@ -11,7 +11,9 @@
 # on one load: two CPU-bound threads (contrib/bench/spin.c) and a shell loop that starts
 # $PROCS short processes (/bin/true; default 50,000 per 600 s, paced evenly over the run).
 # Every $STEP seconds (default 5) each recorder's VmRSS is read from /proc; CPU seconds are
-# the recorder's user+system time from getrusage (/usr/bin/time around it, all its threads).
+# the recorder's user+system time from getrusage (/usr/bin/time around it, all its threads;
+# 10 ms steps), and its time on a CPU up to just before the stop from /proc/PID/schedstat
+# (nanoseconds, without the stop's own work).
 # At the end: CPU (and the ratio precord/perf), peak and final RSS, RSS drift from minute 2
 # to the end (from 1/5 of DURATION when shorter), bytes of the segment files, samples,
 # lost records (perf report's "Total Lost Samples" summed over each tool's files; precord
@@ -92,6 +94,9 @@ rss() { # PID: VmRSS in KiB, or empty once it is gone
 anon() { # PID: RssAnon in KiB (the rest of VmRSS is mapped files and shared memory)
 	awk '$1 == "RssAnon:" {print $2}' "/proc/$1/status" 2>/dev/null
 }
+oncpu() { # PID: seconds on a CPU so far, all its threads (schedstat counts ns)
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ns += $1} END {printf "%.3f", ns / 1e9}'
+}
 hwm() { # PID: VmHWM (peak RSS) in KiB
 	awk '$1 == "VmHWM:" {print $2}' "/proc/$1/status" 2>/dev/null
 }
@@ -151,6 +156,8 @@ done
 echo "$el $(rss "$PREC") $(rss "$PERF") $(anon "$PREC") $(anon "$PERF")" >>"$T/rss"
 prec_hwm=$(hwm "$PREC")
 perf_hwm=$(hwm "$PERF")
+prec_oncpu=$(oncpu "$PREC")
+perf_oncpu=$(oncpu "$PERF")
 "$PRECORD" ctl --dir "$PD" status >"$T/status" 2>&1
 
 # Stop both at once, then the load.
@@ -268,7 +275,7 @@ fpeak=$(pk "$fpeak" "$frss_max" "${perf_hwm:-0}")
 echo "RSS timeline (s, precord KiB, perf KiB, and of these anonymous), every minute:"
 awk -v s="$STEP" 'NR == 1 || int($1 / 60) != m {print "  " $0; m = int($1 / 60)}' "$T/rss"
 awk -v d="$DURATION" -v at="$at" \
-    -v pcpu="$pcpu" -v fcpu="$fcpu" -v scpu="$scpu" \
+    -v pcpu="$pcpu" -v fcpu="$fcpu" -v scpu="$scpu" -v pon="$prec_oncpu" -v fon="$perf_oncpu" \
     -v ppeak="$ppeak" -v fpeak="$fpeak" -v pend="$prss_end" -v fend="$frss_end" \
     -v pat="$prss_at" -v fat="$frss_at" -v pb="$pbytes" -v fb="$fbytes" \
     -v pn="$pn" -v fn="$fn" -v psam="$psam" -v fsam="$fsam" -v ssam="$ssam" \
@@ -279,6 +286,8 @@ awk -v d="$DURATION" -v at="$at" \
 	fdrift = fat ? 100 * (fend - fat) / fat : 0
 	printf "%-34s %14s %14s\n", "", "precord daemon", "perf record"
 	printf "%-34s %14.2f %14.2f   (precord by ctl status: %s)\n", "CPU s (user+sys)", pcpu, fcpu, scpu
+	printf "%-34s %14.3f %14.3f   (ratio %.3f)\n", "CPU s on a CPU before the stop", pon, fon,
+		fon > 0 ? pon / fon : 0
 	printf "%-34s %14.1f %14.1f\n", "peak RSS MiB", ppeak / 1024, fpeak / 1024
 	printf "%-34s %14.1f %14.1f\n", "final RSS MiB", pend / 1024, fend / 1024
 	printf "%-34s %+13.1f%% %+13.1f%%\n", sprintf("RSS drift %d s to end", at), pdrift, fdrift

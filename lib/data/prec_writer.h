@@ -58,6 +58,13 @@ struct prec_writer_stats {
 /* Writes the pipe header. opts may be NULL (no compression). */
 int prec_writer__new(int fd, const struct prec_writer_opts *opts, struct prec_writer **ret);
 
+/*
+ * Begin a new stream on `fd` (pipe header written, nothing else kept: add the attrs again),
+ * with the same options and the memory of the last one, which need not have been finished.
+ * For a writer that makes one file after another; 0 or -errno of the write.
+ */
+int prec_writer__reset(struct prec_writer *w, int fd);
+
 /* NULL-safe. Does not flush: call prec_writer__finish() first to keep buffered data. */
 void prec_writer__free(struct prec_writer *w);
 

@@ -33,6 +33,7 @@
 #include <linux/fs.h>
 #include <linux/magic.h>
 
+#include "prec_buf.h"
 #include "prec_buildid.h"
 
 #ifndef NT_GNU_BUILD_ID
@@ -235,7 +236,8 @@ int prec_buildid_cache__new(size_t max_entries, struct prec_buildid_cache **ret)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->e = calloc(max_entries, sizeof(*c->e));
+	/* the bounded size, touched now: the pages do not come in over weeks as files appear */
+	c->e = prec_calloc_written(max_entries, sizeof(*c->e));
 	c->bucket = malloc(nb * sizeof(*c->bucket));
 	if (!c->e || !c->bucket) {
 		prec_buildid_cache__free(c);

@@ -2,12 +2,20 @@
 /*
  * The recording session (see prec_session.h).  Invariants:
  *  - The events and rings live as long as the session; an output (writer on an fd) comes
- *    and goes.  Records are handed to the writer only between begin_output and end_output;
- *    drained at any other time (or after a write error) they are dropped and counted.
+ *    and goes, its writer kept as `spare` for the next one (reset, not made anew).  Records
+ *    are handed to the writer only between begin_output and end_output; drained at any
+ *    other time (or after a write error) they are dropped and counted.
  *  - `st` holds the session's running ring totals; an output's totals are the difference
  *    from `out_base`, taken when it began.
  *  - The lost-sample counters of the kernel are running totals too: each output gets a
  *    LOST_SAMPLES record for what was lost since the previous output ended.
+ *  - With drop_unsampled, `held` is the previous drain round, not written yet, and `cur`
+ *    the round being drained; both are empty outside an output.  A round is written whole
+ *    (less what the filter leaves out), in drain order.
+ *  - A FINISHED_ROUND comes only between two whole passes over the rings (end_round).
+ *    The filter is sound because the samples of a process precede its last EXIT in time: a
+ *    sample drained after the EXIT's round was published before the next round's drain of
+ *    its ring began.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,10 +25,39 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "prec_buf.h"
 #include "prec_buildid.h"
 #include "prec_session.h"
 #include "prec_synth.h"
 #include "prec_writer.h"
+
+/*
+ * A FINISHED_ROUND after a drain pass once this many record bytes were written since the
+ * last one, and at every flush.  Each one ends the compressed group, and zstd costs twice as
+ * much per byte in 4 KiB groups as in 32 KiB ones; readers hold about two rounds in memory.
+ */
+#define ROUND_MIN_BYTES (64u * 1024)
+
+/* A process as one drain round saw it (drop_unsampled). */
+struct proc {
+	uint32_t pid;
+	uint32_t ppid; /* from the FORK that made it, when born */
+	int32_t threads; /* FORKs minus EXITs of its threads in the round */
+	bool born; /* the FORK that made the process is in the round */
+	bool sampled;
+	bool drop; /* its side records are left out */
+};
+
+/* A drain round held back (drop_unsampled): its records and the processes they name. */
+struct round {
+	struct prec_buf recs; /* whole records, ring after ring, as drained */
+	uint64_t samples;
+	bool unsure; /* a sample whose pid could not be read: nothing is left out */
+	struct proc *procs;
+	size_t nr_procs, cap_procs;
+	uint32_t *slots; /* index + 1 into procs, 0: free; a power of two, at most half full */
+	uint32_t nr_slots;
+};
 
 struct prec_session {
 	struct prec_session_opts o;
@@ -40,10 +77,15 @@ struct prec_session {
 
 	/* the current output */
 	struct prec_writer *w;
+	struct prec_writer *spare; /* the last output's, kept for the next (its memory) */
 	int werr;
 	struct prec_ring_stats out_base;
 	uint64_t out_dropped_base;
+	uint64_t handed; /* samples of the output handed to the writer */
+	uint64_t unrounded; /* record bytes written since the last FINISHED_ROUND */
 	uint64_t kept_samples, kept_raw;
+	struct round rounds[2];
+	struct round *held, *cur; /* drop_unsampled: the round waiting, the round draining */
 };
 
 /* The threads to open events for: -1 (system-wide), the workload, or those of the pids. */
@@ -133,7 +175,10 @@ int prec_session__new(const struct prec_session_opts *o, struct prec_session **r
 	if (!s)
 		return -ENOMEM;
 	s->o = *o;
+	s->o.drop_unsampled = o->drop_unsampled && !o->ev.switch_events;
 	s->werr = 0;
+	s->held = &s->rounds[0];
+	s->cur = &s->rounds[1];
 	err = collect_cpus(s, ret_err);
 	if (!err)
 		err = collect_tids(s, ret_err);
@@ -168,9 +213,17 @@ fail:
 
 void prec_session__free(struct prec_session *s)
 {
+	size_t i;
+
 	if (!s)
 		return;
 	prec_writer__free(s->w);
+	prec_writer__free(s->spare);
+	for (i = 0; i < 2; i++) {
+		prec_buf__release(&s->rounds[i].recs);
+		free(s->rounds[i].procs);
+		free(s->rounds[i].slots);
+	}
 	prec_buildid_cache__free(s->bids);
 	prec_events__free(s->ev);
 	free(s->pfd);
@@ -207,7 +260,7 @@ static void kept(struct prec_session *s)
 	struct prec_writer_stats ws;
 
 	prec_writer__get_stats(s->w, &ws);
-	s->kept_samples = s->st.samples - s->out_base.samples;
+	s->kept_samples = s->handed;
 	s->kept_raw = ws.raw_bytes;
 }
 
@@ -261,11 +314,21 @@ int prec_session__begin_output(struct prec_session *s, int fd)
 	s->out_base = s->st;
 	s->out_dropped_base = s->dropped;
 	s->lost_base = lost_samples(s);
-	s->kept_samples = s->kept_raw = 0;
+	s->handed = s->kept_samples = s->kept_raw = s->unrounded = 0;
 	prec_buildid_cache__new_epoch(s->bids); /* each output names its own files */
-	err = prec_writer__new(fd, &wo, &s->w);
-	if (err)
-		return err;
+	if (s->spare) {
+		s->w = s->spare;
+		s->spare = NULL;
+		err = prec_writer__reset(s->w, fd);
+		if (err) {
+			set_werr(s, err);
+			return err;
+		}
+	} else {
+		err = prec_writer__new(fd, &wo, &s->w);
+		if (err)
+			return err;
+	}
 	err = write_state(s);
 	if (err) {
 		set_werr(s, err);
@@ -280,6 +343,194 @@ static bool accepting(const struct prec_session *s)
 {
 	return s->w && !s->werr;
 }
+
+/* ---- drop_unsampled: the processes of a drain round ---- */
+
+static struct proc *round_find(const struct round *r, uint32_t pid)
+{
+	uint32_t mask = r->nr_slots - 1, i;
+
+	if (!r->nr_slots)
+		return NULL;
+	for (i = (pid * 0x9e3779b1u) & mask; r->slots[i]; i = (i + 1) & mask)
+		if (r->procs[r->slots[i] - 1].pid == pid)
+			return &r->procs[r->slots[i] - 1];
+	return NULL;
+}
+
+/* Room for one more process: the slots at most half full. */
+static int round_grow(struct round *r)
+{
+	uint32_t n = r->nr_slots ? r->nr_slots * 2 : 256, i, j;
+	uint32_t *slots;
+	int err;
+
+	err = prec_array__grow((void **)&r->procs, &r->cap_procs, r->nr_procs + 1,
+			       sizeof(*r->procs), 128);
+	if (err)
+		return err;
+	if (2 * (r->nr_procs + 1) <= r->nr_slots)
+		return 0;
+	slots = calloc(n, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_procs; i++) {
+		for (j = (r->procs[i].pid * 0x9e3779b1u) & (n - 1); slots[j]; j = (j + 1) & (n - 1))
+			;
+		slots[j] = i + 1;
+	}
+	free(r->slots);
+	r->slots = slots;
+	r->nr_slots = n;
+	return 0;
+}
+
+/* The process `pid` of the round, added if new; NULL on -ENOMEM. */
+static struct proc *round_proc(struct round *r, uint32_t pid)
+{
+	struct proc *p = round_find(r, pid);
+	uint32_t i;
+
+	if (p)
+		return p;
+	if (round_grow(r))
+		return NULL;
+	for (i = (pid * 0x9e3779b1u) & (r->nr_slots - 1); r->slots[i];
+	     i = (i + 1) & (r->nr_slots - 1))
+		;
+	p = &r->procs[r->nr_procs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	r->slots[i] = (uint32_t)r->nr_procs;
+	return p;
+}
+
+static void round_clear(struct round *r)
+{
+	r->recs.len = 0;
+	r->samples = 0;
+	r->unsure = false;
+	if (r->nr_procs)
+		memset(r->slots, 0, r->nr_slots * sizeof(*r->slots));
+	r->nr_procs = 0;
+}
+
+/* The side records the filter may leave out; each begins its body with the pid. */
+static bool side_record(uint32_t type)
+{
+	return type == PERF_RECORD_COMM || type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
+	       type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT;
+}
+
+/* The body of FORK and EXIT. */
+struct task_body {
+	uint32_t pid, ppid, tid, ptid;
+};
+
+/* What record `p` (whole, 8-byte aligned) tells about the processes of round r. */
+static int round_note(struct round *r, const struct prec_sample_layout *l, const unsigned char *p,
+		      const struct perf_event_header *h)
+{
+	struct task_body t;
+	struct proc *pr, *parent;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		struct prec_sample smp;
+
+		r->samples++;
+		if (prec_sample__parse(l, p, h->size, &smp)) {
+			r->unsure = true;
+			return 0;
+		}
+		pr = round_proc(r, smp.pid);
+		if (!pr)
+			return -ENOMEM;
+		pr->sampled = true;
+		return 0;
+	}
+	if (!side_record(h->type) || h->size < sizeof(*h) + sizeof(t))
+		return 0;
+	memcpy(&t, p + sizeof(*h), sizeof(t)); /* COMM and MMAPs: pid, tid and more */
+	pr = round_proc(r, t.pid);
+	if (!pr)
+		return -ENOMEM;
+	if (h->type == PERF_RECORD_EXIT) {
+		pr->threads--;
+	} else if (h->type == PERF_RECORD_FORK) {
+		pr->threads++;
+		if (t.pid != t.ppid) { /* a new process, not a thread */
+			pr->born = true;
+			pr->ppid = t.ppid;
+			/* seen: a parent is kept if its child is */
+			parent = round_proc(r, t.ppid);
+			if (!parent)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Decide which processes of round r go: born and gone in it (as many EXITs as FORKs of its
+ * threads), no sample, nothing of it in the next round (a late sample, a late child), and
+ * no child that is kept.
+ */
+static void round_decide(struct round *r, const struct round *next)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_procs; i++) {
+		struct proc *p = &r->procs[i];
+
+		p->drop = p->born && !p->threads && !p->sampled && !round_find(next, p->pid) &&
+			  !r->unsure && !next->unsure;
+	}
+	for (i = 0; i < r->nr_procs; i++) {
+		struct proc *p = &r->procs[i];
+
+		if (!p->born || p->drop)
+			continue;
+		/* a kept child keeps its parents: the child's FORK names them */
+		for (p = round_find(r, p->ppid); p && p->drop; p = round_find(r, p->ppid))
+			p->drop = false;
+	}
+}
+
+/* Whether the filter leaves record p of round r out. */
+static bool left_out(const struct round *r, const unsigned char *p,
+		     const struct perf_event_header *h)
+{
+	const struct proc *pr;
+	uint32_t pid;
+
+	if (!side_record(h->type) || h->size < sizeof(*h) + sizeof(pid))
+		return false;
+	memcpy(&pid, p + sizeof(*h), sizeof(pid));
+	pr = round_find(r, pid);
+	return pr && pr->drop;
+}
+
+/* Move the records of round r that the filter keeps together, in place, in their order. */
+static void round_compact(struct round *r)
+{
+	unsigned char *p = r->recs.data;
+	struct perf_event_header h;
+	size_t off, to = 0, len = r->recs.len;
+
+	for (off = 0; len - off >= sizeof(h); off += h.size) {
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			break; /* the ring checked the run: not reached */
+		if (left_out(r, p + off, &h))
+			continue;
+		if (to != off)
+			memmove(p + to, p + off, h.size);
+		to += h.size;
+	}
+	r->recs.len = to;
+}
+
+/* ---- to the writer ---- */
 
 /*
  * A run of ring records to the writer, after the build-id records of the files its MMAP2s
@@ -343,11 +594,99 @@ static int ring_to_writer(void *ctx, const void *data, size_t len)
 	return 0; /* a failed output drops the rest: the rings must not fill up */
 }
 
+/* drop_unsampled: a run of ring records into the round being drained. */
+static int ring_to_round(void *ctx, const void *data, size_t len)
+{
+	struct prec_session *s = ctx;
+	const struct prec_sample_layout *l;
+	struct perf_event_header h;
+	struct round *r = s->cur;
+	size_t off, base = r->recs.len;
+	uint64_t samples = r->samples;
+	int err;
+
+	if (!accepting(s))
+		return 0;
+	err = prec_buf__append(&r->recs, data, len);
+	l = prec_writer__layout(s->w, 0);
+	for (off = 0; !err && len - off >= sizeof(h); off += h.size) {
+		memcpy(&h, r->recs.data + base + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			break; /* the ring checked the run: not reached */
+		err = round_note(r, l, r->recs.data + base + off, &h);
+	}
+	if (err) { /* the run is not taken (the output fails with it) */
+		r->recs.len = base;
+		r->samples = samples;
+		set_werr(s, err);
+	}
+	return 0;
+}
+
+/*
+ * Write round r (the filter deciding with `next`, the round drained after it; NULL: keep
+ * everything), or count its samples as dropped if the output has failed.  The round is
+ * empty afterwards.
+ */
+static void write_round(struct prec_session *s, struct round *r, const struct round *next)
+{
+	int err;
+
+	if (!r->recs.len)
+		return;
+	if (accepting(s)) {
+		if (next) {
+			round_decide(r, next);
+			round_compact(r);
+		}
+		err = write_run(s, r->recs.data, r->recs.len);
+		set_werr(s, err);
+		if (!err) {
+			s->handed += r->samples;
+			s->unrounded += r->recs.len;
+		}
+	}
+	if (!accepting(s))
+		s->dropped += r->samples;
+	round_clear(r);
+}
+
+/*
+ * A FINISHED_ROUND, if records were written since the last one and there are enough of them
+ * or `always`.  Every record before it was drained in an earlier pass over all rings than
+ * every record after it, which is what readers that sort by rounds need.
+ */
+static void end_round(struct prec_session *s, bool always)
+{
+	if (!accepting(s) || !s->unrounded || (!always && s->unrounded < ROUND_MIN_BYTES))
+		return;
+	set_werr(s, prec_writer__add_finished_round(s->w));
+	s->unrounded = 0;
+}
+
 void prec_session__drain(struct prec_session *s)
 {
 	uint64_t before = s->st.bytes;
+	struct round *r;
 	size_t i;
 
+	if (s->o.drop_unsampled && s->w) {
+		for (i = 0; i < prec_events__nr_rings(s->ev); i++) {
+			uint64_t samples = s->st.samples, taken = s->cur->samples;
+
+			prec_ring__drain(prec_events__ring(s->ev, i), ring_to_round, s, &s->st);
+			/* those the round could not take */
+			s->dropped += s->st.samples - samples - (s->cur->samples - taken);
+		}
+		write_round(s, s->held, s->cur);
+		if (!accepting(s))
+			write_round(s, s->cur, NULL); /* counted as dropped */
+		r = s->held;
+		s->held = s->cur;
+		s->cur = r;
+		end_round(s, false);
+		return;
+	}
 	for (i = 0; i < prec_events__nr_rings(s->ev); i++) {
 		uint64_t samples = s->st.samples;
 		bool took = accepting(s);
@@ -355,15 +694,18 @@ void prec_session__drain(struct prec_session *s)
 		prec_ring__drain(prec_events__ring(s->ev, i), ring_to_writer, s, &s->st);
 		if (!took || !accepting(s))
 			s->dropped += s->st.samples - samples;
+		else
+			s->handed += s->st.samples - samples;
 	}
-	if (s->st.bytes != before && accepting(s))
-		set_werr(s, prec_writer__add_finished_round(s->w));
+	s->unrounded += s->st.bytes - before;
+	end_round(s, false);
 }
 
 int prec_session__flush(struct prec_session *s)
 {
 	if (!accepting(s))
 		return s->werr;
+	end_round(s, true);
 	set_werr(s, prec_writer__flush(s->w));
 	if (!s->werr)
 		kept(s);
@@ -416,7 +758,7 @@ static void stats_since(const struct prec_session *s, struct prec_session_stats 
 	ret->written_bytes = ws.written_bytes;
 	ret->dropped_samples = s->dropped - s->out_dropped_base;
 	ret->lost_samples = lost_samples(s) - s->lost_base;
-	ret->kept_samples = s->werr ? s->kept_samples : ret->ring.samples;
+	ret->kept_samples = s->werr ? s->kept_samples : s->handed;
 	ret->kept_raw_bytes = s->werr ? s->kept_raw : ws.raw_bytes;
 }
 
@@ -428,6 +770,8 @@ int prec_session__end_output(struct prec_session *s, struct prec_session_stats *
 	if (!s->w)
 		return -EINVAL;
 	prec_session__drain(s);
+	write_round(s, s->held, NULL); /* nothing comes after it in this output */
+	end_round(s, true);
 	write_lost_samples(s);
 	if (accepting(s)) {
 		set_werr(s, prec_writer__finish(s->w));
@@ -440,7 +784,7 @@ int prec_session__end_output(struct prec_session *s, struct prec_session_stats *
 	if (ret)
 		*ret = st;
 	err = s->werr;
-	prec_writer__free(s->w);
+	s->spare = s->w;
 	s->w = NULL;
 	return err;
 }

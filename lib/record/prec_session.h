@@ -19,6 +19,12 @@
  * self-contained: it starts with its own header and the synthesized state of the targets
  * (threads, maps, the kernel map), read anew from /proc.
  *
+ * With drop_unsampled, a drain round is held back until the next one has been drained, and
+ * then written without the side records of the processes that began and ended in it with
+ * no sample and no child that outlived the round: nothing any view shows changes, the file
+ * gets smaller and the compressor has less to do.  What the file holds then lags by one
+ * drain round; end_output writes everything held.
+ *
  * Write errors: the first one of an output is kept (prec_session__write_error()); from then
  * on that output takes nothing more and what drains is dropped and counted, so the rings never
  * fill up.  The file stays valid up to its last good flush.  A new output starts clean.
@@ -48,6 +54,13 @@ struct prec_session_opts {
 	bool threads_only;
 	pid_t workload; /* > 0: a forked command held before exec; the events follow it */
 	int zlevel; /* 0: uncompressed; 1..19: zstd */
+	/*
+	 * Leave out the side records (FORK, COMM, MMAP, MMAP2, EXIT) of processes that began
+	 * and ended within one drain round without a sample; each round is then written one
+	 * round late (the next one tells whether a sample of them was still on its way).  Not
+	 * with context-switch records, which name such processes.
+	 */
+	bool drop_unsampled;
 	int argc; /* for the CMDLINE feature */
 	char **argv;
 };

@@ -692,6 +692,7 @@ int daemon_run(const struct rec_opts *o)
 		goto out;
 	}
 	session_opts(o, -1, &so);
+	so.drop_unsampled = !o->keep_unsampled;
 	err = prec_session__new(&so, &d.s, &eerr);
 	if (err) {
 		report_session_error(o->cpu_list, o->threads_only, err, &eerr);

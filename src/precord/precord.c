@@ -82,6 +82,8 @@ static void daemon_usage(FILE *f)
 		"      --max-age DURATION  delete segments that ended longer ago (e.g. 7d)\n"
 		"      --min-free SIZE|PCT%%  leave this much free on the file system\n"
 		"      --background        detach from the terminal (log in DIR/precord.log)\n"
+		"      --keep-unsampled    keep the records of short processes that got no sample\n"
+		"                          (left out by default, see precord-daemon(1))\n"
 		"Retention covers every segment in DIR, those of earlier runs too; the oldest\n"
 		"go first, the live one never.  SIGUSR2 switches segments, SIGTERM/SIGINT stop.\n",
 		PRECORD_DEFAULT_DIR);
@@ -191,6 +193,7 @@ enum {
 	OPT_MAX_AGE,
 	OPT_MIN_FREE,
 	OPT_BACKGROUND,
+	OPT_KEEP_UNSAMPLED,
 };
 
 static int daemon_option(int c, const char *arg, struct rec_opts *o)
@@ -242,6 +245,9 @@ static int daemon_option(int c, const char *arg, struct rec_opts *o)
 	case OPT_BACKGROUND:
 		o->background = true;
 		return 0;
+	case OPT_KEEP_UNSAMPLED:
+		o->keep_unsampled = true;
+		return 0;
 	}
 	return 2;
 }
@@ -277,6 +283,7 @@ static int run(int argc, char **argv, enum mode mode)
 		{ "max-age", required_argument, NULL, OPT_MAX_AGE },
 		{ "min-free", required_argument, NULL, OPT_MIN_FREE },
 		{ "background", no_argument, NULL, OPT_BACKGROUND },
+		{ "keep-unsampled", no_argument, NULL, OPT_KEEP_UNSAMPLED },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rec_opts o = {
@@ -471,6 +478,7 @@ static int run(int argc, char **argv, enum mode mode)
 		case OPT_MAX_AGE:
 		case OPT_MIN_FREE:
 		case OPT_BACKGROUND:
+		case OPT_KEEP_UNSAMPLED:
 			if (mode != MODE_DAEMON) {
 				fprintf(stderr, "precord: %s is an option of 'precord daemon'\n",
 					argv[optind - 1]);

@@ -42,6 +42,7 @@ struct rec_opts {
 	struct prec_switch_spec switch_spec; /* --switch-output */
 	struct prec_retention retention; /* --switch-max-files, --max-disk, --max-age, --min-free */
 	bool background; /* --background */
+	bool keep_unsampled; /* --keep-unsampled: no prec_session_opts.drop_unsampled */
 };
 
 #define PRECORD_DEFAULT_DIR "/var/lib/precord"

@@ -11,6 +11,7 @@
  * 1..PREC_WRITER_MMAP_LEN bytes, a group ends flushed (all it holds decodes) but the zstd
  * frame goes on to finish, records span chunks), and write errors are checked on /dev/full (-ENOSPC, sticky, earlier output stays a valid stream) and
  * on a file that cannot grow (-EFBIG; the partial write is cut back to a record boundary).
+ * A writer reset for another stream writes it as a new writer would, byte for byte.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -740,11 +741,10 @@ static int write_stream(struct ctx *c)
 	return c->err;
 }
 
-/* Write the stream of `cfg` to fd; fill `ex` unless NULL. */
-static int produce(const struct cfg *cfg, int fd, struct exp *ex,
-		   struct prec_writer_stats *ret_stats)
+/* Write the stream of `cfg` with w (its pipe header written); fill `ex` unless NULL. */
+static int produce_with(const struct cfg *cfg, struct prec_writer *w, struct exp *ex,
+			struct prec_writer_stats *ret_stats)
 {
-	struct prec_writer_opts o = {.compress_level = cfg->level};
 	struct ctx c;
 	int err;
 
@@ -752,16 +752,29 @@ static int produce(const struct cfg *cfg, int fd, struct exp *ex,
 	c.cfg = cfg;
 	c.ex = ex;
 	c.rng = 0x1234567887654321ULL;
-	err = prec_writer__new(fd, &o, &c.w);
-	if (err)
-		return err;
+	c.w = w;
 	err = write_stream(&c);
 	if (err)
 		diag("writer failed at %s: %s", c.err_what, strerror(-err));
 	if (ret_stats)
 		prec_writer__get_stats(c.w, ret_stats);
-	prec_writer__free(c.w);
 	prec_buf__release(&c.cur);
+	return err;
+}
+
+/* Write the stream of `cfg` to fd with a new writer; fill `ex` unless NULL. */
+static int produce(const struct cfg *cfg, int fd, struct exp *ex,
+		   struct prec_writer_stats *ret_stats)
+{
+	struct prec_writer_opts o = {.compress_level = cfg->level};
+	struct prec_writer *w;
+	int err;
+
+	err = prec_writer__new(fd, &o, &w);
+	if (err)
+		return err;
+	err = produce_with(cfg, w, ex, ret_stats);
+	prec_writer__free(w);
 	return err;
 }
 
@@ -1500,6 +1513,58 @@ static void test_misuse(void)
 	close(fd);
 }
 
+/*
+ * prec_writer__reset: a writer that wrote a stream, then failed to begin one on /dev/full,
+ * writes the next stream byte for byte as a new writer does (same zstd frame, no attrs or
+ * times of the old one), and it reads back.
+ */
+static void test_reset(const struct cfg *cfg)
+{
+	struct prec_writer_opts o = {.compress_level = cfg->level};
+	struct prec_writer_stats stats;
+	struct prec_writer *w;
+	struct prec_reader *r;
+	struct exp ex = {0};
+	unsigned char *fresh, *again;
+	size_t nf, na;
+	char pf[4096], pa[4096];
+	int ff, fa, full;
+
+	ff = tap_mkstemp(pf, sizeof(pf), "fresh");
+	ok(produce(cfg, ff, NULL, NULL) == 0, "%s: a new writer writes the stream", cfg->name);
+	close(ff);
+	fa = tap_mkstemp(pa, sizeof(pa), "again");
+	if (prec_writer__new(fa, &o, &w))
+		abort();
+	ok(produce_with(cfg, w, NULL, NULL) == 0, "%s: so does another, to be reset", cfg->name);
+	full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	if (full < 0)
+		abort();
+	ok(prec_writer__reset(w, full) == -ENOSPC, "%s: reset onto /dev/full is -ENOSPC", cfg->name);
+	close(full);
+	if (ftruncate(fa, 0) || lseek(fa, 0, SEEK_SET))
+		abort();
+	ok(prec_writer__reset(w, fa) == 0, "%s: then a reset onto a file succeeds", cfg->name);
+	ok(produce_with(cfg, w, &ex, &stats) == 0, "%s: and writes the stream again", cfg->name);
+	prec_writer__free(w);
+	close(fa);
+	fresh = slurp(pf, &nf);
+	again = slurp(pa, &na);
+	ok(nf == na && !memcmp(fresh, again, nf) && stats.written_bytes == na,
+	   "%s: the reset writer's stream is the new writer's, byte for byte (%zu and %zu bytes)",
+	   cfg->name, nf, na);
+	if (ok(prec_reader__open(pa, &r) == 0, "%s: open the reset writer's stream", cfg->name)) {
+		ok(check_reader(r, cfg, &ex, na, "reset") == 0,
+		   "%s: after a reset, every record is what was written", cfg->name);
+		prec_reader__free(r);
+	}
+	unlink(pf);
+	unlink(pa);
+	free(fresh);
+	free(again);
+	exp_free(&ex);
+}
+
 int main(void)
 {
 	size_t i;
@@ -1513,5 +1578,7 @@ int main(void)
 	test_dev_full(1);
 	test_file_limit(0);
 	test_file_limit(1);
+	test_reset(&cfgs[0]);
+	test_reset(&cfgs[6]);
 	return done_testing();
 }
