@@ -36,6 +36,7 @@ PROCS=${PROCS:-$((50000 * DURATION / 600))}
 STEP=${STEP:-5}
 EV=${EV:-cpu-clock}
 PERF_OPTS=${PERF_OPTS:-} # more perf record options, e.g. -z to have perf compress too
+PRECORD_OPTS=${PRECORD_OPTS:-} # more precord daemon options, e.g. --no-compress
 T=${T:-$(mktemp -d)}
 KEEP=${KEEP:-0}
 export PERF_PAGER=cat PAGER=cat
@@ -120,8 +121,9 @@ LOAD_PIDS="$LOAD_PIDS $!"
 PROCS_PID=$!
 sleep 2
 
+# shellcheck disable=SC2086 # PRECORD_OPTS is a list of options
 /usr/bin/time -o "$T/precord.time" -f "%U %S %M" "$PRECORD" daemon -a -g -F 99 -e "$EV" \
-	--switch-output=1m --dir "$PD" 2>"$T/precord.err" &
+	$PRECORD_OPTS --switch-output=1m --dir "$PD" 2>"$T/precord.err" &
 PREC_TIME=$!
 # shellcheck disable=SC2086 # PERF_OPTS is a list of options
 /usr/bin/time -o "$T/perf.time" -f "%U %S %M" perf record -q -a -g -F 99 -e "$EV" $PERF_OPTS \
