@@ -12,6 +12,7 @@
 #   --min-free 1M          on a 2 MiB tmpfs less than 1 MiB free (skipped, said so, where
 #                          mount fails), a demo running: segments are deleted "for free
 #                          space", and at the stop (the filler removed) 1 MiB is free
+#   --max-age=5            refused with a usage error that asks for a unit
 # The live segment is never deleted: the one ctl status names exists.
 # Skips when perf is missing or the kernel refuses perf_event_open.
 . "$(dirname "$0")/test-lib.sh"
@@ -36,6 +37,12 @@ live_kept() {
 bytes_of() {
 	find "$1" -maxdepth 1 -type f -name 'precord-*' -printf '%s\n' | awk '{ t += $1 } END { print t + 0 }'
 }
+
+say "--- --max-age without a unit"
+"$PRECORD" daemon --dir "$workdir/nounit" --max-age=5 >"$workdir/nounit.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'give a unit: 5d, 5h, 5m' "$workdir/nounit.out" && [ ! -e "$workdir/nounit" ]
+check $? "--max-age=5 is refused (rc $rc), asking for a unit: $(lines "$workdir/nounit.out" 2)"
 
 say "--- --switch-max-files 2, two runs"
 D=$workdir/files
