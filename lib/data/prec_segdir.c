@@ -385,6 +385,24 @@ int prec_segdir__open_read(const char *path, struct prec_segdir **ret)
 	return err;
 }
 
+int prec_segdir__writer_active(struct prec_segdir *d)
+{
+	int fd, err;
+
+	if (d->lockfd >= 0)
+		return 1;
+	fd =
+	    openat(d->dirfd, PREC_SEGDIR_LOCK_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!flock(fd, LOCK_SH | LOCK_NB))
+		err = 0;
+	else
+		err = errno == EWOULDBLOCK ? 1 : -errno;
+	close(fd); /* drops the shared lock, if taken */
+	return err;
+}
+
 void prec_segdir__free(struct prec_segdir *d)
 {
 	if (!d)

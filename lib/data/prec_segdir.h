@@ -102,6 +102,15 @@ int prec_segdir__open(const char *path, unsigned flags, struct prec_segdir_refus
 int prec_segdir__open_read(const char *path, struct prec_segdir **ret);
 
 /*
+ * Whether a writer (a running daemon) holds DIR's lock now: 1 if so (always for d opened by
+ * prec_segdir__open()), 0 if not (its .partial segment, if any, was left by a writer that
+ * did not end cleanly; also when DIR has no lock file), -errno if it cannot be told (the
+ * lock file is not ours to open).  Tested with a shared non-blocking flock, dropped at once:
+ * a daemon starting in that instant is refused as if another held DIR.
+ */
+int prec_segdir__writer_active(struct prec_segdir *d);
+
+/*
  * Close the directory and drop the lock.  A live segment stays live (.partial), to be closed
  * by the next prec_segdir__open(): call prec_segdir__close_segment() first.  NULL-safe.
  */

@@ -42,6 +42,7 @@ struct preport_input {
 	char pathbuf[4096];
 	int fd; /* of the open segment, -1 if none */
 	bool *bad; /* per picked stream: damaged in the first pass, skipped */
+	int writer; /* prec_segdir__writer_active(): a .partial is live only if a daemon runs */
 };
 
 bool preport_is_dir(const char *path)
@@ -171,6 +172,7 @@ int preport_input__new_dir(const char *path, const struct preport_range *range,
 		preport_input__free(in);
 		return err;
 	}
+	in->writer = prec_segdir__writer_active(in->d);
 	for (i = 0; i < in->nsegs; i++)
 		if (overlaps(in, i))
 			in->pick[in->npick++] = i;
@@ -448,6 +450,12 @@ static void count_segment(struct prec_reader *r, struct seg_count *c)
 	}
 }
 
+/* How a .partial segment is named: live, or left so by a daemon that is gone. */
+static const char *live_label(const struct preport_input *in)
+{
+	return in->writer ? "live" : "left live by a crash";
+}
+
 int preport_input__print_listing(struct preport_input *in, FILE *out)
 {
 	char start[32], end[32], since[32], until[32];
@@ -487,7 +495,7 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 		fprintf(out, "# %-48s %-23s %-23s %10" PRIu64 " %12" PRIu64, seg->name, start, end,
 			c.samples, seg->size);
 		if (seg->live)
-			fputs("  live", out);
+			fprintf(out, "  %s", live_label(in));
 		if (c.err)
 			fprintf(out, "  damaged: %s", c.why);
 		else if (c.truncated && !seg->live)
@@ -532,8 +540,9 @@ int preport_input__dump(struct preport_input *in, FILE *out)
 		const char *why;
 		int err;
 
-		fprintf(out, "# ======== segment %s%s ========\n", seg->name,
-			seg->live ? " (live)" : "");
+		fprintf(out, "# ======== segment %s%s%s%s ========\n", seg->name,
+			seg->live ? " (" : "", seg->live ? live_label(in) : "",
+			seg->live ? ")" : "");
 		if (open_segment(in, in->pick[i], &r, &why)) {
 			prec_warn("segment %s is damaged (%s); skipped", seg->name, why);
 			continue;

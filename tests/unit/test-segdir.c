@@ -382,9 +382,21 @@ static void test_lock(void)
 	err = prec_segdir__open(at("locked"), 0, &why, &d2);
 	ok(child > 0 && err == -EBUSY && why.lock_pid == child,
 	   "held by another process: -EBUSY naming its pid %d (%d)", (int)why.lock_pid, err);
+	err = prec_segdir__open_read(at("locked"), &d2);
+	ok(!err && prec_segdir__writer_active(d2) == 1, "a reader sees the writer active (%d)",
+	   err ? err : prec_segdir__writer_active(d2));
 	ok(kill_child(child), "which is killed");
+	ok(prec_segdir__writer_active(d2) == 0, "and, once it is killed, no writer (%d)",
+	   prec_segdir__writer_active(d2));
+	prec_segdir__free(d2);
 	err = prec_segdir__open(at("locked"), 0, &why, &d2);
-	ok(!err, "the lock of a killed process is free (%d)", err);
+	ok(!err, "the lock of a killed process is free: the reader's test kept none (%d)", err);
+	prec_segdir__free(d2);
+	err = prec_segdir__open_read(base, &d2);
+	ok(!err && prec_segdir__writer_active(d2) == 0,
+	   "a directory without a lock file has no "
+	   "writer (%d)",
+	   err ? err : prec_segdir__writer_active(d2));
 	prec_segdir__free(d2);
 }
 
