@@ -10,7 +10,9 @@
  *    file; a closed segment is never opened for writing, and only retention deletes one.
  *    Each create, rename and delete is followed by an fsync of the directory, so a power cut
  *    leaves every closed segment in place under its final name.
- *  - next_seq is above every number in the directory, so names are unique across restarts.
+ *  - next_seq is above every number in the directory and above the one kept in
+ *    DIR/precord.seq (the last number given, replaced by a rename before each segment is
+ *    created), so numbers go on across restarts even after retention emptied the directory.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,6 +36,8 @@
 #define NAME_SUFFIX ".data"
 #define LIVE_SUFFIX ".partial"
 #define CREATE_TRIES 16
+#define SEQ_TMP_NAME PREC_SEGDIR_SEQ_NAME ".tmp"
+#define SEQ_MAX 999999999999999ULL /* a sane last number: 10^15 segments is none we wrote */
 
 struct prec_segdir {
 	int dirfd;
@@ -41,6 +45,7 @@ struct prec_segdir {
 	char *path;
 	uint64_t next_seq;
 	bool has_live;
+	bool seq_warned; /* a failed write of precord.seq was said */
 	struct prec_segment live;
 };
 
@@ -198,6 +203,68 @@ int prec_segdir__list(struct prec_segdir *d, struct prec_segment **ret, size_t *
 	return 0;
 }
 
+/*
+ * The last number kept in DIR/precord.seq ("42\n"), or 0 if there is none.  A file that is
+ * not ours, not a regular file, or not a plain number up to SEQ_MAX is ignored with a
+ * warning: it only helps numbering, the listing alone keeps names unique.
+ */
+static uint64_t read_seq(struct prec_segdir *d)
+{
+	char buf[32];
+	unsigned long long v;
+	struct stat st;
+	ssize_t n;
+	char *end;
+	int fd;
+
+	fd = openat(d->dirfd, PREC_SEGDIR_SEQ_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			prec_warn("%s: cannot read %s (%s); numbering goes on from the segments "
+				  "found",
+				  d->path, PREC_SEGDIR_SEQ_NAME, strerror(errno));
+		return 0;
+	}
+	n = -1;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+		n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		errno = 0;
+		v = strtoull(buf, &end, 10);
+		if (buf[0] >= '0' && buf[0] <= '9' && !errno && end != buf && !strcmp(end, "\n") &&
+		    v <= SEQ_MAX)
+			return v;
+	}
+	prec_warn("%s: ignored %s, which does not hold a segment number; numbering goes on from "
+		  "the segments found",
+		  d->path, PREC_SEGDIR_SEQ_NAME);
+	return 0;
+}
+
+/* Keep seq as the last number given, replacing precord.seq by a rename (never half written). */
+static int write_seq(struct prec_segdir *d, uint64_t seq)
+{
+	char buf[32];
+	int fd, n, err = 0;
+
+	n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)seq);
+	unlinkat(d->dirfd, SEQ_TMP_NAME, 0);
+	fd = openat(d->dirfd, SEQ_TMP_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, (size_t)n) != n || fsync(fd))
+		err = errno ? -errno : -EIO;
+	close(fd);
+	if (!err && renameat(d->dirfd, SEQ_TMP_NAME, d->dirfd, PREC_SEGDIR_SEQ_NAME))
+		err = -errno;
+	if (err)
+		unlinkat(d->dirfd, SEQ_TMP_NAME, 0);
+	return err;
+}
+
 /* Close what an earlier run left live, and number on after every segment found. */
 static int recover(struct prec_segdir *d)
 {
@@ -209,7 +276,7 @@ static int recover(struct prec_segdir *d)
 	err = prec_segdir__list(d, &segs, &n);
 	if (err)
 		return err;
-	d->next_seq = 1;
+	d->next_seq = read_seq(d) + 1;
 	for (size_t i = 0; i < n; i++) {
 		char final[PREC_SEGMENT_NAME_MAX];
 		int fd;
@@ -474,6 +541,14 @@ int prec_segdir__create_segment(struct prec_segdir *d, uint64_t start_ns,
 			return err;
 		if (!fstatat(d->dirfd, final, &st, AT_SYMLINK_NOFOLLOW))
 			continue; /* its final name is taken: the rename would fail */
+		/* before the segment: a power cut then skips a number, never reuses one */
+		err = write_seq(d, seg.seq);
+		if (err && !d->seq_warned) {
+			d->seq_warned = true;
+			prec_warn("%s: cannot keep the last segment number in %s (%s); numbering "
+				  "may start again if the directory is emptied",
+				  d->path, PREC_SEGDIR_SEQ_NAME, strerror(-err));
+		}
 		prec_segment_format_name(seg.start_ns, seg.seq, true, seg.name, sizeof(seg.name));
 		fd = openat(d->dirfd, seg.name,
 			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

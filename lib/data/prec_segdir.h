@@ -32,6 +32,8 @@
 #include "prec_parse.h"
 
 #define PREC_SEGDIR_LOCK_NAME "precord.lock"
+/* The last segment number given, so that numbering goes on in an emptied directory. */
+#define PREC_SEGDIR_SEQ_NAME "precord.seq"
 
 /* Longest name (with the 20-digit largest number and ".partial"), with its NUL. */
 #define PREC_SEGMENT_NAME_MAX 64
@@ -89,7 +91,8 @@ struct prec_segdir_refusal {
  * (flock on DIR/precord.lock, which gets our pid): if another process holds the lock,
  * -EBUSY and why->lock_pid says which.  Last, every segment left live by an earlier run is
  * closed (renamed to its final name, never overwritten: if that name exists it stays live)
- * and logged as a warning; numbering continues after the highest number found.
+ * and logged as a warning; numbering continues after the highest number found, or the one
+ * kept in DIR/precord.seq if higher (a garbage precord.seq is ignored with a warning).
  * why may be NULL.  *ret is freed with prec_segdir__free().
  */
 int prec_segdir__open(const char *path, unsigned flags, struct prec_segdir_refusal *why,

@@ -4,7 +4,8 @@
  * symbolic link, a file, owned by someone else or writable by others; the lock against a
  * second writer (in this process and in another); symbolic links, FIFOs and directories named
  * like segments never listed, followed or deleted; the recovery of a segment left live by a
- * process killed with SIGKILL; numbers that go on after a reopen; and each retention limit
+ * process killed with SIGKILL; numbers that go on after a reopen, also of an emptied
+ * directory (precord.seq, garbage in it ignored); and each retention limit
  * alone and together, never deleting the live segment.  Free space on a small file system is
  * tested in test-segdir-space.
  */
@@ -576,6 +577,72 @@ static void test_recovery(void)
 	prec_segdir__free(d);
 }
 
+/* Numbers go on in a directory emptied between runs, kept in precord.seq; garbage there is
+ * ignored with a warning. */
+static void test_seq_state(void)
+{
+	static const char *const garbage[] = {"junk\n", "-5\n", "99999999999999999999\n", "",
+					      "12 \n"};
+	struct prec_segdir *d = NULL;
+	struct prec_segment seg;
+	struct stat st;
+	int fd = -1, err;
+
+	err = prec_segdir__open(at("seq"), PREC_SEGDIR_CREATE, NULL, &d);
+	for (int i = 0; i < 3 && !err; i++) {
+		seg = closed_segment(d, T0 + (uint64_t)i * NS, 10, T0 + (uint64_t)i * NS);
+		unlink(in("seq", seg.name)); /* as retention would */
+	}
+	prec_segdir__free(d);
+	ok(!err && file_has(in("seq", PREC_SEGDIR_SEQ_NAME), "3\n") &&
+	       !stat(in("seq", PREC_SEGDIR_SEQ_NAME), &st) && (st.st_mode & 0777) == 0600,
+	   "precord.seq holds the last number, 3, mode 0600 (%d)", err);
+	warnings[0] = '\0';
+	err = prec_segdir__open(at("seq"), 0, NULL, &d);
+	ok(!err && !strcmp(listing(d, NULL), ""), "reopened empty (%d)", err);
+	err = prec_segdir__create_segment(d, T0 + 9 * NS, &seg, &fd);
+	ok(!err && seg.seq == 4 && !warnings[0],
+	   "an emptied directory numbers on at 4 (%" PRIu64 "), quietly: %s", seg.seq, warnings);
+	ok(!prec_segdir__close_segment(d, fd, NULL), "closed");
+	close(fd);
+	prec_segdir__free(d);
+
+	for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+		write_file(in("seq", PREC_SEGDIR_SEQ_NAME), garbage[i]);
+		warnings[0] = '\0';
+		err = prec_segdir__open(at("seq"), 0, NULL, &d);
+		ok(!err && strstr(warnings, PREC_SEGDIR_SEQ_NAME) && strstr(warnings, "ignored"),
+		   "garbage %zu in precord.seq is ignored with a warning (%d): %s", i, err,
+		   warnings);
+		err = err ? err : prec_segdir__create_segment(d, T0 + 10 * NS, &seg, &fd);
+		ok(!err && seg.seq == 5 + i,
+		   "and numbering goes on after the segments found, at %zu (%" PRIu64 ")", 5 + i,
+		   seg.seq);
+		if (!err) {
+			prec_segdir__close_segment(d, fd, NULL);
+			close(fd);
+		}
+		prec_segdir__free(d);
+	}
+	/* a symbolic link named precord.seq is not followed, for reading or writing */
+	unlink(in("seq", PREC_SEGDIR_SEQ_NAME));
+	write_file(at("seq-target"), "1000\n");
+	if (symlink(at("seq-target"), in("seq", PREC_SEGDIR_SEQ_NAME)))
+		abort();
+	warnings[0] = '\0';
+	err = prec_segdir__open(at("seq"), 0, NULL, &d);
+	err = err ? err : prec_segdir__create_segment(d, T0 + 11 * NS, &seg, &fd);
+	ok(!err && seg.seq == 10 && file_has(at("seq-target"), "1000\n") &&
+	       file_has(in("seq", PREC_SEGDIR_SEQ_NAME), "10\n"),
+	   "a symbolic link there is neither followed nor written through (%d, %" PRIu64 "): %s",
+	   err, seg.seq, warnings);
+	if (!err) {
+		prec_segdir__close_segment(d, fd, NULL);
+		close(fd);
+	}
+	prec_segdir__free(d);
+}
+
 struct pruned {
 	char names[1024];
 	uint64_t bytes;
@@ -742,6 +809,7 @@ int main(void)
 	test_segments();
 	test_not_files();
 	test_recovery();
+	test_seq_state();
 	test_end();
 	test_retention();
 	if (!tap_failed)
