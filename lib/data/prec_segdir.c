@@ -46,6 +46,7 @@ struct prec_segdir {
 	uint64_t next_seq;
 	bool has_live;
 	bool seq_warned; /* a failed write of precord.seq was said */
+	unsigned unmet;	 /* limits the last prune could not meet, 1u << prec_prune_reason */
 	struct prec_segment live;
 };
 
@@ -603,14 +604,18 @@ static bool min_free_set(const struct prec_retention *lim)
 	return lim->min_free.bytes || lim->min_free.pct_bp;
 }
 
-/* Which limit, if any, the oldest closed segment, which ended at `end`, must go for. */
-static bool over_limit(const struct prec_retention *lim, uint64_t end, uint64_t closed,
+/*
+ * Which limit, if any, the oldest closed segment, which ended at `end`, must go for.  The
+ * newest closed one never goes for max_bytes: a cap smaller than a segment would otherwise
+ * delete each segment as it closes, and a stopped run would leave nothing.
+ */
+static bool over_limit(const struct prec_retention *lim, uint64_t end, bool newest, uint64_t closed,
 		       uint64_t bytes, uint64_t avail, uint64_t want_free, uint64_t now_ns,
 		       enum prec_prune_reason *why)
 {
 	if (lim->max_files && closed > lim->max_files)
 		*why = PREC_PRUNE_FILES;
-	else if (lim->max_bytes && bytes > lim->max_bytes)
+	else if (lim->max_bytes && bytes > lim->max_bytes && !newest)
 		*why = PREC_PRUNE_BYTES;
 	else if (lim->max_age_ns && end < now_ns && now_ns - end > lim->max_age_ns)
 		*why = PREC_PRUNE_AGE;
@@ -627,7 +632,7 @@ static int prune(struct prec_segdir *d, const struct prec_retention *lim, uint64
 	uint64_t closed = 0, bytes = 0, avail = 0, want_free = 0;
 	struct prec_segment *segs;
 	int deleted = 0, err;
-	size_t n;
+	size_t n, newest = SIZE_MAX;
 
 	if (d->lockfd < 0)
 		return -EBADF;
@@ -644,7 +649,10 @@ static int prune(struct prec_segdir *d, const struct prec_retention *lim, uint64
 	if (err)
 		return err;
 	for (size_t i = 0; i < n; i++) {
-		closed += !is_live(d, &segs[i]);
+		if (!is_live(d, &segs[i])) {
+			closed++;
+			newest = i;
+		}
 		bytes += segs[i].size;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -652,8 +660,8 @@ static int prune(struct prec_segdir *d, const struct prec_retention *lim, uint64
 
 		if (is_live(d, &segs[i]))
 			continue;
-		if (!over_limit(lim, prec_segment_end_ns(segs, n, i), closed, bytes, avail,
-				want_free, now_ns, &why) &&
+		if (!over_limit(lim, prec_segment_end_ns(segs, n, i), i == newest, closed, bytes,
+				avail, want_free, now_ns, &why) &&
 		    !(for_space && !deleted && min_free_set(lim)))
 			break;
 		if (unlinkat(d->dirfd, segs[i].name, 0) && errno != ENOENT) {
@@ -670,7 +678,16 @@ static int prune(struct prec_segdir *d, const struct prec_retention *lim, uint64
 	if (deleted)
 		sync_dir(d);
 	free(segs);
-	return err ? err : deleted;
+	if (err)
+		return err;
+	d->unmet = (lim->max_bytes && bytes > lim->max_bytes ? 1u << PREC_PRUNE_BYTES : 0) |
+		   (avail < want_free ? 1u << PREC_PRUNE_FREE : 0);
+	return deleted;
+}
+
+unsigned prec_segdir__unmet(const struct prec_segdir *d)
+{
+	return d->unmet;
 }
 
 int prec_segdir__prune(struct prec_segdir *d, const struct prec_retention *lim, uint64_t now_ns,

@@ -185,9 +185,10 @@ typedef void (*prec_segdir_pruned_fn)(const struct prec_segment *seg, enum prec_
 				      void *ctx);
 
 /*
- * Delete closed segments, oldest first, until every limit holds: never the live one, so the
- * limits may still not hold when nothing else is left.  Age is counted from
- * prec_segment_end_ns().  Free space is what statvfs says is available to unprivileged
+ * Delete closed segments, oldest first, until every limit holds: never the live one, nor the
+ * newest closed one for max_bytes (a run always leaves its last segment), so max_bytes and
+ * min_free may still not hold when nothing else may go: prec_segdir__unmet() says so.  Age is
+ * counted from prec_segment_end_ns().  Free space is what statvfs says is available to unprivileged
  * users, plus what each deletion frees (counted from its blocks, so a segment a reader keeps
  * open cannot make every other one go).  The directory is synced after the deletions.  fn
  * (may be NULL) is called for each.  Returns how many were deleted, or -errno (some may have
@@ -204,5 +205,13 @@ int prec_segdir__prune(struct prec_segdir *d, const struct prec_retention *lim, 
  */
 int prec_segdir__prune_for_space(struct prec_segdir *d, const struct prec_retention *lim,
 				 uint64_t now_ns, prec_segdir_pruned_fn fn, void *ctx);
+
+/*
+ * The limits that the last prune (successful) left unmet, as a mask of
+ * 1u << PREC_PRUNE_BYTES (the live segment and the newest closed one alone are over
+ * max_bytes) and 1u << PREC_PRUNE_FREE (less free than min_free, with no closed segment left
+ * to delete); 0 before the first prune.  For the caller's one warning.
+ */
+unsigned prec_segdir__unmet(const struct prec_segdir *d);
 
 #endif

@@ -222,6 +222,14 @@ static int daemon_option(int c, const char *arg, struct rec_opts *o)
 			fprintf(stderr, "precord: bad --max-disk '%s'; give a size like 10G\n", arg);
 			return 2;
 		}
+		if (v < (1u << 20)) {
+			/* one segment (header, build-ids, the maps of every process) takes more */
+			fprintf(stderr,
+				"precord: --max-disk '%s' is too small for a segment; give "
+				"at least 1M\n",
+				arg);
+			return 2;
+		}
 		r->max_bytes = v;
 		return 0;
 	case OPT_MAX_AGE:

@@ -464,7 +464,7 @@ static void test_segments(void)
 /* Entries named like segments that are not regular files: never listed, followed or deleted. */
 static void test_not_files(void)
 {
-	struct prec_retention all = { .max_files = 1, .max_bytes = 1 };
+	struct prec_retention all = {.max_files = 1, .max_bytes = 1, .max_age_ns = 1};
 	struct prec_segdir *d = NULL;
 	char name[PREC_SEGMENT_NAME_MAX];
 	struct prec_segment seg;
@@ -505,7 +505,7 @@ static void test_not_files(void)
 	ok(write(fd, "live", 4) == 4 && file_has(in("odd", seg.name), "live"),
 	   "the live segment is a file of its own");
 
-	err = prec_segdir__prune(d, &all, T0 + 100 * NS, NULL, NULL);
+	err = prec_segdir__prune(d, &all, UINT64_MAX, NULL, NULL);
 	ok(err == 1 && file_has(at("target"), "secret") && exists(in("odd", name)) &&
 		   file_has(in("odd", "notes.txt"), "notes") &&
 		   file_has(in("odd", "perf.data"), "perf") &&
@@ -726,12 +726,26 @@ static void test_retention(void)
 	err = prec_segdir__prune(d, &lim, now, on_pruned, &p);
 	ok(err == 3 && !strcmp(p.names, "1 2 3") && p.why[PREC_PRUNE_BYTES] == 3,
 	   "max_bytes 3500 of 6000 (the live one's 1000 with them): 3 go: %s (%d)", p.names, err);
+	ok(prec_segdir__unmet(d) == 0, "the limit is met (%#x)", prec_segdir__unmet(d));
 	lim.max_bytes = 1;
 	memset(&p, 0, sizeof(p));
 	err = prec_segdir__prune(d, &lim, now, on_pruned, &p);
-	ok(err == 2 && !strcmp(listing(d, NULL), "6p"),
-	   "max_bytes 1: every closed one goes, the live one stays: %s (%d)", listing(d, NULL),
+	ok(err == 1 && !strcmp(listing(d, NULL), "5 6p"),
+	   "max_bytes 1: the closed ones go but the newest, the live one stays: %s (%d)",
+	   listing(d, NULL), err);
+	ok(prec_segdir__unmet(d) == 1u << PREC_PRUNE_BYTES,
+	   "and the limit is told unmet, for the caller's warning (%#x)", prec_segdir__unmet(d));
+	/* The run stops: its last segment, now the newest closed one, stays. */
+	ok(!prec_segdir__close_segment(d, fd, NULL), "the live one is closed");
+	err = prec_segdir__prune(d, &lim, now, on_pruned, &p);
+	ok(err == 1 && !strcmp(listing(d, NULL), "6"),
+	   "max_bytes 1 after the stop: the run's last segment stays: %s (%d)", listing(d, NULL),
 	   err);
+	/* Another limit still takes the newest closed one. */
+	lim = (struct prec_retention){.max_bytes = 1, .max_age_ns = 1};
+	err = prec_segdir__prune(d, &lim, T0 + 100 * 3600 * NS, on_pruned, &p);
+	ok(err == 1 && !strcmp(listing(d, NULL), "") && prec_segdir__unmet(d) == 0,
+	   "max_age long past takes it (%d, %#x)", err, prec_segdir__unmet(d));
 	close(fd);
 	prec_segdir__free(d);
 
