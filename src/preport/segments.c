@@ -464,9 +464,11 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 
 	fprintf(out, "# segment directory : %s (%zu segments", in->path, in->nsegs);
 	if (in->range.set) {
-		preport_format_wall(in->range.since_ns, false, since, sizeof(since));
+		preport_format_wall(in->range.since_ns, in->range.since_ns % NSEC != 0, since,
+				    sizeof(since));
 		if (in->range.until_ns)
-			preport_format_wall(in->range.until_ns, false, until, sizeof(until));
+			preport_format_wall(in->range.until_ns, in->range.until_ns % NSEC != 0,
+					    until, sizeof(until));
 		else
 			snprintf(until, sizeof(until), "now");
 		fprintf(out, ", %zu from %s to %s", in->npick, since, until);
@@ -536,6 +538,7 @@ int preport_input__dump(struct preport_input *in, FILE *out)
 
 	for (i = 0; i < in->npick; i++) {
 		const struct prec_segment *seg = &in->segs[in->pick[i]];
+		struct preport_stream s;
 		struct prec_reader *r;
 		const char *why;
 		int err;
@@ -548,7 +551,13 @@ int preport_input__dump(struct preport_input *in, FILE *out)
 			continue;
 		}
 		preport_log_subject(seg->name, false);
-		err = preport_dump(r, seg->live ? NULL : seg->name, out);
+		memset(&s, 0, sizeof(s));
+		err = stream_window(in, r, seg->name, &s);
+		if (err == -ENOMEM) {
+			close_segment(in, r);
+			return err;
+		}
+		err = preport_dump(r, seg->live ? NULL : seg->name, &s, out);
 		close_segment(in, r);
 		preport_log_subject(NULL, false);
 		if (err == -ENOMEM || err == -EIO)

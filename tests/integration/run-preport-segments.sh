@@ -14,6 +14,8 @@
 #     HH:MM:SS) pick the segments and, inside them, the samples: exact counts, computed from
 #     the sample times; the report says the range applied and how many segments it read;
 #   - the same on a single file; a file without wall-clock data is a one-line error;
+#   - -D honours --since/--until (the samples outside are left out, and counted), and the
+#     range line keeps a fraction of a second;
 #   - --header lists the segments (samples, bytes, live: only while DIR's lock is held, else
 #     "left live by a crash"); -D dumps each after a separator;
 #   - a segment cut to 10 bytes and one of random bytes each give one warning naming it,
@@ -147,6 +149,26 @@ if expect_ok "the report of a range"; then
 	check $? "the report says the range and the segments read: $(grep '^# time range' "$out")"
 	[ "$(samples_line)" = 31 ]
 	check $? "its sample count is 31 (got '$(samples_line)')"
+fi
+run rangefrac -q -i "$dir" --since "@$((t1 + 2)).5" --until "@$((t2 + 1))"
+if expect_ok "a range with a fraction of a second"; then
+	want=$(date -d "@$((t1 + 2))" '+%H:%M:%S').500
+	grep '^# time range: ' "$out" | grep -q -F " $want to "
+	check $? "the range line keeps the fraction ($want): $(grep '^# time range' "$out")"
+fi
+run rangedump -D -i "$dir" --since "@$((t1 + 2))" --until "@$((t2 + 1))"
+if expect_ok "-D -i DIR with --since/--until"; then
+	n=$(grep -c ': SAMPLE ' "$out")
+	[ "$n" -eq 31 ] && [ "$(grep -c '^# ======== segment ' "$out")" -eq 2 ]
+	check $? "-D prints the 31 samples of the range, from 2 segments ($n)"
+	grep -q '^(20 samples outside --since/--until left out)$' "$out"
+	check $? "and says how many it left out: $(grep 'left out' "$out" | join_lines)"
+fi
+run filedump -D -i "$s1" --since "@$((t1 + 2))"
+if expect_ok "-D -i FILE with --since"; then
+	n=$(grep -c ': SAMPLE ' "$out")
+	[ "$n" -eq 20 ]
+	check $? "-D of one file prints the 20 samples from --since on ($n)"
 fi
 count "a single file with --since" 20 -i "$s1" --since "@$((t1 + 2))"
 "$WRITE_STREAM" -o "$workdir/noclock.data" "$DEMO" hot_a:10 || fail "write-stream failed"
