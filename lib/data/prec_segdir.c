@@ -544,7 +544,8 @@ int prec_segdir__create_segment(struct prec_segdir *d, uint64_t start_ns,
 			continue; /* its final name is taken: the rename would fail */
 		/* before the segment: a power cut then skips a number, never reuses one */
 		err = write_seq(d, seg.seq);
-		if (err && !d->seq_warned) {
+		/* a full disk fails the segment too, and its writer says so */
+		if (err && err != -ENOSPC && err != -EDQUOT && !d->seq_warned) {
 			d->seq_warned = true;
 			prec_warn("%s: cannot keep the last segment number in %s (%s); numbering "
 				  "may start again if the directory is emptied",
