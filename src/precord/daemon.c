@@ -544,13 +544,12 @@ static void status_text(struct daemon *d, char *buf, size_t len)
 		 "live segment: %s\n"
 		 "last error: %s\n",
 		 (int)getpid(), (double)(now_ms() - d->started_ms) / 1000.0, target, d->o->dir,
-		 settings, nseg, bytes, fmt_bytes(bytes, b1, sizeof(b1)), written,
-		 total.dropped_samples, total.ring.lost, total.ring.lost_records,
-		 total.lost_samples, pct, total.ring.throttles, cpu_s, rss_kb,
-		 d->seg_fd >= 0		    ? d->seg.name
-		 : !d->disk_full	    ? "none"
-		 : space_error(d->stop_err) ? "none (disk full)"
-					    : "none (write error)",
+		 settings,
+		 nseg, bytes, fmt_bytes(bytes, b1, sizeof(b1)), written, total.dropped_samples,
+		 total.ring.lost, total.ring.lost_records, total.lost_samples, pct,
+		 total.ring.throttles, cpu_s, rss_kb,
+		 d->seg_fd >= 0 ? d->seg.name : !d->disk_full ? "none"
+		 : space_error(d->stop_err) ? "none (disk full)" : "none (write error)",
 		 d->last_error[0] ? d->last_error : "none");
 }
 
