@@ -10,7 +10,9 @@
  *    file; a closed segment is never opened for writing, and only retention deletes one.
  *    Each create, rename and delete is followed by an fsync of the directory, so a power cut
  *    leaves every closed segment in place under its final name.
- *  - next_seq is above every number in the directory, so names are unique across restarts.
+ *  - next_seq is above every number in the directory and above the one kept in
+ *    DIR/precord.seq (the last number given, replaced by a rename before each segment is
+ *    created), so numbers go on across restarts even after retention emptied the directory.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,6 +36,8 @@
 #define NAME_SUFFIX ".data"
 #define LIVE_SUFFIX ".partial"
 #define CREATE_TRIES 16
+#define SEQ_TMP_NAME PREC_SEGDIR_SEQ_NAME ".tmp"
+#define SEQ_MAX 999999999999999ULL /* a sane last number: 10^15 segments is none we wrote */
 
 struct prec_segdir {
 	int dirfd;
@@ -41,6 +45,8 @@ struct prec_segdir {
 	char *path;
 	uint64_t next_seq;
 	bool has_live;
+	bool seq_warned; /* a failed write of precord.seq was said */
+	unsigned unmet;	 /* limits the last prune could not meet, 1u << prec_prune_reason */
 	struct prec_segment live;
 };
 
@@ -198,6 +204,68 @@ int prec_segdir__list(struct prec_segdir *d, struct prec_segment **ret, size_t *
 	return 0;
 }
 
+/*
+ * The last number kept in DIR/precord.seq ("42\n"), or 0 if there is none.  A file that is
+ * not ours, not a regular file, or not a plain number up to SEQ_MAX is ignored with a
+ * warning: it only helps numbering, the listing alone keeps names unique.
+ */
+static uint64_t read_seq(struct prec_segdir *d)
+{
+	char buf[32];
+	unsigned long long v;
+	struct stat st;
+	ssize_t n;
+	char *end;
+	int fd;
+
+	fd = openat(d->dirfd, PREC_SEGDIR_SEQ_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			prec_warn("%s: cannot read %s (%s); numbering goes on from the segments "
+				  "found",
+				  d->path, PREC_SEGDIR_SEQ_NAME, strerror(errno));
+		return 0;
+	}
+	n = -1;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+		n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		errno = 0;
+		v = strtoull(buf, &end, 10);
+		if (buf[0] >= '0' && buf[0] <= '9' && !errno && end != buf && !strcmp(end, "\n") &&
+		    v <= SEQ_MAX)
+			return v;
+	}
+	prec_warn("%s: ignored %s, which does not hold a segment number; numbering goes on from "
+		  "the segments found",
+		  d->path, PREC_SEGDIR_SEQ_NAME);
+	return 0;
+}
+
+/* Keep seq as the last number given, replacing precord.seq by a rename (never half written). */
+static int write_seq(struct prec_segdir *d, uint64_t seq)
+{
+	char buf[32];
+	int fd, n, err = 0;
+
+	n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)seq);
+	unlinkat(d->dirfd, SEQ_TMP_NAME, 0);
+	fd = openat(d->dirfd, SEQ_TMP_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, (size_t)n) != n || fsync(fd))
+		err = errno ? -errno : -EIO;
+	close(fd);
+	if (!err && renameat(d->dirfd, SEQ_TMP_NAME, d->dirfd, PREC_SEGDIR_SEQ_NAME))
+		err = -errno;
+	if (err)
+		unlinkat(d->dirfd, SEQ_TMP_NAME, 0);
+	return err;
+}
+
 /* Close what an earlier run left live, and number on after every segment found. */
 static int recover(struct prec_segdir *d)
 {
@@ -209,7 +277,7 @@ static int recover(struct prec_segdir *d)
 	err = prec_segdir__list(d, &segs, &n);
 	if (err)
 		return err;
-	d->next_seq = 1;
+	d->next_seq = read_seq(d) + 1;
 	for (size_t i = 0; i < n; i++) {
 		char final[PREC_SEGMENT_NAME_MAX];
 		int fd;
@@ -385,6 +453,24 @@ int prec_segdir__open_read(const char *path, struct prec_segdir **ret)
 	return err;
 }
 
+int prec_segdir__writer_active(struct prec_segdir *d)
+{
+	int fd, err;
+
+	if (d->lockfd >= 0)
+		return 1;
+	fd =
+	    openat(d->dirfd, PREC_SEGDIR_LOCK_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!flock(fd, LOCK_SH | LOCK_NB))
+		err = 0;
+	else
+		err = errno == EWOULDBLOCK ? 1 : -errno;
+	close(fd); /* drops the shared lock, if taken */
+	return err;
+}
+
 void prec_segdir__free(struct prec_segdir *d)
 {
 	if (!d)
@@ -456,6 +542,15 @@ int prec_segdir__create_segment(struct prec_segdir *d, uint64_t start_ns,
 			return err;
 		if (!fstatat(d->dirfd, final, &st, AT_SYMLINK_NOFOLLOW))
 			continue; /* its final name is taken: the rename would fail */
+		/* before the segment: a power cut then skips a number, never reuses one */
+		err = write_seq(d, seg.seq);
+		/* a full disk fails the segment too, and its writer says so */
+		if (err && err != -ENOSPC && err != -EDQUOT && !d->seq_warned) {
+			d->seq_warned = true;
+			prec_warn("%s: cannot keep the last segment number in %s (%s); numbering "
+				  "may start again if the directory is emptied",
+				  d->path, PREC_SEGDIR_SEQ_NAME, strerror(-err));
+		}
 		prec_segment_format_name(seg.start_ns, seg.seq, true, seg.name, sizeof(seg.name));
 		fd = openat(d->dirfd, seg.name,
 			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -510,14 +605,18 @@ static bool min_free_set(const struct prec_retention *lim)
 	return lim->min_free.bytes || lim->min_free.pct_bp;
 }
 
-/* Which limit, if any, the oldest closed segment, which ended at `end`, must go for. */
-static bool over_limit(const struct prec_retention *lim, uint64_t end, uint64_t closed,
+/*
+ * Which limit, if any, the oldest closed segment, which ended at `end`, must go for.  The
+ * newest closed one never goes for max_bytes: a cap smaller than a segment would otherwise
+ * delete each segment as it closes, and a stopped run would leave nothing.
+ */
+static bool over_limit(const struct prec_retention *lim, uint64_t end, bool newest, uint64_t closed,
 		       uint64_t bytes, uint64_t avail, uint64_t want_free, uint64_t now_ns,
 		       enum prec_prune_reason *why)
 {
 	if (lim->max_files && closed > lim->max_files)
 		*why = PREC_PRUNE_FILES;
-	else if (lim->max_bytes && bytes > lim->max_bytes)
+	else if (lim->max_bytes && bytes > lim->max_bytes && !newest)
 		*why = PREC_PRUNE_BYTES;
 	else if (lim->max_age_ns && end < now_ns && now_ns - end > lim->max_age_ns)
 		*why = PREC_PRUNE_AGE;
@@ -534,7 +633,7 @@ static int prune(struct prec_segdir *d, const struct prec_retention *lim, uint64
 	uint64_t closed = 0, bytes = 0, avail = 0, want_free = 0;
 	struct prec_segment *segs;
 	int deleted = 0, err;
-	size_t n;
+	size_t n, newest = SIZE_MAX;
 
 	if (d->lockfd < 0)
 		return -EBADF;
@@ -551,7 +650,10 @@ static int prune(struct prec_segdir *d, const struct prec_retention *lim, uint64
 	if (err)
 		return err;
 	for (size_t i = 0; i < n; i++) {
-		closed += !is_live(d, &segs[i]);
+		if (!is_live(d, &segs[i])) {
+			closed++;
+			newest = i;
+		}
 		bytes += segs[i].size;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -559,8 +661,8 @@ static int prune(struct prec_segdir *d, const struct prec_retention *lim, uint64
 
 		if (is_live(d, &segs[i]))
 			continue;
-		if (!over_limit(lim, prec_segment_end_ns(segs, n, i), closed, bytes, avail,
-				want_free, now_ns, &why) &&
+		if (!over_limit(lim, prec_segment_end_ns(segs, n, i), i == newest, closed, bytes,
+				avail, want_free, now_ns, &why) &&
 		    !(for_space && !deleted && min_free_set(lim)))
 			break;
 		if (unlinkat(d->dirfd, segs[i].name, 0) && errno != ENOENT) {
@@ -577,7 +679,16 @@ static int prune(struct prec_segdir *d, const struct prec_retention *lim, uint64
 	if (deleted)
 		sync_dir(d);
 	free(segs);
-	return err ? err : deleted;
+	if (err)
+		return err;
+	d->unmet = (lim->max_bytes && bytes > lim->max_bytes ? 1u << PREC_PRUNE_BYTES : 0) |
+		   (avail < want_free ? 1u << PREC_PRUNE_FREE : 0);
+	return deleted;
+}
+
+unsigned prec_segdir__unmet(const struct prec_segdir *d)
+{
+	return d->unmet;
 }
 
 int prec_segdir__prune(struct prec_segdir *d, const struct prec_retention *lim, uint64_t now_ns,

@@ -32,6 +32,8 @@
 #include "prec_parse.h"
 
 #define PREC_SEGDIR_LOCK_NAME "precord.lock"
+/* The last segment number given, so that numbering goes on in an emptied directory. */
+#define PREC_SEGDIR_SEQ_NAME "precord.seq"
 
 /* Longest name (with the 20-digit largest number and ".partial"), with its NUL. */
 #define PREC_SEGMENT_NAME_MAX 64
@@ -89,7 +91,8 @@ struct prec_segdir_refusal {
  * (flock on DIR/precord.lock, which gets our pid): if another process holds the lock,
  * -EBUSY and why->lock_pid says which.  Last, every segment left live by an earlier run is
  * closed (renamed to its final name, never overwritten: if that name exists it stays live)
- * and logged as a warning; numbering continues after the highest number found.
+ * and logged as a warning; numbering continues after the highest number found, or the one
+ * kept in DIR/precord.seq if higher (a garbage precord.seq is ignored with a warning).
  * why may be NULL.  *ret is freed with prec_segdir__free().
  */
 int prec_segdir__open(const char *path, unsigned flags, struct prec_segdir_refusal *why,
@@ -100,6 +103,15 @@ int prec_segdir__open(const char *path, unsigned flags, struct prec_segdir_refus
  * may be reached through a symbolic link (the user named it); entries never are.
  */
 int prec_segdir__open_read(const char *path, struct prec_segdir **ret);
+
+/*
+ * Whether a writer (a running daemon) holds DIR's lock now: 1 if so (always for d opened by
+ * prec_segdir__open()), 0 if not (its .partial segment, if any, was left by a writer that
+ * did not end cleanly; also when DIR has no lock file), -errno if it cannot be told (the
+ * lock file is not ours to open).  Tested with a shared non-blocking flock, dropped at once:
+ * a daemon starting in that instant is refused as if another held DIR.
+ */
+int prec_segdir__writer_active(struct prec_segdir *d);
 
 /*
  * Close the directory and drop the lock.  A live segment stays live (.partial), to be closed
@@ -173,9 +185,10 @@ typedef void (*prec_segdir_pruned_fn)(const struct prec_segment *seg, enum prec_
 				      void *ctx);
 
 /*
- * Delete closed segments, oldest first, until every limit holds: never the live one, so the
- * limits may still not hold when nothing else is left.  Age is counted from
- * prec_segment_end_ns().  Free space is what statvfs says is available to unprivileged
+ * Delete closed segments, oldest first, until every limit holds: never the live one, nor the
+ * newest closed one for max_bytes (a run always leaves its last segment), so max_bytes and
+ * min_free may still not hold when nothing else may go: prec_segdir__unmet() says so.  Age is
+ * counted from prec_segment_end_ns().  Free space is what statvfs says is available to unprivileged
  * users, plus what each deletion frees (counted from its blocks, so a segment a reader keeps
  * open cannot make every other one go).  The directory is synced after the deletions.  fn
  * (may be NULL) is called for each.  Returns how many were deleted, or -errno (some may have
@@ -192,5 +205,13 @@ int prec_segdir__prune(struct prec_segdir *d, const struct prec_retention *lim, 
  */
 int prec_segdir__prune_for_space(struct prec_segdir *d, const struct prec_retention *lim,
 				 uint64_t now_ns, prec_segdir_pruned_fn fn, void *ctx);
+
+/*
+ * The limits that the last prune (successful) left unmet, as a mask of
+ * 1u << PREC_PRUNE_BYTES (the live segment and the newest closed one alone are over
+ * max_bytes) and 1u << PREC_PRUNE_FREE (less free than min_free, with no closed segment left
+ * to delete); 0 before the first prune.  For the caller's one warning.
+ */
+unsigned prec_segdir__unmet(const struct prec_segdir *d);
 
 #endif

@@ -13,6 +13,12 @@
  * segment; if nothing may go, the segment is closed and the daemon keeps draining (counting
  * what it cannot write) and tries a new segment every RETRY_MS, saying so once each way.
  *
+ * Retention never deletes the newest closed segment for --max-disk, and a segment switches
+ * once it holds a quarter of --max-disk (MAX_DISK_SHARE) whatever --switch-output says: a
+ * stopped run always leaves its last segment.  A limit that deletions cannot meet (that one
+ * segment over --max-disk, a --min-free with nothing left to delete) is said once each time
+ * it begins to hold, in the log and in the status.
+ *
  * Memory does not grow with uptime: the session keeps no per-process state (each segment's
  * state is read anew from /proc), the build-id cache is capped, and a status is one line.
  */
@@ -42,6 +48,10 @@
 #define RETRY_MS 10000 /* after a full disk, try a new segment this often */
 #define RESUME_FREE (1u << 20) /* and only with this much free: less fills at the first flush */
 #define CTL_TIMEOUT_MS 1000 /* a control client has this long to send its command */
+#define MAX_DISK_SHARE 4    /* a segment switches at 1/4 of --max-disk at most */
+
+/* What the last error or warning (status) is about, so that its end can be marked. */
+enum note_kind { NOTE_OTHER, NOTE_STOPPED, NOTE_OVER_DISK, NOTE_NO_FREE };
 
 struct daemon {
 	const struct rec_opts *o;
@@ -62,6 +72,9 @@ struct daemon {
 	int stop_err; /* the write error that stopped writing: a full disk or another */
 	bool resumed; /* a segment begun after a full disk, its first flush not written yet */
 	uint64_t disk_full_since_ms, dropped_at_full, next_retry_ms;
+	uint64_t switch_bytes; /* --switch-output's size, lowered to fit --max-disk; 0: none */
+	unsigned unmet_said;   /* retention limits said to be unmet, 1u << prec_prune_reason */
+	enum note_kind last_kind;
 	char last_error[1024]; /* a message may name a long DIR */
 };
 
@@ -73,18 +86,71 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void note_error(struct daemon *d, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* A size as an option takes it (256K, 5G) when it is a whole number of such units. */
+static const char *fmt_size(uint64_t n, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
 
-/* Log an error once and keep it for `precord ctl status`. */
-static void note_error(struct daemon *d, const char *fmt, ...)
+	while (u < 3 && n && n % 1024 == 0) {
+		n /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%" PRIu64 "B", n);
+	else
+		snprintf(buf, len, "%" PRIu64 "%c", n, units[u]);
+	return buf;
+}
+
+/* A duration as an option takes it (30s, 10m, 7d), in its largest whole unit. */
+static const char *fmt_duration(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = {{"d", 86400000000000ULL}, {"h", 3600000000000ULL}, {"m", 60000000000ULL},
+		     {"s", 1000000000ULL},     {"ms", 1000000ULL},	{"us", 1000ULL}};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (ns && ns % units[i].ns == 0) {
+			snprintf(buf, len, "%" PRIu64 "%s", ns / units[i].ns, units[i].name);
+			return buf;
+		}
+	snprintf(buf, len, "%" PRIu64 "ns", ns);
+	return buf;
+}
+
+static void note(struct daemon *d, int priority, enum note_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Log an error or a warning once and keep it for `precord ctl status`. */
+static void note(struct daemon *d, int priority, enum note_kind kind, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(d->last_error, sizeof(d->last_error), fmt, ap);
 	va_end(ap);
-	service_log(LOG_ERR, "%s", d->last_error);
+	d->last_kind = kind;
+	service_log(priority, "%s", d->last_error);
+}
+
+#define note_error(d, ...) note(d, LOG_ERR, NOTE_OTHER, __VA_ARGS__)
+
+/* The condition of the kept error or warning has ended: the status says when, and keeps it. */
+static void note_ended(struct daemon *d, enum note_kind kind)
+{
+	size_t n = strlen(d->last_error);
+	time_t t = time(NULL);
+	char when[16];
+	struct tm tm;
+
+	if (!n || d->last_kind != kind || !localtime_r(&t, &tm) ||
+	    !strftime(when, sizeof(when), "%H:%M:%S", &tm))
+		return;
+	snprintf(d->last_error + n, sizeof(d->last_error) - n, " (ended %s)", when);
+	d->last_kind = NOTE_OTHER;
 }
 
 static void on_pruned(const struct prec_segment *seg, enum prec_prune_reason why, void *ctx)
@@ -100,12 +166,61 @@ static void on_pruned(const struct prec_segment *seg, enum prec_prune_reason why
 		    reasons[why]);
 }
 
+static uint64_t dir_bytes(struct daemon *d, size_t *ret_n)
+{
+	struct prec_segment *segs = NULL;
+	uint64_t bytes = 0;
+	size_t n = 0;
+
+	if (!prec_segdir__list(d->dir, &segs, &n))
+		for (size_t i = 0; i < n; i++)
+			bytes += segs[i].size;
+	free(segs);
+	if (ret_n)
+		*ret_n = n;
+	return bytes;
+}
+
+/* A retention limit that deletions cannot meet is said when it begins, and its end marked. */
+static void say_unmet(struct daemon *d)
+{
+	const struct prec_retention *r = &d->o->retention;
+	unsigned now = prec_segdir__unmet(d->dir), begun = now & ~d->unmet_said;
+	unsigned ended = d->unmet_said & ~now;
+	char b1[32], b2[32];
+
+	if (begun & (1u << PREC_PRUNE_BYTES))
+		note(d, LOG_WARNING, NOTE_OVER_DISK,
+		     "--max-disk %s cannot be met: %s holds %s with only the newest closed segment "
+		     "and the live one, which retention keeps; raise --max-disk",
+		     fmt_size(r->max_bytes, b1, sizeof(b1)), d->o->dir,
+		     fmt_bytes(dir_bytes(d, NULL), b2, sizeof(b2)));
+	if (begun & (1u << PREC_PRUNE_FREE)) {
+		struct statvfs vfs;
+		uint64_t avail = 0;
+
+		if (!fstatvfs(prec_segdir__fd(d->dir), &vfs))
+			avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		note(d, LOG_WARNING, NOTE_NO_FREE,
+		     "--min-free cannot be met: no closed segment is left to delete in %s and its "
+		     "file system has %s free; free space on it or lower --min-free",
+		     d->o->dir, fmt_bytes(avail, b1, sizeof(b1)));
+	}
+	if (ended & (1u << PREC_PRUNE_BYTES))
+		note_ended(d, NOTE_OVER_DISK);
+	if (ended & (1u << PREC_PRUNE_FREE))
+		note_ended(d, NOTE_NO_FREE);
+	d->unmet_said = now;
+}
+
 static void prune(struct daemon *d)
 {
 	int n = prec_segdir__prune(d->dir, &d->o->retention, wall_ns(), on_pruned, NULL);
 
 	if (n < 0)
 		note_error(d, "cannot apply retention in %s: %s", d->o->dir, strerror(-n));
+	else
+		say_unmet(d);
 }
 
 static bool space_error(int err)
@@ -199,9 +314,12 @@ static void handle_write_error(struct daemon *d, int err)
 		d->next_retry_ms = now_ms() + RETRY_MS;
 		return;
 	}
-	if (space_error(err))
+	if (space_error(err)) {
 		n = prec_segdir__prune_for_space(d->dir, &d->o->retention, wall_ns(), on_pruned,
 						 NULL);
+		if (n >= 0)
+			say_unmet(d);
+	}
 	if (n > 0 && !begin_segment(d))
 		return;
 	prec_session__total_stats(d->s, &total);
@@ -211,14 +329,16 @@ static void handle_write_error(struct daemon *d, int err)
 	d->dropped_at_full = total.dropped_samples;
 	d->next_retry_ms = now_ms() + RETRY_MS;
 	if (space_error(err))
-		note_error(d, "%s is full (%s): writing stopped; nothing closed is lost, the "
-			      "samples meanwhile are counted and writing resumes when space returns",
-			   d->o->dir, strerror(-err));
+		note(d, LOG_ERR, NOTE_STOPPED,
+		     "%s is full (%s): writing stopped; nothing closed is lost, the "
+		     "samples meanwhile are counted and writing resumes when space returns",
+		     d->o->dir, strerror(-err));
 	else /* an I/O error, a file system gone read-only: the same retry may cure it */
-		note_error(d, "cannot write segment %s in %s (%s): writing stopped; nothing "
-			      "closed is lost, the samples meanwhile are counted and a new segment "
-			      "is tried every %d s", d->seg.name, d->o->dir, strerror(-err),
-			   RETRY_MS / 1000);
+		note(d, LOG_ERR, NOTE_STOPPED,
+		     "cannot write segment %s in %s (%s): writing stopped; nothing "
+		     "closed is lost, the samples meanwhile are counted and a new segment "
+		     "is tried every %d s",
+		     d->seg.name, d->o->dir, strerror(-err), RETRY_MS / 1000);
 }
 
 static void retry_after_full(struct daemon *d)
@@ -250,7 +370,7 @@ static void confirm_resume(struct daemon *d)
 	service_log(LOG_NOTICE, "writing again after %.0f s: %" PRIu64 " samples were not written",
 		    (double)(now_ms() - d->disk_full_since_ms) / 1000.0,
 		    total.dropped_samples - d->dropped_at_full);
-	d->last_error[0] = 0;
+	note_ended(d, NOTE_STOPPED);
 }
 
 static void switch_segment(struct daemon *d)
@@ -269,6 +389,75 @@ static void switch_segment(struct daemon *d)
 	err = begin_segment(d);
 	if (err)
 		handle_write_error(d, err);
+}
+
+/* ---- settings ---- */
+
+/*
+ * The size at which a segment switches: --switch-output's, lowered to a quarter of --max-disk,
+ * so that the live segment and the newest closed one, which retention keeps, fit under it.
+ * Said once at start when it lowers (or adds) a size.
+ */
+static void set_switch_size(struct daemon *d)
+{
+	const struct prec_switch_spec *sw = &d->o->switch_spec;
+	uint64_t cap = d->o->retention.max_bytes / MAX_DISK_SHARE;
+	char b1[32], b2[32], b3[32];
+
+	d->switch_bytes = sw->size_bytes;
+	if (!cap || (d->switch_bytes && d->switch_bytes <= cap))
+		return;
+	d->switch_bytes = cap;
+	if (sw->size_bytes)
+		service_log(LOG_NOTICE,
+			    "segments switch at %s, a quarter of --max-disk %s, instead "
+			    "of --switch-output's %s",
+			    fmt_size(cap, b1, sizeof(b1)),
+			    fmt_size(d->o->retention.max_bytes, b2, sizeof(b2)),
+			    fmt_size(sw->size_bytes, b3, sizeof(b3)));
+	else
+		service_log(LOG_NOTICE, "segments also switch at %s, a quarter of --max-disk %s",
+			    fmt_size(cap, b1, sizeof(b1)),
+			    fmt_size(d->o->retention.max_bytes, b2, sizeof(b2)));
+}
+
+/* "switch: ...\nretention: ...\n" for the status. */
+static void settings_text(const struct daemon *d, char *buf, size_t len)
+{
+	const struct prec_switch_spec *sw = &d->o->switch_spec;
+	const struct prec_retention *r = &d->o->retention;
+	char t[32], b[32], sws[96], ret[256] = "";
+	size_t n = 0;
+
+	if (r->max_files)
+		n += (size_t)snprintf(ret + n, sizeof(ret) - n, ", --switch-max-files %" PRIu64,
+				      r->max_files);
+	if (r->max_bytes && n < sizeof(ret))
+		n += (size_t)snprintf(ret + n, sizeof(ret) - n, ", --max-disk %s",
+				      fmt_size(r->max_bytes, b, sizeof(b)));
+	if (r->max_age_ns && n < sizeof(ret))
+		n += (size_t)snprintf(ret + n, sizeof(ret) - n, ", --max-age %s",
+				      fmt_duration(r->max_age_ns, t, sizeof(t)));
+	if (r->min_free.pct_bp && n < sizeof(ret))
+		n += (size_t)snprintf(ret + n, sizeof(ret) - n, ", --min-free %u.%02u%%",
+				      r->min_free.pct_bp / 100, r->min_free.pct_bp % 100);
+	else if (r->min_free.bytes && n < sizeof(ret))
+		snprintf(ret + n, sizeof(ret) - n, ", --min-free %s",
+			 fmt_size(r->min_free.bytes, b, sizeof(b)));
+	if (sw->time_ms && d->switch_bytes)
+		snprintf(sws, sizeof(sws), "after %s or at %s",
+			 fmt_duration(sw->time_ms * 1000000, t, sizeof(t)),
+			 fmt_size(d->switch_bytes, b, sizeof(b)));
+	else if (sw->time_ms)
+		snprintf(sws, sizeof(sws), "after %s",
+			 fmt_duration(sw->time_ms * 1000000, t, sizeof(t)));
+	else if (d->switch_bytes)
+		snprintf(sws, sizeof(sws), "at %s", fmt_size(d->switch_bytes, b, sizeof(b)));
+	else
+		snprintf(sws, sizeof(sws), "on SIGUSR2 or precord ctl rotate only");
+	snprintf(buf, len, "switch: %s%s\nretention: %s\n", sws,
+		 d->switch_bytes != sw->size_bytes ? " (a quarter of --max-disk)" : "",
+		 ret[0] ? ret + 2 : "none");
 }
 
 /* ---- status ---- */
@@ -321,18 +510,15 @@ static void target_text(const struct daemon *d, char *buf, size_t len)
 static void status_text(struct daemon *d, char *buf, size_t len)
 {
 	struct prec_session_stats total, cur;
-	struct prec_segment *segs = NULL;
-	uint64_t bytes = 0, rss_kb, written;
-	size_t nseg = 0, i;
+	uint64_t bytes, rss_kb, written;
+	size_t nseg = 0;
 	double cpu_s, pct;
-	char target[256], b1[32];
+	char target[256], b1[32], settings[512];
 
 	prec_session__total_stats(d->s, &total);
 	prec_session__output_stats(d->s, &cur);
-	if (!prec_segdir__list(d->dir, &segs, &nseg))
-		for (i = 0; i < nseg; i++)
-			bytes += segs[i].size;
-	free(segs);
+	bytes = dir_bytes(d, &nseg);
+	settings_text(d, settings, sizeof(settings));
 	self_usage(&cpu_s, &rss_kb);
 	target_text(d, target, sizeof(target));
 	written = d->samples_written + (d->seg_fd >= 0 ? cur.kept_samples : 0);
@@ -345,6 +531,7 @@ static void status_text(struct daemon *d, char *buf, size_t len)
 		 "uptime: %.0f s\n"
 		 "target: %s\n"
 		 "directory: %s\n"
+		 "%s"
 		 "segments: %zu\n"
 		 "bytes on disk: %" PRIu64 " (%s)\n"
 		 "samples written: %" PRIu64 "\n"
@@ -357,6 +544,7 @@ static void status_text(struct daemon *d, char *buf, size_t len)
 		 "live segment: %s\n"
 		 "last error: %s\n",
 		 (int)getpid(), (double)(now_ms() - d->started_ms) / 1000.0, target, d->o->dir,
+		 settings,
 		 nseg, bytes, fmt_bytes(bytes, b1, sizeof(b1)), written, total.dropped_samples,
 		 total.ring.lost, total.ring.lost_records, total.lost_samples, pct,
 		 total.ring.throttles, cpu_s, rss_kb,
@@ -409,7 +597,7 @@ static void serve_ctl(struct daemon *d)
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
 	struct pollfd pfd;
-	char cmd[64], reply[2048];
+	char cmd[64], reply[4096];
 	ssize_t n = 0;
 	int fd;
 
@@ -630,14 +818,13 @@ static void run_loop(struct daemon *d)
 		if (err && d->seg_fd >= 0)
 			handle_write_error(d, err);
 		retry_after_full(d);
-		if (d->seg_fd >= 0 && !d->switch_asked && !o->switch_spec.signal_only) {
+		if (d->seg_fd >= 0 && !d->switch_asked) {
 			struct prec_session_stats cur;
 
 			prec_session__output_stats(d->s, &cur);
 			if ((o->switch_spec.time_ms &&
 			     now_ms() >= d->seg_start_ms + o->switch_spec.time_ms) ||
-			    (o->switch_spec.size_bytes &&
-			     cur.written_bytes >= o->switch_spec.size_bytes))
+			    (d->switch_bytes && cur.written_bytes >= d->switch_bytes))
 				d->switch_asked = true;
 		}
 		if (d->switch_asked && !d->stopping)
@@ -717,6 +904,7 @@ int daemon_run(const struct rec_opts *o)
 		note_error(&d, "cannot set up the event loop: %s", strerror(errno));
 		goto out;
 	}
+	set_switch_size(&d);
 	prune(&d); /* segments of earlier runs count */
 	err = begin_segment(&d);
 	if (err) {

@@ -225,9 +225,23 @@ static int daemon_option(int c, const char *arg, struct rec_opts *o)
 			fprintf(stderr, "precord: bad --max-disk '%s'; give a size like 10G\n", arg);
 			return 2;
 		}
+		if (v < (1u << 20)) {
+			/* one segment (header, build-ids, the maps of every process) takes more */
+			fprintf(stderr,
+				"precord: --max-disk '%s' is too small for a segment; give "
+				"at least 1M\n",
+				arg);
+			return 2;
+		}
 		r->max_bytes = v;
 		return 0;
 	case OPT_MAX_AGE:
+		/* a bare number would be seconds: a typo that deletes a week of segments */
+		if (*arg && arg[strspn(arg, "0123456789.")] == '\0') {
+			fprintf(stderr, "precord: bad --max-age '%s'; give a unit: %sd, %sh, %sm\n",
+				arg, arg, arg, arg);
+			return 2;
+		}
 		if (prec_parse_duration_ns(arg, &v) || !v) {
 			fprintf(stderr, "precord: bad --max-age '%s'; give a duration like 7d or 12h\n",
 				arg);

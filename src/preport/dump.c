@@ -170,8 +170,30 @@ static int print_body(struct prec_reader *r, const struct prec_record *rec, FILE
 	return 0;
 }
 
-int preport_dump(struct prec_reader *r, const char *input, FILE *out)
+/* Whether a record is a sample outside the stream's --since/--until window. */
+static bool outside(struct prec_reader *r, const struct prec_record *rec,
+		    const struct preport_stream *win)
 {
+	const struct prec_evsel *e;
+	struct prec_sample s;
+	int idx;
+
+	if (!win || !win->window || rec->type != PERF_RECORD_SAMPLE)
+		return false;
+	idx = prec_reader__evsel_of(r, rec);
+	if (idx < 0)
+		return false;
+	e = prec_reader__evsel(r, (size_t)idx);
+	if (!(e->layout.sample_type & PERF_SAMPLE_TIME) ||
+	    prec_sample__parse(&e->layout, rec->data, rec->size, &s))
+		return false; /* printed, as malformed or without a time */
+	return s.time < win->lo || s.time > win->hi;
+}
+
+int preport_dump(struct prec_reader *r, const char *input, const struct preport_stream *win,
+		 FILE *out)
+{
+	uint64_t left_out = 0;
 	struct prec_time_range times = { 0, 0 };
 	static const char *const kinds[] = { "", "k", "u", "H", "gk", "gu", "6", "7" };
 	uint64_t counts[NR_TYPES] = { 0 }, other = 0, total = 0;
@@ -182,6 +204,11 @@ int preport_dump(struct prec_reader *r, const char *input, FILE *out)
 	int rc;
 
 	while ((rc = prec_reader__next(r, &rec)) > 0) {
+		if (outside(r, &rec, win)) {
+			preport_times_add_record(&times, r, &rec);
+			left_out++;
+			continue;
+		}
 		if (rec.decompressed)
 			snprintf(obuf, sizeof(obuf), "%#" PRIx64 "+%#" PRIx64, rec.offset,
 				 rec.inner_offset);
@@ -219,6 +246,8 @@ int preport_dump(struct prec_reader *r, const char *input, FILE *out)
 	}
 	if (other)
 		fprintf(out, "%20s: %10" PRIu64 "\n", "UNKNOWN(>255)", other);
+	if (left_out)
+		fprintf(out, "(%" PRIu64 " samples outside --since/--until left out)\n", left_out);
 	if (prec_reader__truncated(r))
 		fprintf(out, "(input truncated: records after the cut are missing)\n");
 	if (rc == 0)

@@ -560,6 +560,19 @@ static void refuse_cpu(const char *input)
 }
 
 /* A directory of segments: the listing, the dump or the report.  Returns the exit status. */
+/* -D of one file with --since/--until: its samples outside them are left out. */
+static int dump_input(struct preport_input *in, const char *input, FILE *out)
+{
+	struct preport_stream s;
+	int err = preport_input__open_stream(in, 0, &s);
+
+	if (err)
+		return err;
+	err = preport_dump(s.r, input, &s, out);
+	preport_input__close_stream(in, &s);
+	return err;
+}
+
 static int run_dir(const struct preport_opts *o, const struct preport_range *range,
 		   const struct preport_report_opts *ro)
 {
@@ -978,9 +991,6 @@ int main(int argc, char **argv)
 	signal(SIGBUS, on_sigbus);
 	ro.session.cache_dir = no_cache ? NULL : cache_dir(cache_buf, sizeof(cache_buf));
 
-	if (range.set && o.dump_raw)
-		prec_warn("-D prints every record: --since and --until only pick the segments of "
-			  "a directory");
 	rc = 1;
 	if (preport_is_dir(o.input)) {
 		rc = run_dir(&o, &range, &ro);
@@ -1017,8 +1027,12 @@ int main(int argc, char **argv)
 			err = preport_print_header(r, o.input, stdout);
 	}
 	if (!err && !o.header_only) {
-		if (o.dump_raw)
-			err = preport_dump(r, o.input, stdout);
+		if (o.dump_raw && !range.set)
+			err = preport_dump(r, o.input, NULL, stdout);
+		else if (o.dump_raw && preport_input__new_file(r, o.input, &range, &in))
+			goto out_reader; /* said why */
+		else if (o.dump_raw)
+			err = dump_input(in, o.input, stdout);
 		else if (!range.set)
 			err = preport_report(r, o.input, &ro, stdout);
 		else if (preport_input__new_file(r, o.input, &range, &in))

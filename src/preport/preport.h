@@ -56,8 +56,15 @@ struct preport_report_opts {
 int preport_report(struct prec_reader *r, const char *input, const struct preport_report_opts *o,
 		   FILE *out);
 
-/* -D: one line per record, then totals per type. Returns 0 or -errno. */
-int preport_dump(struct prec_reader *r, const char *input, FILE *out);
+struct preport_stream;
+
+/*
+ * -D: one line per record, then totals per type.  With a window (win->window, from
+ * --since/--until), the samples outside it are left out and counted.  win may be NULL.
+ * Returns 0 or -errno.
+ */
+int preport_dump(struct prec_reader *r, const char *input, const struct preport_stream *win,
+		 FILE *out);
 
 /* Counts the time of `rec` into `t` if it is a SAMPLE. */
 void preport_times_add_record(struct prec_time_range *t, const struct prec_reader *r,

@@ -113,11 +113,11 @@ static void print_range(struct preport_input *in, FILE *out)
 	if (!rg->set)
 		return;
 	if (rg->since_ns)
-		preport_format_wall(rg->since_ns, false, a, sizeof(a));
+		preport_format_wall(rg->since_ns, rg->since_ns % 1000000000 != 0, a, sizeof(a));
 	else
 		snprintf(a, sizeof(a), "the start");
 	if (rg->until_ns)
-		preport_format_wall(rg->until_ns, false, b, sizeof(b));
+		preport_format_wall(rg->until_ns, rg->until_ns % 1000000000 != 0, b, sizeof(b));
 	else
 		snprintf(b, sizeof(b), "the end");
 	fprintf(out, "# time range: from %s to %s (local time)", a, b);

@@ -42,6 +42,7 @@ struct preport_input {
 	char pathbuf[4096];
 	int fd; /* of the open segment, -1 if none */
 	bool *bad; /* per picked stream: damaged in the first pass, skipped */
+	int writer; /* prec_segdir__writer_active(): a .partial is live only if a daemon runs */
 };
 
 bool preport_is_dir(const char *path)
@@ -171,6 +172,7 @@ int preport_input__new_dir(const char *path, const struct preport_range *range,
 		preport_input__free(in);
 		return err;
 	}
+	in->writer = prec_segdir__writer_active(in->d);
 	for (i = 0; i < in->nsegs; i++)
 		if (overlaps(in, i))
 			in->pick[in->npick++] = i;
@@ -448,6 +450,12 @@ static void count_segment(struct prec_reader *r, struct seg_count *c)
 	}
 }
 
+/* How a .partial segment is named: live, or left so by a daemon that is gone. */
+static const char *live_label(const struct preport_input *in)
+{
+	return in->writer ? "live" : "left live by a crash";
+}
+
 int preport_input__print_listing(struct preport_input *in, FILE *out)
 {
 	char start[32], end[32], since[32], until[32];
@@ -456,9 +464,11 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 
 	fprintf(out, "# segment directory : %s (%zu segments", in->path, in->nsegs);
 	if (in->range.set) {
-		preport_format_wall(in->range.since_ns, false, since, sizeof(since));
+		preport_format_wall(in->range.since_ns, in->range.since_ns % NSEC != 0, since,
+				    sizeof(since));
 		if (in->range.until_ns)
-			preport_format_wall(in->range.until_ns, false, until, sizeof(until));
+			preport_format_wall(in->range.until_ns, in->range.until_ns % NSEC != 0,
+					    until, sizeof(until));
 		else
 			snprintf(until, sizeof(until), "now");
 		fprintf(out, ", %zu from %s to %s", in->npick, since, until);
@@ -487,7 +497,7 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 		fprintf(out, "# %-48s %-23s %-23s %10" PRIu64 " %12" PRIu64, seg->name, start, end,
 			c.samples, seg->size);
 		if (seg->live)
-			fputs("  live", out);
+			fprintf(out, "  %s", live_label(in));
 		if (c.err)
 			fprintf(out, "  damaged: %s", c.why);
 		else if (c.truncated && !seg->live)
@@ -528,18 +538,26 @@ int preport_input__dump(struct preport_input *in, FILE *out)
 
 	for (i = 0; i < in->npick; i++) {
 		const struct prec_segment *seg = &in->segs[in->pick[i]];
+		struct preport_stream s;
 		struct prec_reader *r;
 		const char *why;
 		int err;
 
-		fprintf(out, "# ======== segment %s%s ========\n", seg->name,
-			seg->live ? " (live)" : "");
+		fprintf(out, "# ======== segment %s%s%s%s ========\n", seg->name,
+			seg->live ? " (" : "", seg->live ? live_label(in) : "",
+			seg->live ? ")" : "");
 		if (open_segment(in, in->pick[i], &r, &why)) {
 			prec_warn("segment %s is damaged (%s); skipped", seg->name, why);
 			continue;
 		}
 		preport_log_subject(seg->name, false);
-		err = preport_dump(r, seg->live ? NULL : seg->name, out);
+		memset(&s, 0, sizeof(s));
+		err = stream_window(in, r, seg->name, &s);
+		if (err == -ENOMEM) {
+			close_segment(in, r);
+			return err;
+		}
+		err = preport_dump(r, seg->live ? NULL : seg->name, &s, out);
 		close_segment(in, r);
 		preport_log_subject(NULL, false);
 		if (err == -ENOMEM || err == -EIO)

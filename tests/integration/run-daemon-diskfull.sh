@@ -83,6 +83,9 @@ check $? "after the filler is removed the daemon writes again (log: $(tail -n 1 
 n=$(grep -c "writing again" "$dlog")
 [ "$n" -eq 1 ]
 check $? "the log says it writes again once ($n times)"
+e=$(status_of "$D" "last error")
+case $e in *" is full "*"(ended "[0-2][0-9]:[0-5][0-9]:[0-5][0-9]")") true ;; *) false ;; esac
+check $? "ctl status keeps the disk-full episode, ended: $e"
 stop_daemon full "$D"
 lost=
 for f in $before; do

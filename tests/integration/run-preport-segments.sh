@@ -14,7 +14,10 @@
 #     HH:MM:SS) pick the segments and, inside them, the samples: exact counts, computed from
 #     the sample times; the report says the range applied and how many segments it read;
 #   - the same on a single file; a file without wall-clock data is a one-line error;
-#   - --header lists the segments (samples, bytes, live); -D dumps each after a separator;
+#   - -D honours --since/--until (the samples outside are left out, and counted), and the
+#     range line keeps a fraction of a second;
+#   - --header lists the segments (samples, bytes, live: only while DIR's lock is held, else
+#     "left live by a crash"); -D dumps each after a separator;
 #   - a segment cut to 10 bytes and one of random bytes each give one warning naming it,
 #     and the rest still reports; the listing marks them damaged;
 #   - a FIFO and a symbolic link named like segments, and other files, are ignored;
@@ -147,6 +150,26 @@ if expect_ok "the report of a range"; then
 	[ "$(samples_line)" = 31 ]
 	check $? "its sample count is 31 (got '$(samples_line)')"
 fi
+run rangefrac -q -i "$dir" --since "@$((t1 + 2)).5" --until "@$((t2 + 1))"
+if expect_ok "a range with a fraction of a second"; then
+	want=$(date -d "@$((t1 + 2))" '+%H:%M:%S').500
+	grep '^# time range: ' "$out" | grep -q -F " $want to "
+	check $? "the range line keeps the fraction ($want): $(grep '^# time range' "$out")"
+fi
+run rangedump -D -i "$dir" --since "@$((t1 + 2))" --until "@$((t2 + 1))"
+if expect_ok "-D -i DIR with --since/--until"; then
+	n=$(grep -c ': SAMPLE ' "$out")
+	[ "$n" -eq 31 ] && [ "$(grep -c '^# ======== segment ' "$out")" -eq 2 ]
+	check $? "-D prints the 31 samples of the range, from 2 segments ($n)"
+	grep -q '^(20 samples outside --since/--until left out)$' "$out"
+	check $? "and says how many it left out: $(grep 'left out' "$out" | join_lines)"
+fi
+run filedump -D -i "$s1" --since "@$((t1 + 2))"
+if expect_ok "-D -i FILE with --since"; then
+	n=$(grep -c ': SAMPLE ' "$out")
+	[ "$n" -eq 20 ]
+	check $? "-D of one file prints the 20 samples from --since on ($n)"
+fi
 count "a single file with --since" 20 -i "$s1" --since "@$((t1 + 2))"
 "$WRITE_STREAM" -o "$workdir/noclock.data" "$DEMO" hot_a:10 || fail "write-stream failed"
 run noclock -i "$workdir/noclock.data" --since -1h
@@ -171,15 +194,34 @@ if expect_ok "--header-only -i DIR"; then
 	done
 	awk -v n="$(basename "$s1")" '$2 == n && $(NF - 1) == 40 { f = 1 } END { exit !f }' "$out"
 	check $? "the listing counts 40 samples in segment 1: $(grep "^# $(basename "$s1")" "$out")"
-	grep "^# $(basename "$s3")" "$out" | grep -q ' live$'
-	check $? "the listing marks the live segment: $(grep "^# $(basename "$s3")" "$out")"
+	grep "^# $(basename "$s3")" "$out" | grep -q ' left live by a crash$'
+	check $? "no daemon holds DIR: the .partial is one left by a crash:\
+ $(grep "^# $(basename "$s3")" "$out")"
 	grep -q '^# clockid: monotonic (1)$' "$out"
 	check $? "the first segment's header follows, with its clock"
 fi
+# a daemon's lock on DIR, held by flock(1) while preport lists it
+if command -v flock >/dev/null; then
+	: >"$dir/precord.lock"
+	out=$workdir/header_locked.out
+	err=$workdir/header_locked.err
+	flock -x "$dir/precord.lock" "$PREPORT" --header-only -i "$dir" >"$out" 2>"$err"
+	rc=$?
+	if expect_ok "--header-only -i DIR while its lock is held"; then
+		grep "^# $(basename "$s3")" "$out" | grep -q ' live$'
+		check $? "a daemon holds DIR: the listing marks the live segment:\
+ $(grep "^# $(basename "$s3")" "$out")"
+	fi
+else
+	say "flock(1) is missing: a held lock not checked"
+fi
+rm -f "$dir/precord.lock"
 run dump -D -i "$dir"
 if expect_ok "-D -i DIR"; then
 	[ "$(grep -c '^# ======== segment ' "$out")" -eq 3 ]
 	check $? "-D prints a separator per segment"
+	grep -q "^# ======== segment $(basename "$s3") (left live by a crash) ========$" "$out"
+	check $? "-D: the .partial is one left by a crash: $(grep '^# ======== ' "$out" | tail -1)"
 	[ "$(grep -c ': SAMPLE ' "$out")" -eq 90 ]
 	check $? "-D prints the 90 samples of all segments"
 fi

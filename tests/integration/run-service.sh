@@ -8,6 +8,7 @@
 #   journal     service_log writes "<N>MSG" when JOURNAL_STREAM names stderr, else
 #               "precord: MSG" (also when JOURNAL_STREAM names another file, or stderr was
 #               redirected since); one line each
+#   man         `man precord-ctl` shows precord-daemon(1) (doc/precord-ctl.1, a .so link)
 #   unit        `systemd-analyze verify` of the unit (ExecStart= pointed at this build, its
 #               man page found in doc/) prints nothing; `systemd-analyze security
 #               --offline=true` rates it at most 2.5, and the only capabilities it leaves
@@ -160,6 +161,17 @@ printf '%s\n' 'precord: disk full' >"$workdir/plain.want"
 expect "without JOURNAL_STREAM" "$workdir/plain" "$workdir/plain.want"
 env -u NOTIFY_SOCKET JOURNAL_STREAM="$other" "$PROBE" log 4 'disk full' 2>"$workdir/redir"
 expect "JOURNAL_STREAM of another file" "$workdir/redir" "$workdir/plain.want"
+
+say "--- man precord-ctl"
+if ! command -v man >/dev/null 2>&1; then
+	say "man is missing: man precord-ctl not checked"
+else
+	mkdir -p "$workdir/manctl/man1"
+	cp "$top_srcdir/doc/precord-daemon.1" "$top_srcdir/doc/precord-ctl.1" "$workdir/manctl/man1/"
+	MANPATH=$workdir/manctl MANWIDTH=80 man -P cat precord-ctl >"$workdir/manctl.out" 2>&1
+	grep -q '^PRECORD-DAEMON(1) ' "$workdir/manctl.out"
+	check $? "man precord-ctl shows precord-daemon(1): $(lines "$workdir/manctl.out" 1)"
+fi
 
 say "--- unit"
 if ! command -v systemd-analyze >/dev/null 2>&1; then

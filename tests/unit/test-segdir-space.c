@@ -130,6 +130,12 @@ static void test_min_free(void)
 		n = 0;
 	ok(err == 4 && n == 1 && segs[0].live,
 	   "--min-free=99.99%%: the other 4 go, the live one stays (%d, %zu left)", err, n);
+	ok(prec_segdir__unmet(d) == 1u << PREC_PRUNE_FREE,
+	   "and the limit is told unmet, for the caller's warning (%#x)", prec_segdir__unmet(d));
+	lim.min_free.pct_bp = 1;
+	err = prec_segdir__prune(d, &lim, T0, NULL, NULL);
+	ok(err == 0 && prec_segdir__unmet(d) == 0, "a --min-free that holds is met (%d, %#x)", err,
+	   prec_segdir__unmet(d));
 	free(segs);
 	remove_dir(d, fd);
 }

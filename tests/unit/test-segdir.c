@@ -4,7 +4,8 @@
  * symbolic link, a file, owned by someone else or writable by others; the lock against a
  * second writer (in this process and in another); symbolic links, FIFOs and directories named
  * like segments never listed, followed or deleted; the recovery of a segment left live by a
- * process killed with SIGKILL; numbers that go on after a reopen; and each retention limit
+ * process killed with SIGKILL; numbers that go on after a reopen, also of an emptied
+ * directory (precord.seq, garbage in it ignored); and each retention limit
  * alone and together, never deleting the live segment.  Free space on a small file system is
  * tested in test-segdir-space.
  */
@@ -382,9 +383,21 @@ static void test_lock(void)
 	err = prec_segdir__open(at("locked"), 0, &why, &d2);
 	ok(child > 0 && err == -EBUSY && why.lock_pid == child,
 	   "held by another process: -EBUSY naming its pid %d (%d)", (int)why.lock_pid, err);
+	err = prec_segdir__open_read(at("locked"), &d2);
+	ok(!err && prec_segdir__writer_active(d2) == 1, "a reader sees the writer active (%d)",
+	   err ? err : prec_segdir__writer_active(d2));
 	ok(kill_child(child), "which is killed");
+	ok(prec_segdir__writer_active(d2) == 0, "and, once it is killed, no writer (%d)",
+	   prec_segdir__writer_active(d2));
+	prec_segdir__free(d2);
 	err = prec_segdir__open(at("locked"), 0, &why, &d2);
-	ok(!err, "the lock of a killed process is free (%d)", err);
+	ok(!err, "the lock of a killed process is free: the reader's test kept none (%d)", err);
+	prec_segdir__free(d2);
+	err = prec_segdir__open_read(base, &d2);
+	ok(!err && prec_segdir__writer_active(d2) == 0,
+	   "a directory without a lock file has no "
+	   "writer (%d)",
+	   err ? err : prec_segdir__writer_active(d2));
 	prec_segdir__free(d2);
 }
 
@@ -451,7 +464,7 @@ static void test_segments(void)
 /* Entries named like segments that are not regular files: never listed, followed or deleted. */
 static void test_not_files(void)
 {
-	struct prec_retention all = { .max_files = 1, .max_bytes = 1 };
+	struct prec_retention all = {.max_files = 1, .max_bytes = 1, .max_age_ns = 1};
 	struct prec_segdir *d = NULL;
 	char name[PREC_SEGMENT_NAME_MAX];
 	struct prec_segment seg;
@@ -492,7 +505,7 @@ static void test_not_files(void)
 	ok(write(fd, "live", 4) == 4 && file_has(in("odd", seg.name), "live"),
 	   "the live segment is a file of its own");
 
-	err = prec_segdir__prune(d, &all, T0 + 100 * NS, NULL, NULL);
+	err = prec_segdir__prune(d, &all, UINT64_MAX, NULL, NULL);
 	ok(err == 1 && file_has(at("target"), "secret") && exists(in("odd", name)) &&
 		   file_has(in("odd", "notes.txt"), "notes") &&
 		   file_has(in("odd", "perf.data"), "perf") &&
@@ -561,6 +574,72 @@ static void test_recovery(void)
 	err = prec_segdir__open(at("crash"), 0, NULL, &d);
 	ok(!err && !strcmp(listing(d, NULL), "1 2 40 40p 41"),
 	   "reopened: nothing renamed that was closed: %s", listing(d, NULL));
+	prec_segdir__free(d);
+}
+
+/* Numbers go on in a directory emptied between runs, kept in precord.seq; garbage there is
+ * ignored with a warning. */
+static void test_seq_state(void)
+{
+	static const char *const garbage[] = {"junk\n", "-5\n", "99999999999999999999\n", "",
+					      "12 \n"};
+	struct prec_segdir *d = NULL;
+	struct prec_segment seg;
+	struct stat st;
+	int fd = -1, err;
+
+	err = prec_segdir__open(at("seq"), PREC_SEGDIR_CREATE, NULL, &d);
+	for (int i = 0; i < 3 && !err; i++) {
+		seg = closed_segment(d, T0 + (uint64_t)i * NS, 10, T0 + (uint64_t)i * NS);
+		unlink(in("seq", seg.name)); /* as retention would */
+	}
+	prec_segdir__free(d);
+	ok(!err && file_has(in("seq", PREC_SEGDIR_SEQ_NAME), "3\n") &&
+	       !stat(in("seq", PREC_SEGDIR_SEQ_NAME), &st) && (st.st_mode & 0777) == 0600,
+	   "precord.seq holds the last number, 3, mode 0600 (%d)", err);
+	warnings[0] = '\0';
+	err = prec_segdir__open(at("seq"), 0, NULL, &d);
+	ok(!err && !strcmp(listing(d, NULL), ""), "reopened empty (%d)", err);
+	err = prec_segdir__create_segment(d, T0 + 9 * NS, &seg, &fd);
+	ok(!err && seg.seq == 4 && !warnings[0],
+	   "an emptied directory numbers on at 4 (%" PRIu64 "), quietly: %s", seg.seq, warnings);
+	ok(!prec_segdir__close_segment(d, fd, NULL), "closed");
+	close(fd);
+	prec_segdir__free(d);
+
+	for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+		write_file(in("seq", PREC_SEGDIR_SEQ_NAME), garbage[i]);
+		warnings[0] = '\0';
+		err = prec_segdir__open(at("seq"), 0, NULL, &d);
+		ok(!err && strstr(warnings, PREC_SEGDIR_SEQ_NAME) && strstr(warnings, "ignored"),
+		   "garbage %zu in precord.seq is ignored with a warning (%d): %s", i, err,
+		   warnings);
+		err = err ? err : prec_segdir__create_segment(d, T0 + 10 * NS, &seg, &fd);
+		ok(!err && seg.seq == 5 + i,
+		   "and numbering goes on after the segments found, at %zu (%" PRIu64 ")", 5 + i,
+		   seg.seq);
+		if (!err) {
+			prec_segdir__close_segment(d, fd, NULL);
+			close(fd);
+		}
+		prec_segdir__free(d);
+	}
+	/* a symbolic link named precord.seq is not followed, for reading or writing */
+	unlink(in("seq", PREC_SEGDIR_SEQ_NAME));
+	write_file(at("seq-target"), "1000\n");
+	if (symlink(at("seq-target"), in("seq", PREC_SEGDIR_SEQ_NAME)))
+		abort();
+	warnings[0] = '\0';
+	err = prec_segdir__open(at("seq"), 0, NULL, &d);
+	err = err ? err : prec_segdir__create_segment(d, T0 + 11 * NS, &seg, &fd);
+	ok(!err && seg.seq == 10 && file_has(at("seq-target"), "1000\n") &&
+	       file_has(in("seq", PREC_SEGDIR_SEQ_NAME), "10\n"),
+	   "a symbolic link there is neither followed nor written through (%d, %" PRIu64 "): %s",
+	   err, seg.seq, warnings);
+	if (!err) {
+		prec_segdir__close_segment(d, fd, NULL);
+		close(fd);
+	}
 	prec_segdir__free(d);
 }
 
@@ -647,12 +726,26 @@ static void test_retention(void)
 	err = prec_segdir__prune(d, &lim, now, on_pruned, &p);
 	ok(err == 3 && !strcmp(p.names, "1 2 3") && p.why[PREC_PRUNE_BYTES] == 3,
 	   "max_bytes 3500 of 6000 (the live one's 1000 with them): 3 go: %s (%d)", p.names, err);
+	ok(prec_segdir__unmet(d) == 0, "the limit is met (%#x)", prec_segdir__unmet(d));
 	lim.max_bytes = 1;
 	memset(&p, 0, sizeof(p));
 	err = prec_segdir__prune(d, &lim, now, on_pruned, &p);
-	ok(err == 2 && !strcmp(listing(d, NULL), "6p"),
-	   "max_bytes 1: every closed one goes, the live one stays: %s (%d)", listing(d, NULL),
+	ok(err == 1 && !strcmp(listing(d, NULL), "5 6p"),
+	   "max_bytes 1: the closed ones go but the newest, the live one stays: %s (%d)",
+	   listing(d, NULL), err);
+	ok(prec_segdir__unmet(d) == 1u << PREC_PRUNE_BYTES,
+	   "and the limit is told unmet, for the caller's warning (%#x)", prec_segdir__unmet(d));
+	/* The run stops: its last segment, now the newest closed one, stays. */
+	ok(!prec_segdir__close_segment(d, fd, NULL), "the live one is closed");
+	err = prec_segdir__prune(d, &lim, now, on_pruned, &p);
+	ok(err == 1 && !strcmp(listing(d, NULL), "6"),
+	   "max_bytes 1 after the stop: the run's last segment stays: %s (%d)", listing(d, NULL),
 	   err);
+	/* Another limit still takes the newest closed one. */
+	lim = (struct prec_retention){.max_bytes = 1, .max_age_ns = 1};
+	err = prec_segdir__prune(d, &lim, T0 + 100 * 3600 * NS, on_pruned, &p);
+	ok(err == 1 && !strcmp(listing(d, NULL), "") && prec_segdir__unmet(d) == 0,
+	   "max_age long past takes it (%d, %#x)", err, prec_segdir__unmet(d));
 	close(fd);
 	prec_segdir__free(d);
 
@@ -730,6 +823,7 @@ int main(void)
 	test_segments();
 	test_not_files();
 	test_recovery();
+	test_seq_state();
 	test_end();
 	test_retention();
 	if (!tap_failed)
