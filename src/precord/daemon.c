@@ -303,11 +303,13 @@ static void handle_write_error(struct daemon *d, int err)
 	struct prec_session_stats total, cur;
 	int n = 0;
 
-	prec_session__output_stats(d->s, &cur);
-	if (!cur.kept_samples)
-		drop_segment(d); /* it holds its header at most: nothing to keep */
-	else
-		end_segment(d);
+	if (d->seg_fd >= 0) { /* a switch may have ended it already */
+		prec_session__output_stats(d->s, &cur);
+		if (!cur.kept_samples)
+			drop_segment(d); /* it holds its header at most: nothing to keep */
+		else
+			end_segment(d);
+	}
 	if (d->resumed) {
 		d->resumed = false;
 		d->disk_full = true;
@@ -383,8 +385,12 @@ static void switch_segment(struct daemon *d)
 	if (d->disk_full)
 		return;
 	err = end_segment(d);
-	if (err)
+	if (err) {
+		/* its last flush failed: the same as a write error between switches */
 		service_log(LOG_WARNING, "segment %s ended early: %s", d->seg.name, strerror(-err));
+		handle_write_error(d, err);
+		return;
+	}
 	prune(d);
 	err = begin_segment(d);
 	if (err)
