@@ -177,12 +177,9 @@ static bool has_cpu_numbers(const struct prec_reader *r)
  *    glibc maps each block over 128 KiB by itself and unmaps it when freed, and trims the
  *    heap: every new table then starts with fresh, zero-filled pages, each a page fault);
  *  - one arena for both threads, so the symbol loader's tables also land there (in an arena
- *    of its own they took a page fault per 4 KiB: the loader then ran 12 ms past the reader).
- * The heap is not advised to use transparent huge pages (it was until the eighth session):
- * on a VM whose free memory goes back to the host, a fresh 2 MiB page costs as much as
- * 2.5 ms to fault in when the host has to back it anew, which is how a report usually finds
- * the machine (right after perf report, A: 0.25 s with huge pages, 0.21 s without); only
- * right after another process freed huge pages were they cheaper.
+ *    of its own they took a page fault per 4 KiB).
+ * The heap is not advised to use transparent huge pages: on a VM whose free memory goes back
+ * to the host, a fresh huge page is slow to fault in.  Figures: doc/performance.md.
  */
 static void tune_memory(void)
 {
