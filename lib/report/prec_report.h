@@ -4,7 +4,8 @@
  * directory, oldest first), made into a finished prec_hist and the facts per event that a
  * report prints beside it (lost samples, broken stacks).  A caller picks the hist's options
  * and reads the result; rounds, side records, address spaces, symbol loading and unwinding
- * stay inside.  prec_report.c tells how a record becomes a counted stack.
+ * stay inside.  prec_report.c tells how a record becomes a counted stack; doc/reporter.md
+ * follows a sample from the file to a row of the report, module by module.
  *
  * Use, in this order:
  *   prec_report_session__new(opts)

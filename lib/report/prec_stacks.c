@@ -15,8 +15,8 @@
  *  5. Otherwise each address is resolved to a frame (DSO, address): the kernel's, a file
  *     mapping's (one DSO per file, whatever form its maps came in: file_dso_id), a JIT map's,
  *     or none.  File frames hold the file offset, the others the address.
- *  6. The frames go into the hist's trie as a stack and the sample is counted at its node.  Symbols come later, once per distinct frame, when
- *     the hist is finished.
+ *  6. The frames go into the hist's trie as a stack and the sample is counted at its node.
+ *     Symbols come later, once per distinct frame, when the hist is finished.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,56 +1,49 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * preport: reads a record stream (precord's or perf's) and prints views of it.
- * This file holds the command line and the error reporting: each failure is reported once,
- * here, in one line that says what failed and what to do.
+ * This file holds main(): it takes the options (options.c), chooses what to run (the header,
+ * the dump or the report, of a file or of a directory of segments), and reports each failure
+ * once, here, in one line that says what failed and what to do.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <malloc.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "prec_log.h"
-#include "prec_parse.h"
 #include "preport.h"
 
-static bool verbose, quiet;
 static const char *log_subject; /* the segment being read, named in warnings */
 static bool log_muted;
 static char last_error[1024]; /* the library's error, reported once by main() */
 
+/* ctx: the struct preport_opts, for -v and -q */
 static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)
 {
-	(void)ctx;
+	const struct preport_opts *o = ctx;
+
 	if (level == PREC_LOG_ERROR) {
 		snprintf(last_error, sizeof(last_error), "%s", msg);
 		return;
 	}
-	if (level >= PREC_LOG_INFO && !verbose)
+	if (level >= PREC_LOG_INFO && !o->verbose)
 		return;
-	if (level == PREC_LOG_WARN && (quiet || log_muted))
+	if (level == PREC_LOG_WARN && (o->report.quiet || log_muted))
 		return;
 	fprintf(stderr, "preport: %s: %s%s%s\n", level == PREC_LOG_WARN ? "warning" : "info",
 		log_subject ? log_subject : "", log_subject ? ": " : "", msg);
 }
 
 /* What went wrong, in the library's words if it said something, else strerror. */
-static const char *why(int err)
-{
-	return last_error[0] ? last_error : strerror(-err);
-}
-
 const char *preport_why(int err)
 {
-	return why(err);
+	return last_error[0] ? last_error : strerror(-err);
 }
 
 void preport_clear_error(void)
@@ -64,361 +57,6 @@ void preport_log_subject(const char *name, bool mute)
 	log_muted = mute;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: preport [options]\n"
-		"  -i, --input FILE|DIR     input file (default: precord.data, then perf.data; - for\n"
-		"                           stdin), or a directory of segments by precord daemon\n"
-		"      --stdio              text output (the only one; accepted for perf's\n"
-		"                           habits, as are --tui and --gtk, with a warning)\n"
-		"  -s, --sort KEYS          comm,pid,tid,dso,sym,srcline,cpu (default comm,dso,sym)\n"
-		"      --children           add callees' samples to each function (default with call chains)\n"
-		"      --no-children        self samples only\n"
-		"  -n, --show-nr-samples    a column with the number of samples\n"
-		"  -F, --fields LIST        these columns, in this order: overhead,\n"
-		"                           overhead_children, sample, period, sort keys\n"
-		"      --show-total-period  a column with the entry's period (event count)\n"
-		"      --percent-limit PCT  hide entries below PCT percent\n"
-		"  -g, --call-graph[=SPEC]  MODE,THRESHOLD,ORDER,VALUE: graph|fractal|flat|\n"
-		"                           folded|none, percent (default 0.5), caller|callee,\n"
-		"                           percent|period|count; default graph with call\n"
-		"                           chains; bare -g: graph,0.5,caller\n"
-		"      --no-call-graph      no call graphs (as -g none)\n"
-		"  -G, --inverted           call graphs from the outermost caller down\n"
-		"      --folded             one line per stack: comm;outer;...;leaf COUNT (flame graphs)\n"
-		"  -t, --field-separator S  separate fields with S, no padding (for scripts)\n"
-		"      --comms LIST         only these commands\n"
-		"      --pid LIST           only these process ids\n"
-		"      --tid LIST           only these thread ids\n"
-		"      --cpu LIST           only these CPUs (e.g. 0-3,6)\n"
-		"      --time START,END     only samples in this time window (seconds, as -D shows)\n"
-		"      --since TIME         only samples from this wall-clock time on (local time:\n"
-		"                           '2026-11-26 03:10:05', '03:10', 'yesterday', '-2h')\n"
-		"      --until TIME         only samples up to this wall-clock time (same forms)\n"
-		"      --dsos LIST          only entries in these shared objects\n"
-		"  -S, --symbols LIST       only these functions\n"
-		"  -U, --hide-unresolved    leave out samples whose function is not known\n"
-		"  -T, --threads            per-thread counts (perf record -s) after the report\n"
-		"      --inline             show inlined functions as frames of their own\n"
-		"      --max-stack N        use at most N frames of each call chain (default: the\n"
-		"                           kernel's perf_event_max_stack, as perf)\n"
-		"      --no-demangle        show C++ and Rust function names as mangled\n"
-		"      --symfs DIR          look for binaries only under DIR (the recorded root)\n"
-		"      --kallsyms FILE      kernel symbols of the recorded machine\n"
-		"                           (-k/--vmlinux is not supported: use this)\n"
-		"      --no-symbol-cache    neither use nor write the kernel symbol cache\n"
-		"                           (default: $PRECORD_CACHE_DIR, else ~/.cache/precord)\n"
-		"  -D, --dump-raw-trace     print every record, then totals per record type\n"
-		"      --header             print the recording's header features, then the\n"
-		"                           report; for a directory, first one line per segment\n"
-		"      --header-only        print only the header features\n"
-		"  -v, --verbose            more messages\n"
-		"  -q, --quiet              fewer messages\n"
-		"  -h, --help               this help\n"
-		"      --version            print the version\n");
-}
-
-/* Split a comma list into a NULL-terminated array of pieces of one copy (free_list()). */
-static const char **split_list(const char *s)
-{
-	size_t n = 3, i = 1;
-	const char *p;
-	char *copy, *tok, *save = NULL;
-	const char **v;
-
-	for (p = s; *p; p++)
-		n += *p == ',';
-	v = calloc(n, sizeof(*v));
-	copy = strdup(s);
-	if (!v || !copy) {
-		free(v);
-		free(copy);
-		return NULL;
-	}
-	v[0] = copy; /* the owner, hidden before the list */
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		v[i++] = tok;
-	return v + 1;
-}
-
-static void free_list(const char **v)
-{
-	if (!v)
-		return;
-	free((void *)v[-1]);
-	free(v - 1);
-}
-
-/* An option given again replaces its list.  -ENOMEM leaves *list NULL. */
-static int set_list(const char ***list, const char *s)
-{
-	free_list(*list);
-	*list = split_list(s);
-	return *list ? 0 : -ENOMEM;
-}
-
-static int parse_u32_list(const char *s, uint32_t **ret, size_t *ret_nr)
-{
-	size_t n = 1, i = 0;
-	const char *p = s;
-	uint32_t *v;
-
-	for (; *p; p++)
-		n += *p == ',';
-	v = calloc(n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (p = s; *p;) {
-		char *end;
-		unsigned long x;
-
-		errno = 0;
-		x = strtoul(p, &end, 10);
-		if (errno || end == p || x > UINT32_MAX || (*end && *end != ',')) {
-			free(v);
-			return -EINVAL;
-		}
-		v[i++] = (uint32_t)x;
-		p = *end ? end + 1 : end;
-	}
-	*ret = v;
-	*ret_nr = i;
-	return 0;
-}
-
-#define MAX_CPU_FILTER 4096
-
-static int parse_cpu_list(const char *s, bool **ret, uint32_t *ret_nr)
-{
-	bool *v = calloc(MAX_CPU_FILTER, sizeof(*v));
-	const char *p = s;
-
-	if (!v)
-		return -ENOMEM;
-	while (*p) {
-		char *end;
-		unsigned long a, b;
-
-		a = strtoul(p, &end, 10);
-		if (end == p || a >= MAX_CPU_FILTER)
-			goto bad;
-		b = a;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtoul(p, &end, 10);
-			if (end == p || b >= MAX_CPU_FILTER || b < a)
-				goto bad;
-		}
-		if (*end && *end != ',')
-			goto bad;
-		for (; a <= b; a++)
-			v[a] = true;
-		p = *end ? end + 1 : end;
-	}
-	*ret = v;
-	*ret_nr = MAX_CPU_FILTER;
-	return 0;
-bad:
-	free(v);
-	return -EINVAL;
-}
-
-/* "12345.678901" seconds -> ns; empty -> 0. */
-static int parse_time_ns(const char *s, size_t len, uint64_t *ret)
-{
-	uint64_t sec = 0, frac = 0, scale = 1000000000ULL;
-	size_t i = 0;
-
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-		if (sec > UINT64_MAX / 10 / 1000000000ULL)
-			return -EINVAL;
-		sec = sec * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (i < len && s[i] == '.')
-		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
-			if (scale > 1) {
-				scale /= 10;
-				frac += (uint64_t)(s[i] - '0') * scale;
-			}
-	if (i != len)
-		return -EINVAL;
-	*ret = sec * 1000000000ULL + frac;
-	return 0;
-}
-
-#define RO_FIELD(f) offsetof(struct preport_report_opts, f)
-#define NO_FIELD SIZE_MAX
-
-/* The words of a --call-graph spec and the option each sets; a word of perf's that preport
- * does not do has no field and says why. */
-static const struct graph_word {
-	const char *word;
-	size_t field; /* an int of struct preport_report_opts, or NO_FIELD */
-	int value;
-	const char *refused; /* why it is not supported; NULL: accepted */
-} graph_words[] = {
-	{ "graph", RO_FIELD(graph), PREC_GRAPH_GRAPH, NULL },
-	{ "flat", RO_FIELD(graph), PREC_GRAPH_FLAT, NULL },
-	{ "folded", RO_FIELD(graph), PREC_GRAPH_FOLDED, NULL },
-	{ "none", RO_FIELD(graph), PREC_GRAPH_NONE, NULL },
-	{ "caller", RO_FIELD(order), 1, NULL },
-	{ "callee", RO_FIELD(order), 0, NULL },
-	{ "function", NO_FIELD, 0, NULL }, /* perf's default key: frames by function */
-	{ "percent", RO_FIELD(graph_value), PREC_GRAPH_PERCENT, NULL },
-	{ "period", RO_FIELD(graph_value), PREC_GRAPH_PERIOD, NULL },
-	{ "count", RO_FIELD(graph_value), PREC_GRAPH_COUNT, NULL },
-	{ "fractal", RO_FIELD(graph), PREC_GRAPH_FRACTAL, NULL },
-	{ "address", NO_FIELD, 0,
-	  "the address key (a frame per address and source line) is not supported; use function" },
-};
-
-/*
- * --call-graph MODE,THRESHOLD,ORDER,KEY,VALUE (any order, any subset, like perf).  A part
- * perf knows that preport does not do is refused, with *ret_why saying which.
- */
-static int parse_graph_spec(const char *spec, struct preport_report_opts *o, const char **ret_why)
-{
-	const char *p = spec;
-	bool threshold = false;
-	size_t i;
-
-	*ret_why = "use MODE,THRESHOLD,ORDER,VALUE, e.g. graph,0.5,caller,percent";
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		char tok[32];
-
-		if (len >= sizeof(tok))
-			return -EINVAL;
-		memcpy(tok, p, len);
-		tok[len] = 0;
-		for (i = 0; i < sizeof(graph_words) / sizeof(graph_words[0]); i++)
-			if (!strcmp(tok, graph_words[i].word))
-				break;
-		if (i < sizeof(graph_words) / sizeof(graph_words[0])) {
-			const struct graph_word *w = &graph_words[i];
-
-			if (w->refused) {
-				*ret_why = w->refused;
-				return -EINVAL;
-			}
-			if (w->field != NO_FIELD)
-				*(int *)((char *)o + w->field) = w->value;
-		} else if (tok[0] >= '0' && tok[0] <= '9') {
-			char *end;
-			double t = strtod(tok, &end);
-
-			if (threshold) {
-				*ret_why = "a print limit (a second number) is not supported; give "
-					   "the threshold only";
-				return -EINVAL;
-			}
-			if (*end || t < 0 || t > 100)
-				return -EINVAL;
-			o->graph_threshold = t;
-			threshold = true;
-		} else {
-			return -EINVAL;
-		}
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
-}
-
-/*
- * -F/--fields LIST: perf's output fields overhead, overhead_children, sample, period and the
- * sort keys, as columns in this order.  The key fields are also the sort keys, after those of
- * --sort if it is given (keys, nr_keys: --sort's or the default; sort_given: --sort was given);
- * without any, all samples make one entry, as in perf.
- * Returns 0, or -EINVAL with the bad field in *ret_bad / *ret_bad_len.
- */
-static int parse_fields(const char *list, struct preport_report_opts *o, bool sort_given,
-			const char **ret_bad, size_t *ret_bad_len)
-{
-	static const struct {
-		const char *name;
-		enum prec_view_col col;
-	} cols[] = {
-		{ "overhead", PREC_COL_SELF },
-		{ "overhead_children", PREC_COL_CHILDREN },
-		{ "sample", PREC_COL_SAMPLES },
-		{ "period", PREC_COL_PERIOD },
-	};
-	const char *p = list;
-	size_t nf = 0, nk = sort_given ? o->nr_keys : 0, i;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		struct prec_view_field f = { .col = PREC_COL_KEY };
-		char tok[32];
-		bool known = false;
-
-		*ret_bad = p;
-		*ret_bad_len = len;
-		if (!len || len >= sizeof(tok) || nf == PREC_VIEW_MAX_FIELDS)
-			return -EINVAL;
-		memcpy(tok, p, len);
-		tok[len] = 0;
-		for (i = 0; i < sizeof(cols) / sizeof(cols[0]) && !known; i++)
-			if (!strcmp(tok, cols[i].name)) {
-				f.col = cols[i].col;
-				known = true;
-			}
-		if (!known) {
-			enum prec_sort_key k[PREC_HIST_MAX_KEYS];
-			size_t n, j;
-			const char *b;
-
-			if (prec_sort_keys__parse(tok, k, &n, &b, &i) || n != 1)
-				return -EINVAL;
-			f.key = k[0];
-			for (j = 0; j < nk && o->keys[j] != f.key; j++)
-				;
-			if (j == nk) {
-				if (nk == PREC_HIST_MAX_KEYS)
-					return -EINVAL;
-				o->keys[nk++] = f.key;
-			}
-		}
-		o->fields[nf++] = f;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	if (!nf) {
-		*ret_bad = list;
-		*ret_bad_len = strlen(list);
-		return -EINVAL;
-	}
-	o->nr_fields = nf;
-	o->nr_keys = nk;
-	o->fields_sorted = sort_given;
-	return 0;
-}
-
-static bool looks_like_graph_spec(const char *s)
-{
-	size_t i;
-
-	if (s[0] >= '0' && s[0] <= '9')
-		return true;
-	for (i = 0; i < sizeof(graph_words) / sizeof(graph_words[0]); i++)
-		if (!strncmp(s, graph_words[i].word, strlen(graph_words[i].word)))
-			return true;
-	return false;
-}
-
-/* "comm, pid, ..." */
-static void print_sort_keys(FILE *f)
-{
-	int k;
-
-	for (k = 0; k < PREC_SORT__MAX; k++)
-		fprintf(f, "%s%s", k ? ", " : "", prec_sort_key__name((enum prec_sort_key)k));
-}
-
 static const char *default_input(void)
 {
 	if (!access("precord.data", F_OK))
@@ -427,27 +65,6 @@ static const char *default_input(void)
 		return "perf.data";
 	return NULL;
 }
-
-static int bad_value(const char *opt, const char *val, const char *what)
-{
-	fprintf(stderr, "preport: bad value '%s' for %s: %s\n", val, opt, what);
-	return 2;
-}
-
-/*
- * preport is a batch process whose memory only grows until it exits, and the hash tables at
- * its heart are probed at random.  These settings of glibc's malloc:
- *  - large blocks come from the heap and freed memory stays there for reuse (by default
- *    glibc maps each block over 128 KiB by itself and unmaps it when freed, and trims the
- *    heap: every new table then starts with fresh, zero-filled pages, each a page fault);
- *  - one arena for both threads, so the symbol loader's tables also land there (in an arena
- *    of its own they took a page fault per 4 KiB: the loader then ran 12 ms past the reader).
- * The heap is not advised to use transparent huge pages (it was until the eighth session):
- * on a VM whose free memory goes back to the host, a fresh 2 MiB page costs as much as
- * 2.5 ms to fault in when the host has to back it anew, which is how a report usually finds
- * the machine (right after perf report, A: 0.25 s with huge pages, 0.21 s without); only
- * right after another process freed huge pages were they cheaper.
- */
 
 /* Builds whose leak checker wants every block freed before exit (make check under
  * --enable-sanitizers) keep the report's teardown; others leave it to the kernel. */
@@ -461,20 +78,6 @@ static int bad_value(const char *opt, const char *val, const char *what)
 #ifndef LEAK_CHECKED
 #define LEAK_CHECKED 0
 #endif
-
-/* perf's default --max-stack: the kernel's limit on recorded call chains. */
-static uint32_t default_max_stack(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
-	unsigned int v = 0;
-
-	if (f) {
-		if (fscanf(f, "%u", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v ? v : 127;
-}
 
 /*
  * Where the kernel symbol cache is: $PRECORD_CACHE_DIR (empty: no cache), else
@@ -512,46 +115,6 @@ static void on_sigbus(int sig)
 	_exit(1);
 }
 
-/*
- * --since / --until (either may be missing) into *ret, as wall-clock ns; a bare time of day
- * in --until is the first such moment after --since.  Prints what is wrong; -EINVAL.
- */
-static int parse_range(const char *since, const char *until, struct preport_range *ret)
-{
-	static const char forms[] = "give a time like '2026-11-26 03:10:05', '03:10', "
-				    "'yesterday 23:00', '-2h' or '@1795000000'";
-	struct timespec ts;
-	uint64_t now;
-	int err;
-
-	if (!since && !until)
-		return 0;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-	ret->set = true;
-	if (since) {
-		err = prec_parse_time(since, now, &ret->since_ns);
-		if (err) {
-			bad_value("--since", since, err == -ERANGE ? "out of range" : forms);
-			return -EINVAL;
-		}
-	}
-	if (until) {
-		err = since ? prec_parse_time_after(until, now, ret->since_ns, &ret->until_ns)
-			    : prec_parse_time(until, now, &ret->until_ns);
-		if (err) {
-			bad_value("--until", until, err == -ERANGE ? "out of range" : forms);
-			return -EINVAL;
-		}
-		if (ret->until_ns < ret->since_ns) {
-			fprintf(stderr, "preport: --until '%s' is before --since '%s'; give the "
-					"earlier time to --since\n", until, since);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 /* --cpu given, and no sample of input carries a CPU number: perf refuses it too. */
 static void refuse_cpu(const char *input)
 {
@@ -559,7 +122,6 @@ static void refuse_cpu(const char *input)
 			"number); remove --cpu to proceed\n", input);
 }
 
-/* A directory of segments: the listing, the dump or the report.  Returns the exit status. */
 /* -D of one file with --since/--until: its samples outside them are left out. */
 static int dump_input(struct preport_input *in, const char *input, FILE *out)
 {
@@ -573,13 +135,13 @@ static int dump_input(struct preport_input *in, const char *input, FILE *out)
 	return err;
 }
 
-static int run_dir(const struct preport_opts *o, const struct preport_range *range,
-		   const struct preport_report_opts *ro)
+/* A directory of segments: the listing, the dump or the report.  Returns the exit status. */
+static int run_dir(const struct preport_opts *o)
 {
 	struct preport_input *in;
 	int err;
 
-	if (preport_input__new_dir(o->input, range, &in))
+	if (preport_input__new_dir(o->input, &o->range, &in))
 		return 1; /* said why */
 	err = 0;
 	if (o->header || o->header_only) {
@@ -589,7 +151,7 @@ static int run_dir(const struct preport_opts *o, const struct preport_range *ran
 	}
 	if (!err && !o->header_only)
 		err = o->dump_raw ? preport_input__dump(in, stdout)
-				  : preport_report_input(in, ro, stdout);
+				  : preport_report_input(in, &o->report, stdout);
 	preport_input__free(in);
 	if (err == -ENOTSUP) {
 		refuse_cpu(o->input);
@@ -604,7 +166,7 @@ static int run_dir(const struct preport_opts *o, const struct preport_range *ran
 		return 1;
 	}
 	if (err) {
-		fprintf(stderr, "preport: cannot read '%s': %s\n", o->input, why(err));
+		fprintf(stderr, "preport: cannot read '%s': %s\n", o->input, preport_why(err));
 		return 1;
 	}
 	return 0;
@@ -621,6 +183,17 @@ static bool has_cpu_numbers(const struct prec_reader *r)
 	return false;
 }
 
+/*
+ * preport is a batch process whose memory only grows until it exits, and the hash tables at
+ * its heart are probed at random.  These settings of glibc's malloc:
+ *  - large blocks come from the heap and freed memory stays there for reuse (by default
+ *    glibc maps each block over 128 KiB by itself and unmaps it when freed, and trims the
+ *    heap: every new table then starts with fresh, zero-filled pages, each a page fault);
+ *  - one arena for both threads, so the symbol loader's tables also land there (in an arena
+ *    of its own they took a page fault per 4 KiB).
+ * The heap is not advised to use transparent huge pages: on a VM whose free memory goes back
+ * to the host, a fresh huge page is slow to fault in.  Figures: doc/performance.md.
+ */
 static void tune_memory(void)
 {
 	mallopt(M_ARENA_MAX, 1);
@@ -630,355 +203,15 @@ static void tune_memory(void)
 
 int main(int argc, char **argv)
 {
-	enum {
-		OPT_HEADER = 256,
-		OPT_HEADER_ONLY,
-		OPT_VERSION,
-		OPT_STDIO,
-		OPT_CHILDREN,
-		OPT_NO_CHILDREN,
-		OPT_PERCENT_LIMIT,
-		OPT_FOLDED,
-		OPT_COMMS,
-		OPT_PID,
-		OPT_TID,
-		OPT_CPU,
-		OPT_TIME,
-		OPT_DSOS,
-		OPT_INLINE,
-		OPT_NO_INLINE,
-		OPT_DEMANGLE,
-		OPT_MAX_STACK,
-		OPT_NO_DEMANGLE,
-		OPT_SYMFS,
-		OPT_KALLSYMS,
-		OPT_NO_SYMBOL_CACHE,
-		OPT_SINCE,
-		OPT_UNTIL,
-		OPT_SHOW_TOTAL_PERIOD,
-		OPT_NO_CALL_GRAPH,
-		OPT_TUI,
-	};
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "dump-raw-trace", no_argument, NULL, 'D' },
-		{ "header", no_argument, NULL, OPT_HEADER },
-		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
-		{ "stdio", no_argument, NULL, OPT_STDIO },
-		{ "sort", required_argument, NULL, 's' },
-		{ "children", no_argument, NULL, OPT_CHILDREN },
-		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
-		{ "show-nr-samples", no_argument, NULL, 'n' },
-		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
-		{ "call-graph", optional_argument, NULL, 'g' },
-		{ "inverted", no_argument, NULL, 'G' },
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "field-separator", required_argument, NULL, 't' },
-		{ "comms", required_argument, NULL, OPT_COMMS },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "time", required_argument, NULL, OPT_TIME },
-		{ "since", required_argument, NULL, OPT_SINCE },
-		{ "until", required_argument, NULL, OPT_UNTIL },
-		{ "dsos", required_argument, NULL, OPT_DSOS },
-		{ "symbols", required_argument, NULL, 'S' },
-		{ "fields", required_argument, NULL, 'F' },
-		{ "hide-unresolved", no_argument, NULL, 'U' },
-		{ "threads", no_argument, NULL, 'T' },
-		{ "show-total-period", no_argument, NULL, OPT_SHOW_TOTAL_PERIOD },
-		{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
-		{ "tui", no_argument, NULL, OPT_TUI },
-		{ "gtk", no_argument, NULL, OPT_TUI },
-		{ "vmlinux", required_argument, NULL, 'k' },
-		{ "inline", no_argument, NULL, OPT_INLINE },
-		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
-		{ "demangle", no_argument, NULL, OPT_DEMANGLE },
-		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "no-symbol-cache", no_argument, NULL, OPT_NO_SYMBOL_CACHE },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct preport_opts o = { 0 };
-	struct preport_report_opts ro = { 0 };
-	const char **comms = NULL, **dsos = NULL, **syms = NULL, *bad, *fields_arg = NULL;
-	bool sort_given = false;
-	uint32_t *pids = NULL, *tids = NULL;
-	bool *cpus = NULL;
+	struct preport_opts o;
 	struct prec_reader *r = NULL;
 	struct preport_input *in = NULL;
-	struct preport_range range = { 0 };
-	const char *since = NULL, *until = NULL;
-	size_t bad_len;
 	char cache_buf[PATH_MAX];
-	bool no_cache = false;
-	int c, err, rc = 2;
+	int err, rc;
 
-	ro.children = -1;
-	ro.graph = -1;
-	ro.order = -1;
-	ro.graph_threshold = 0.5;
-	ro.session.max_stack = UINT32_MAX; /* not given: default_max_stack() after the options */
-	ro.keys[0] = PREC_SORT_COMM;
-	ro.keys[1] = PREC_SORT_DSO;
-	ro.keys[2] = PREC_SORT_SYM;
-	ro.nr_keys = 3;
-	opterr = 0;
-	/* '+': no permutation, so "-g caller" can take its value from the next word */
-	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:S:k:F:UT", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o.input = optarg;
-			break;
-		case 'D':
-			o.dump_raw = true;
-			break;
-		case OPT_HEADER:
-			o.header = true;
-			break;
-		case OPT_HEADER_ONLY:
-			o.header_only = true;
-			break;
-		case OPT_STDIO:
-			break;
-		case 'F':
-			fields_arg = optarg;
-			break;
-		case 's':
-			sort_given = true;
-			if (prec_sort_keys__parse(optarg, ro.keys, &ro.nr_keys, &bad, &bad_len)) {
-				if (!bad_len)
-					fprintf(stderr, "preport: --sort '%s' has no key; the keys "
-							"are ", optarg);
-				else
-					fprintf(stderr, "preport: unknown sort key '%.*s'; the keys "
-							"are ", (int)bad_len, bad);
-				print_sort_keys(stderr);
-				fputs(bad_len ? " (and overhead, always shown)\n" : "\n", stderr);
-				goto out;
-			}
-			break;
-		case OPT_CHILDREN:
-			ro.children = 1;
-			break;
-		case OPT_NO_CHILDREN:
-			ro.children = 0;
-			break;
-		case 'n':
-			ro.show_nr_samples = true;
-			break;
-		case OPT_MAX_STACK: {
-			char *end;
-			unsigned long v;
-
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || v >= UINT32_MAX) {
-				rc = bad_value("--max-stack", optarg, "give a number of frames");
-				goto out;
-			}
-			ro.session.max_stack = (uint32_t)v;
-			break;
-		}
-		case OPT_PERCENT_LIMIT: {
-			char *end;
-
-			ro.percent_limit = strtod(optarg, &end);
-			if (end == optarg || (*end && strcmp(end, "%")) || ro.percent_limit < 0) {
-				rc = bad_value("--percent-limit", optarg, "give a percentage");
-				goto out;
-			}
-			/* perf's --percent-limit is the call graphs' threshold too (a later -g
-			 * THRESHOLD overrides it, and it a former one) */
-			ro.graph_threshold = ro.percent_limit;
-			break;
-		}
-		case 'g': {
-			const char *spec = optarg;
-
-			if (!spec && optind < argc && looks_like_graph_spec(argv[optind]))
-				spec = argv[optind++];
-			if (ro.graph < 0)
-				ro.graph = PREC_GRAPH_GRAPH;
-			if (!spec) /* perf's default for a bare -g, callers first also without
-				    * children */
-				spec = "graph,0.5,caller";
-			if (parse_graph_spec(spec, &ro, &bad)) {
-				rc = bad_value("--call-graph", spec, bad);
-				goto out;
-			}
-			if (ro.graph == PREC_GRAPH_FRACTAL &&
-			    ro.graph_value != PREC_GRAPH_PERCENT) {
-				rc = bad_value("--call-graph", spec,
-					       "fractal shows percentages only");
-				goto out;
-			}
-			break;
-		}
-		case 'G':
-			ro.order = 1;
-			break;
-		case OPT_NO_CALL_GRAPH:
-			ro.graph = PREC_GRAPH_NONE;
-			break;
-		case 'U':
-			ro.session.hide_unresolved = true;
-			break;
-		case 'T':
-			ro.session.thread_counts = true;
-			break;
-		case OPT_SHOW_TOTAL_PERIOD:
-			ro.show_total_period = true;
-			break;
-		case OPT_TUI:
-			fprintf(stderr, "preport: warning: %s: only text output exists; "
-					"printing it (as --stdio)\n", argv[optind - 1]);
-			break;
-		case 'k':
-			fprintf(stderr, "preport: -k/--vmlinux is not supported: preport reads "
-					"kernel symbols from a kallsyms file; give --kallsyms FILE "
-					"(the recorded machine's /proc/kallsyms)\n");
-			goto out;
-		case OPT_FOLDED:
-			ro.folded = true;
-			break;
-		case 't':
-			ro.field_sep = optarg;
-			break;
-		case OPT_COMMS:
-			if (set_list(&comms, optarg))
-				goto nomem;
-			break;
-		case OPT_DSOS:
-			if (set_list(&dsos, optarg))
-				goto nomem;
-			break;
-		case 'S':
-			if (set_list(&syms, optarg))
-				goto nomem;
-			break;
-		case OPT_PID:
-			free(pids);
-			pids = NULL;
-			if (parse_u32_list(optarg, &pids, &ro.session.nr_pids)) {
-				rc = bad_value("--pid", optarg, "give process ids like 12,34");
-				goto out;
-			}
-			break;
-		case OPT_TID:
-			free(tids);
-			tids = NULL;
-			if (parse_u32_list(optarg, &tids, &ro.session.nr_tids)) {
-				rc = bad_value("--tid", optarg, "give thread ids like 12,34");
-				goto out;
-			}
-			break;
-		case OPT_CPU:
-			free(cpus);
-			cpus = NULL;
-			if (parse_cpu_list(optarg, &cpus, &ro.session.nr_cpu_bits)) {
-				rc = bad_value("--cpu", optarg, "give CPUs like 0-3,6");
-				goto out;
-			}
-			break;
-		case OPT_TIME: {
-			const char *comma = strchr(optarg, ',');
-
-			if (!comma ||
-			    parse_time_ns(optarg, (size_t)(comma - optarg), &ro.session.time_start) ||
-			    parse_time_ns(comma + 1, strlen(comma + 1), &ro.session.time_end) ||
-			    (ro.session.time_end && ro.session.time_end < ro.session.time_start)) {
-				rc = bad_value("--time", optarg,
-					       "give START,END in seconds, e.g. 1234.5,1240");
-				goto out;
-			}
-			ro.session.time_set = true;
-			break;
-		}
-		case OPT_SINCE:
-			since = optarg;
-			break;
-		case OPT_UNTIL:
-			until = optarg;
-			break;
-		case OPT_INLINE:
-			ro.inline_frames = true;
-			break;
-		case OPT_NO_INLINE:
-			ro.inline_frames = false;
-			break;
-		case OPT_DEMANGLE:
-			ro.session.no_demangle = false;
-			break;
-		case OPT_NO_DEMANGLE:
-			ro.session.no_demangle = true;
-			break;
-		case OPT_SYMFS:
-			ro.session.symfs = optarg;
-			break;
-		case OPT_KALLSYMS:
-			ro.session.kallsyms = optarg;
-			break;
-		case OPT_NO_SYMBOL_CACHE:
-			no_cache = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'q':
-			o.quiet = true;
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			rc = 0;
-			goto out;
-		case OPT_VERSION:
-			printf("preport %s\n", PACKAGE_VERSION);
-			rc = 0;
-			goto out;
-		case ':':
-			fprintf(stderr, "preport: option '%s' needs a value; run 'preport --help' for "
-					"usage\n", argv[optind - 1]);
-			goto out;
-		default:
-			fprintf(stderr, "preport: unknown option '%s'; run 'preport --help' for the "
-					"list\n", argv[optind - 1]);
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "preport: unexpected argument '%s'; run 'preport --help' for usage\n",
-			argv[optind]);
+	if (!preport_opts__parse(&o, argc, argv, &rc))
 		goto out;
-	}
-	if (parse_range(since, until, &range)) {
-		rc = 2;
-		goto out;
-	}
-	if (fields_arg && parse_fields(fields_arg, &ro, sort_given, &bad, &bad_len)) {
-		fprintf(stderr, "preport: bad field '%.*s' in -F '%s': the fields are "
-				"overhead, overhead_children, sample, period and the sort keys "
-				"comm, pid, tid, dso, sym, srcline, cpu\n",
-			(int)bad_len, bad, fields_arg);
-		goto out;
-	}
-	if (ro.session.max_stack == UINT32_MAX)
-		ro.session.max_stack = default_max_stack();
-	ro.session.comms = comms;
-	ro.dsos = dsos;
-	ro.syms = syms;
-	ro.session.pids = pids;
-	ro.session.tids = tids;
-	ro.session.cpus = cpus;
-	ro.quiet = o.quiet;
-	ro.no_teardown = !LEAK_CHECKED;
+	rc = 2;
 	if (!o.input)
 		o.input = default_input();
 	if (!o.input) {
@@ -986,21 +219,23 @@ int main(int argc, char **argv)
 				"with -i FILE\n");
 		goto out;
 	}
-	prec_log_set_fn(log_to_stderr, NULL);
+	prec_log_set_fn(log_to_stderr, &o);
 	tune_memory();
 	signal(SIGBUS, on_sigbus);
-	ro.session.cache_dir = no_cache ? NULL : cache_dir(cache_buf, sizeof(cache_buf));
+	o.report.session.cache_dir = o.no_symbol_cache ? NULL
+						      : cache_dir(cache_buf, sizeof(cache_buf));
+	o.report.no_teardown = !LEAK_CHECKED;
 
 	rc = 1;
 	if (preport_is_dir(o.input)) {
-		rc = run_dir(&o, &range, &ro);
+		rc = run_dir(&o);
 		goto out;
 	}
 	err = prec_reader__open(o.input, &r);
 	if (err) {
 		if (err == -EBADMSG || err == -EPROTONOSUPPORT)
 			fprintf(stderr, "preport: cannot read '%s': %s; is it a perf.data or "
-					"precord recording?\n", o.input, why(err));
+					"precord recording?\n", o.input, preport_why(err));
 		else if (err == -EISDIR)
 			fprintf(stderr, "preport: cannot read '%s': it is a directory; give the "
 					"recording file with -i\n", o.input);
@@ -1011,7 +246,7 @@ int main(int argc, char **argv)
 
 	err = 0;
 	/* as perf: --cpu on samples without CPU numbers would silently select none, or all */
-	if (cpus && !o.header_only && !o.dump_raw) {
+	if (o.report.session.cpus && !o.header_only && !o.dump_raw) {
 		err = prec_reader__read_header(r);
 		if (!err && !has_cpu_numbers(r)) {
 			refuse_cpu(o.input);
@@ -1027,18 +262,18 @@ int main(int argc, char **argv)
 			err = preport_print_header(r, o.input, stdout);
 	}
 	if (!err && !o.header_only) {
-		if (o.dump_raw && !range.set)
+		if (o.dump_raw && !o.range.set)
 			err = preport_dump(r, o.input, NULL, stdout);
-		else if (o.dump_raw && preport_input__new_file(r, o.input, &range, &in))
+		else if (o.dump_raw && preport_input__new_file(r, o.input, &o.range, &in))
 			goto out_reader; /* said why */
 		else if (o.dump_raw)
 			err = dump_input(in, o.input, stdout);
-		else if (!range.set)
-			err = preport_report(r, o.input, &ro, stdout);
-		else if (preport_input__new_file(r, o.input, &range, &in))
+		else if (!o.range.set)
+			err = preport_report(r, o.input, &o.report, stdout);
+		else if (preport_input__new_file(r, o.input, &o.range, &in))
 			goto out_reader; /* said why */
 		else
-			err = preport_report_input(in, &ro, stdout);
+			err = preport_report_input(in, &o.report, stdout);
 	}
 	preport_input__free(in);
 	prec_reader__free(r);
@@ -1048,7 +283,7 @@ int main(int argc, char **argv)
 	}
 	if (err == -EBADMSG) {
 		fprintf(stderr, "preport: '%s' is corrupt: %s; the records before it were "
-				"%s\n", o.input, why(err), o.dump_raw ? "printed" : "reported");
+				"%s\n", o.input, preport_why(err), o.dump_raw ? "printed" : "reported");
 		goto out;
 	}
 	if (err == -ENOMEM) {
@@ -1056,23 +291,14 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (err) {
-		fprintf(stderr, "preport: cannot read '%s': %s\n", o.input, why(err));
+		fprintf(stderr, "preport: cannot read '%s': %s\n", o.input, preport_why(err));
 		goto out;
 	}
 	rc = 0;
 	goto out;
-nomem:
-	fprintf(stderr, "preport: out of memory\n");
-	rc = 1;
-	goto out;
 out_reader:
 	prec_reader__free(r);
 out:
-	free_list(comms);
-	free_list(dsos);
-	free_list(syms);
-	free(pids);
-	free(tids);
-	free(cpus);
+	preport_opts__free(&o);
 	return rc;
 }

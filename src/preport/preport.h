@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* preport internals shared between its views. */
+/* preport internals shared between its files. */
 #ifndef PREPORT_H
 #define PREPORT_H
 
@@ -8,14 +8,6 @@
 #include <stdio.h>
 
 #include "prec_reader.h"
-
-struct preport_opts {
-	const char *input;
-	bool dump_raw; /* -D */
-	bool header; /* --header: features, then the report */
-	bool header_only; /* --header-only */
-	bool quiet;
-};
 
 #include "prec_hist.h"
 #include "prec_report.h"
@@ -44,10 +36,42 @@ struct preport_report_opts {
 	 * filters */
 	struct prec_report_opts session;
 	const char *const *dsos, *const *syms; /* --dsos, --symbols; NULL: all */
-	/* the process exits right after: leave the report's memory to the kernel (freeing
-	 * ~100k small blocks and ~40 mapped ELF files took 5 ms of a 130 ms report) */
+	/* the process exits right after: leave the report's memory to the kernel */
 	bool no_teardown;
 };
+
+/* --since/--until: wall-clock times, ns since the epoch. */
+struct preport_range {
+	bool set;
+	uint64_t since_ns; /* 0: from the start */
+	uint64_t until_ns; /* 0: to the end */
+};
+
+/* ---- the command line (options.c) ---- */
+
+struct preport_opts {
+	const char *input; /* NULL: not given */
+	bool dump_raw; /* -D */
+	bool header; /* --header: features, then the report */
+	bool header_only; /* --header-only */
+	bool verbose; /* -v; -q is report.quiet */
+	bool no_symbol_cache;
+	struct preport_range range; /* --since, --until */
+	/* the lists behind report's pointers (--comms, --pid, --tid, --cpu, --dsos, --symbols)
+	 * are owned here: preport_opts__free() */
+	struct preport_report_opts report;
+};
+
+/*
+ * Parse preport's command line into *o, checked, with the defaults filled in (--max-stack:
+ * the kernel's limit).  Returns true when the command is to run; false when preport is to
+ * exit with *ret_status: 0 after --help or --version, 2 after a one-line error on stderr
+ * about a bad option or value, 1 out of memory.  Free *o with preport_opts__free() either way.
+ */
+bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret_status);
+void preport_opts__free(struct preport_opts *o);
+
+/* ---- the report (report.c) ---- */
 
 /*
  * Read the records and print the report.  Returns 0, -EBADMSG after printing what came
@@ -91,13 +115,6 @@ void preport_clear_error(void);
 void preport_log_subject(const char *name, bool mute);
 
 /* ---- the input as a sequence of streams (segments.c) ---- */
-
-/* --since/--until: wall-clock times, ns since the epoch. */
-struct preport_range {
-	bool set;
-	uint64_t since_ns; /* 0: from the start */
-	uint64_t until_ns; /* 0: to the end */
-};
 
 /* One stream of the input, open. */
 struct preport_stream {
