@@ -486,6 +486,10 @@ static int open_dir(struct daemon *d)
 		fprintf(stderr, "precord: %s is not a directory; choose another --dir\n",
 			d->o->dir);
 		break;
+	case -EINVAL:
+		fprintf(stderr, "precord: refusing %s: it ends in '..'; give the directory by its "
+				"own name with --dir\n", d->o->dir);
+		break;
 	case -ENOENT:
 		fprintf(stderr, "precord: cannot create %s: its parent directory does not exist; "
 				"create it or choose another --dir\n", d->o->dir);

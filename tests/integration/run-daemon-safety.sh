@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # What precord daemon and precord ctl refuse (issue 17, "Security" and "Errors"), each with
 # one line on stderr and a non-zero exit:
-#   DIR           a symbolic link, a directory owned by another user (65534), one with mode
-#                 0777; a second daemon on the same DIR (named by the first's pid)
+#   DIR           a symbolic link (also written link/ or link/., which once got past the
+#                 check: timeout ends a daemon that would start), a path ending in "..", a
+#                 directory owned by another user (65534), one with mode 0777; a second
+#                 daemon on the same DIR (named by the first's pid)
 #   ctl           as another user (setpriv; the part is skipped without it): the socket is
 #                 0600 in a 0700 DIR, so the connect fails; with CAP_DAC_OVERRIDE it does
 #                 not, and the daemon refuses the uid itself (SO_PEERCRED); it keeps running
@@ -47,6 +49,12 @@ say "--- DIR refused"
 mkdir -m 0700 "$workdir/real"
 ln -s real "$workdir/link"
 refused "DIR is a symlink" 1 "symbolic link" "$PRECORD" daemon --dir "$workdir/link" -e cpu-clock
+refused "DIR is a symlink, with a trailing slash" 1 "symbolic link" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/link/" -e cpu-clock
+refused "DIR is a symlink, written link/." 1 "symbolic link" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/link/." -e cpu-clock
+refused "DIR ends in .." 1 "'..'" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/link/.." -e cpu-clock
 mkdir -m 0700 "$workdir/other"
 chown 65534 "$workdir/other"
 refused "DIR owned by uid 65534" 1 "owned by uid 65534" \
