@@ -5,6 +5,7 @@
  * errors; the summary of an output.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,44 @@ uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int next_option(int argc, char **argv, const char *optstring, const struct option *longopts,
+		const char **ret_arg)
+{
+	*ret_arg = optind < argc ? argv[optind] : "";
+	return getopt_long(argc, argv, optstring, longopts, NULL);
+}
+
+void bad_option(const char *cmd, const struct option *longopts, const char *arg, int c)
+{
+	size_t len = strcspn(arg, "=");
+	int matches = 0;
+
+	if (strncmp(arg, "--", 2)) { /* a short option: getopt names it in optopt */
+		if (c == ':')
+			fprintf(stderr, "%s: option '-%c' needs a value; run '%s --help'\n", cmd,
+				optopt, cmd);
+		else
+			fprintf(stderr, "%s: invalid option '-%c'; run '%s --help'\n", cmd, optopt,
+				cmd);
+		return;
+	}
+	for (const struct option *o = longopts; o->name; o++)
+		if (!strncmp(o->name, arg + 2, len - 2))
+			matches++;
+	if (c == ':')
+		fprintf(stderr, "%s: option '%.*s' needs a value; run '%s --help'\n", cmd,
+			(int)len, arg, cmd);
+	else if (optopt) /* a known option given a value */
+		fprintf(stderr, "%s: option '%.*s' takes no value; run '%s --help'\n", cmd,
+			(int)len, arg, cmd);
+	else if (matches > 1)
+		fprintf(stderr, "%s: option '%.*s' is ambiguous (%d options begin so); run '%s "
+				"--help'\n", cmd, (int)len, arg, matches, cmd);
+	else
+		fprintf(stderr, "%s: unrecognized option '%.*s'; run '%s --help'\n", cmd,
+			(int)len, arg, cmd);
 }
 
 int stop_signals(sigset_t *set, bool hup_ignored)

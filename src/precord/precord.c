@@ -68,9 +68,9 @@ static void daemon_usage(FILE *f)
 		"\n"
 		"Records in the background into a directory of segments, each a precord file that\n"
 		"preport and perf report read on its own; 'preport -i DIR' reads them all.\n"
-		"Record options are precord's (-a -p -t -C -e -F -c -g --call-graph -m -z -k\n"
-		"--flush-interval --switch-events); the defaults are -a -F 99 -g, no context-switch\n"
-		"records.\n"
+		"Record options are precord's (-a -p -t -C -e -F -c -g --call-graph -m -z\n"
+		"--no-compress -k --flush-interval --[no-]switch-events -v); the defaults are\n"
+		"-a -F 99 -g, no context-switch records.  -o, --duration and -q are refused.\n"
 		"\n"
 		"Daemon options:\n"
 		"      --dir DIR           where segments go (default %s, created 0700)\n"
@@ -173,6 +173,13 @@ static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)
 }
 
 enum mode { MODE_RECORD, MODE_DAEMON };
+
+/* A record option that means nothing to the daemon: one line (then a usage error, 2). */
+static void not_for_daemon(const char *opt, const char *why)
+{
+	fprintf(stderr, "precord daemon: %s is not a daemon option: %s; run 'precord daemon "
+			"--help'\n", opt, why);
+}
 
 /* A daemon option's value, or the one-line error; 0 or 2 (usage error). */
 static int daemon_option(int c, const char *arg, struct rec_opts *o);
@@ -296,7 +303,7 @@ static int run(int argc, char **argv, enum mode mode)
 		.switch_events = true,
 		.dir = PRECORD_DEFAULT_DIR,
 	};
-	const char *cmd_name = mode == MODE_DAEMON ? "precord daemon" : "precord";
+	const char *cmd_name = mode == MODE_DAEMON ? "precord daemon" : "precord", *arg;
 	uint64_t v;
 	char *end;
 	size_t nev = 0;
@@ -312,7 +319,8 @@ static int run(int argc, char **argv, enum mode mode)
 		/* half the bytes to compress, and most ring overflows, on a busy host */
 		o.switch_events = false;
 	}
-	while ((c = getopt_long(argc, argv, "+p:t:aC:e:F:c:go:z::m:k:qvh", longopts, NULL)) != -1) {
+	opterr = 0; /* bad_option() says it, once */
+	while ((c = next_option(argc, argv, "+:p:t:aC:e:F:c:go:z::m:k:qvh", longopts, &arg)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':
@@ -386,6 +394,10 @@ static int run(int argc, char **argv, enum mode mode)
 			}
 			break;
 		case 'o':
+			if (mode == MODE_DAEMON) {
+				not_for_daemon("-o/--output", "it writes its segments into --dir DIR");
+				goto out;
+			}
 			o.output = optarg;
 			break;
 		case 'z':
@@ -437,6 +449,11 @@ static int run(int argc, char **argv, enum mode mode)
 			o.flush_ms = (unsigned int)v;
 			break;
 		case OPT_DURATION:
+			if (mode == MODE_DAEMON) {
+				not_for_daemon("--duration", "it records until 'precord ctl stop' or "
+							     "SIGTERM");
+				goto out;
+			}
 			o.duration = strtod(optarg, &end);
 			if (*end || !(o.duration > 0)) {
 				fprintf(stderr, "precord: bad duration '%s'; give seconds\n", optarg);
@@ -444,6 +461,11 @@ static int run(int argc, char **argv, enum mode mode)
 			}
 			break;
 		case 'q':
+			if (mode == MODE_DAEMON) {
+				not_for_daemon("-q/--quiet", "it prints no summary, and its log says "
+							     "what happens");
+				goto out;
+			}
 			o.quiet = true;
 			break;
 		case 'v':
@@ -488,8 +510,7 @@ static int run(int argc, char **argv, enum mode mode)
 				goto out;
 			break;
 		default:
-			fprintf(stderr, "%s: unknown option; run '%s --help' for the list\n", cmd_name,
-				cmd_name);
+			bad_option(cmd_name, longopts, arg, c);
 			goto out;
 		}
 	}

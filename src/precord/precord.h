@@ -64,6 +64,16 @@ void session_opts(const struct rec_opts *o, pid_t workload, struct prec_session_
 
 /* ---- shared by the front ends (frontend.c) ---- */
 uint64_t now_ms(void);
+struct option;
+/*
+ * getopt_long() that also gives the element it reads (*ret_arg, for bad_option()).  The
+ * caller sets opterr = 0 and starts optstring with "+:" (no reordering, ':' for a missing
+ * value).
+ */
+int next_option(int argc, char **argv, const char *optstring, const struct option *longopts,
+		const char **ret_arg);
+/* The one line for what next_option() returned as '?' or ':' reading arg, as CMD says it. */
+void bad_option(const char *cmd, const struct option *longopts, const char *arg, int c);
 /*
  * Block the signals that stop a recording (SIGINT, SIGTERM, SIGHUP unless it was ignored)
  * and those it waits for (SIGCHLD, SIGUSR2), and return a signalfd for them, or -errno.

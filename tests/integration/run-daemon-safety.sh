@@ -12,8 +12,9 @@
 #   planted links symbolic links in DIR named like a closed and like a live segment are not
 #                 followed: retention (--switch-max-files 1) does not delete their targets,
 #                 the restart does not close them, ctl status does not count them
-#   bad input     an unknown --switch-output SPEC, a bad --max-disk, ctl with no daemon, an
-#                 unknown ctl command
+#   bad input     an unknown --switch-output SPEC, a bad --max-disk, the record options -o,
+#                 --duration and -q (usage errors, rc 2), an unknown option (one line that
+#                 starts "precord daemon:"), ctl with no daemon, an unknown ctl command
 # Skips when perf is missing or the kernel refuses perf_event_open.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/record-lib.sh"
@@ -36,8 +37,20 @@ say "--- bad input"
 refused "unknown --switch-output" 2 "--switch-output" \
 	"$PRECORD" daemon --dir "$workdir/bad" --switch-output=10q
 refused "bad --max-disk" 2 "--max-disk" "$PRECORD" daemon --dir "$workdir/bad" --max-disk=lots
-[ ! -e "$workdir/bad" ]
-check $? "bad options create no DIR"
+# record options that mean nothing to the daemon: refused, not ignored (they were)
+refused "-o for the daemon" 2 "-o/--output is not a daemon option" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/bad" -e cpu-clock -o foo.data
+refused "--duration for the daemon" 2 "--duration is not a daemon option" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/bad" -e cpu-clock --duration=2
+refused "-q for the daemon" 2 "-q/--quiet is not a daemon option" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/bad" -e cpu-clock -q
+refused "an unknown option" 2 \
+	"precord daemon: unrecognized option '--frob'; run 'precord daemon --help'" \
+	"$PRECORD" daemon --dir "$workdir/bad" --frob
+refused "a daemon option without its value" 2 "option '--max-age' needs a value" \
+	"$PRECORD" daemon --dir "$workdir/bad" --max-age
+[ ! -e "$workdir/bad" ] && [ ! -e foo.data ]
+check $? "bad options create no DIR (and no foo.data)"
 refused "ctl without a daemon" 1 "no precord daemon is running" \
 	"$PRECORD" ctl --dir "$workdir/none" status
 refused "unknown ctl command" 2 "unknown command" "$PRECORD" ctl --dir "$workdir/none" frob
