@@ -74,9 +74,9 @@ static void daemon_usage(FILE *f)
 		"\n"
 		"Daemon options:\n"
 		"      --dir DIR           where segments go (default %s, created 0700)\n"
-		"      --switch-output SPEC  a new segment after a time (30s, 10m, 1h), a size\n"
-		"                          (64M, 1G), or both: 10m,256M (the default); 'signal':\n"
-		"                          only on SIGUSR2 or 'precord ctl rotate'\n"
+		"      --switch-output[=SPEC]  a new segment after a time (30s, 10m, 1h), a size\n"
+		"                          (64M, 1G), or both: 10m,256M (the default); 'signal'\n"
+		"                          or no SPEC: only on SIGUSR2 or 'precord ctl rotate'\n"
 		"      --switch-max-files N  keep at most N closed segments\n"
 		"      --max-disk SIZE     keep all segments together under SIZE\n"
 		"      --max-age DURATION  delete segments that ended longer ago (e.g. 7d)\n"
@@ -213,6 +213,8 @@ static int daemon_option(int c, const char *arg, struct rec_opts *o)
 		o->dir = arg;
 		return 0;
 	case OPT_SWITCH_OUTPUT:
+		if (!arg) /* bare, as in perf: switch on request only; a SPEC is given with '=' */
+			arg = "signal";
 		if (prec_parse_switch_output(arg, &o->switch_spec)) {
 			fprintf(stderr, "precord: bad --switch-output '%s'; give a time (30s, 10m, 1h), "
 					"a size (64M, 1G), both (10m,256M), or signal\n", arg);
@@ -284,7 +286,7 @@ static int run(int argc, char **argv, enum mode mode)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "dir", required_argument, NULL, OPT_DIR },
-		{ "switch-output", required_argument, NULL, OPT_SWITCH_OUTPUT },
+		{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
 		{ "switch-max-files", required_argument, NULL, OPT_MAX_FILES },
 		{ "max-disk", required_argument, NULL, OPT_MAX_DISK },
 		{ "max-age", required_argument, NULL, OPT_MAX_AGE },
@@ -304,6 +306,7 @@ static int run(int argc, char **argv, enum mode mode)
 		.dir = PRECORD_DEFAULT_DIR,
 	};
 	const char *cmd_name = mode == MODE_DAEMON ? "precord daemon" : "precord", *arg;
+	const char *after_bare_switch = NULL; /* the argument after a bare --switch-output */
 	uint64_t v;
 	char *end;
 	size_t nev = 0;
@@ -508,6 +511,8 @@ static int run(int argc, char **argv, enum mode mode)
 			}
 			if (daemon_option(c, optarg, &o))
 				goto out;
+			if (c == OPT_SWITCH_OUTPUT && !optarg && optind < argc)
+				after_bare_switch = argv[optind];
 			break;
 		default:
 			bad_option(cmd_name, longopts, arg, c);
@@ -515,6 +520,12 @@ static int run(int argc, char **argv, enum mode mode)
 		}
 	}
 	o.events = events;
+	if (optind < argc && mode == MODE_DAEMON && argv[optind] == after_bare_switch) {
+		fprintf(stderr, "precord daemon: unexpected argument '%s'; a bare --switch-output "
+				"means signal: give a SPEC as --switch-output=%s\n", argv[optind],
+			argv[optind]);
+		goto out;
+	}
 	if (optind < argc && mode == MODE_DAEMON) {
 		fprintf(stderr, "precord daemon: unexpected argument '%s'; the daemon records no "
 				"command (give -p PID to follow processes)\n", argv[optind]);

@@ -12,9 +12,11 @@
 #   planted links symbolic links in DIR named like a closed and like a live segment are not
 #                 followed: retention (--switch-max-files 1) does not delete their targets,
 #                 the restart does not close them, ctl status does not count them
-#   bad input     an unknown --switch-output SPEC, a bad --max-disk, the record options -o,
-#                 --duration and -q (usage errors, rc 2), an unknown option (one line that
-#                 starts "precord daemon:"), ctl with no daemon, an unknown ctl command
+#   bad input     an unknown --switch-output SPEC, a SPEC after a bare --switch-output
+#                 (which is signal, as in perf, and takes no next argument), a bad
+#                 --max-disk, the record options -o, --duration and -q (usage errors, rc 2),
+#                 an unknown option (one line that starts "precord daemon:"), ctl with no
+#                 daemon, an unknown ctl command
 # Skips when perf is missing or the kernel refuses perf_event_open.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/record-lib.sh"
@@ -36,6 +38,10 @@ refused() {
 say "--- bad input"
 refused "unknown --switch-output" 2 "--switch-output" \
 	"$PRECORD" daemon --dir "$workdir/bad" --switch-output=10q
+refused "a SPEC after a bare --switch-output" 2 "--switch-output=10m" \
+	"$PRECORD" daemon --dir "$workdir/bad" --switch-output 10m
+"$PRECORD" daemon --switch-output --help >"$workdir/help.out" 2>&1
+check_status "a bare --switch-output does not take the --help after it" $? 0 "$workdir/help.out"
 refused "bad --max-disk" 2 "--max-disk" "$PRECORD" daemon --dir "$workdir/bad" --max-disk=lots
 # record options that mean nothing to the daemon: refused, not ignored (they were)
 refused "-o for the daemon" 2 "-o/--output is not a daemon option" \

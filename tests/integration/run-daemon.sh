@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # precord daemon switches segments and says what it does (issue 17, "Tests"):
 #   by time      --switch-output=1s: a second segment begins without any request
-#   by request   with --switch-output=signal, `precord ctl rotate` and SIGUSR2 each begin a
-#                new segment
+#   by request   with a bare --switch-output (signal; it does not take the -e after it),
+#                `precord ctl rotate` and SIGUSR2 each begin a new segment
 #   by size      --switch-output=64K: segments end once they hold 64 KiB
 #   SIGTERM      stops the daemon cleanly (status 0, its last log line, no .partial)
 #   segments     every closed segment is read on its own by preport -D and by perf report,
@@ -86,9 +86,9 @@ if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
 	fi
 fi
 
-say "--- switches on request only (--switch-output=signal)"
+say "--- switches on request only (a bare --switch-output, as in perf, is signal)"
 D=$workdir/signal
-if start_daemon signal "$D" -a -e cpu-clock -F 999 -g --switch-output=signal; then
+if start_daemon signal "$D" -a --switch-output -e cpu-clock -F 999 -g; then
 	"$PRECORD" ctl --dir "$D" rotate >"$workdir/rotate.out" 2>&1
 	check_status "ctl rotate" $? 0 "$workdir/rotate.out"
 	wait_seq "$D" 2
