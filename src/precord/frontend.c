@@ -27,7 +27,9 @@ uint64_t now_ms(void)
 int next_option(int argc, char **argv, const char *optstring, const struct option *longopts,
 		const char **ret_arg)
 {
-	*ret_arg = optind < argc ? argv[optind] : "";
+	int i = optind ? optind : 1; /* optind = 0 asks glibc for a fresh scan from 1 */
+
+	*ret_arg = i < argc ? argv[i] : "";
 	return getopt_long(argc, argv, optstring, longopts, NULL);
 }
 

@@ -10,7 +10,7 @@
 #                which names the workload's hot_a; the stop leaves no .partial; the last log
 #                line's sample count equals the samples in the segments; DIR is 0700 and
 #                segments are 0600
-#   ctl status   every field there; samples written > 0 after a while, segments equal the
+#   ctl status   every field there (also with --dir after the command); samples written > 0 after a while, segments equal the
 #                files in DIR, the live segment exists as a .partial file
 #   --background the parent exits 0 and names the daemon's pid on stdout (also when stdout
 #                is a file); the daemon logs into DIR/precord.log and ends on ctl stop
@@ -60,6 +60,11 @@ if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
 	check $? "ctl status: target says all CPUs, cpu-clock at 999 Hz"
 	grep -q '^last error: none$' "$workdir/status.out"
 	check $? "ctl status: last error: none"
+	# --dir after the command, as users type it
+	"$PRECORD" ctl status --dir "$D" >"$workdir/status2.out" 2>"$workdir/status2.err"
+	check_status "ctl status --dir DIR" $? 0 "$workdir/status2.err"
+	grep -q "^directory: $D\$" "$workdir/status2.out"
+	check $? "ctl status --dir DIR asks the daemon on DIR: $(lines "$workdir/status2.out" 4)"
 
 	wait_seq "$D" 3
 	check $? "by time: a third segment begins"
