@@ -550,8 +550,9 @@ static int run(int argc, char **argv, enum mode mode)
 	if (o.cpu_list && !o.nr_pids && !o.cmd)
 		o.all_cpus = true;
 	cap_frequency(&o);
-	o.argc_all = argc;
-	o.argv_all = argv;
+	/* the daemon's argv starts at "daemon", one past main's: the CMDLINE feature keeps it */
+	o.argc_all = mode == MODE_DAEMON ? argc + 1 : argc;
+	o.argv_all = mode == MODE_DAEMON ? argv - 1 : argv;
 	prec_log_set_fn(log_to_stderr, &o);
 	rc = mode == MODE_DAEMON ? daemon_run(&o) : record_run(&o);
 out:

@@ -9,9 +9,10 @@
 #   segments     every closed segment is read on its own by preport -D and by perf report,
 #                which names the workload's hot_a; the stop leaves no .partial; the last log
 #                line's sample count equals the samples in the segments; DIR is 0700 and
-#                segments are 0600
-#   ctl status   every field there (also with --dir after the command); samples written > 0 after a while, segments equal the
-#                files in DIR, the live segment exists as a .partial file
+#                segments are 0600; a segment's '# cmdline :' says 'precord daemon --dir'
+#   ctl status   every field there (also with --dir after the command); samples written > 0
+#                after a while, segments equal the files in DIR, the live segment exists as
+#                a .partial file
 #   --background the parent exits 0 and names the daemon's pid on stdout (also when stdout
 #                is a file); the daemon logs into DIR/precord.log and ends on ctl stop
 # Skips when perf is missing or the kernel refuses perf_event_open.
@@ -76,6 +77,10 @@ if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
 	m=$(find "$D" -maxdepth 1 -type f -name 'precord-*' ! -perm 600 | join_lines)
 	[ -z "$m" ]
 	check $? "every segment has mode 600${m:+; not: $m}"
+	f=$(closed_segments "$D" | head -n 1)
+	"$PREPORT" --header-only -i "$D/$f" >"$workdir/header.out" 2>&1
+	grep -q "^# cmdline : .*precord daemon --dir $D -a " "$workdir/header.out"
+	check $? "the header's cmdline is the daemon's: $(grep '^# cmdline' "$workdir/header.out")"
 	total=0
 	for f in $(closed_segments "$D"); do
 		segment_reads "$f" "$D/$f" hot_a
