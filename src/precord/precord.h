@@ -81,9 +81,11 @@ void bad_option(const char *cmd, const struct option *longopts, const char *arg,
 int stop_signals(sigset_t *set, bool hup_ignored);
 /* Read every pending signal; returns the first that stops (SIGUSR2 only if nothing else), or 0. */
 int read_signals(int fd);
-/* The one line for a failed prec_session__new(). */
+/* The one line for a failed prec_session__new(), on stderr or (without "precord: ") in buf. */
 void report_session_error(const char *cpu_list, bool threads_only, int err,
 			  const struct prec_events_error *e);
+void session_error_text(const char *cpu_list, bool threads_only, int err,
+			const struct prec_events_error *e, char *buf, size_t len);
 const char *fmt_bytes(uint64_t n, char *buf, size_t len);
 /* precord's closing line (and its warnings) for an output's totals. */
 void print_summary(const struct rec_opts *o, const struct prec_session_stats *st, double secs,

@@ -14,7 +14,10 @@
 #                after a while, segments equal the files in DIR, the live segment exists as
 #                a .partial file
 #   --background the parent exits 0 and names the daemon's pid on stdout (also when stdout
-#                is a file); the daemon logs into DIR/precord.log and ends on ctl stop
+#                is a file); the daemon logs into DIR/precord.log and ends on ctl stop;
+#                a start that fails after the fork
+#                (a bad -C, a DIR too long for the socket) exits 1 with the reason on
+#                stderr, one line, also in the log
 # Skips when perf is missing or the kernel refuses perf_event_open.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/record-lib.sh"
@@ -161,5 +164,25 @@ if [ -n "$pid" ]; then
 	grep -q 'stopped: ' "$D/precord.log"
 	check $? "--background: DIR/precord.log has its log: $(lines "$D/precord.log" 3)"
 fi
+
+say "--- --background: a start that fails after detaching says why on the terminal"
+# bg_fails LABEL WORD ARGS...: precord daemon --background ARGS exits 1 with one line naming
+# WORD on stderr, and DIR/precord.log (DIR is the --dir in ARGS, $bgdir) has that line too.
+bg_fails() {
+	_l=$1
+	_w=$2
+	shift 2
+	"$PRECORD" daemon --background "$@" >"$workdir/bgf.out" 2>"$workdir/bgf.err"
+	check_status "$_l" $? 1 "$workdir/bgf.err"
+	one_line "$_l" "$workdir/bgf.err" "$_w"
+	[ -s "$workdir/bgf.err" ] &&
+		grep -q -F -- "$(sed 's/^precord: //' "$workdir/bgf.err")" "$bgdir/precord.log"
+	check $? "$_l: DIR/precord.log has the same line: $(lines "$bgdir/precord.log" 2)"
+}
+bgdir=$workdir/bgcpu
+bg_fails "--background -C 99999" "CPU list" --dir "$bgdir" -C 99999 -e cpu-clock
+bgdir=$workdir/$(printf '%0120d' 0)
+bg_fails "--background with a DIR too long for the socket" "choose a shorter --dir" \
+	--dir "$bgdir" -e cpu-clock
 
 finish
