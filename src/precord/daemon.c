@@ -535,7 +535,8 @@ static void wait_for_child(const struct daemon *d, int fd, pid_t pid)
 
 /*
  * --background: the parent waits until the child is recording (or says why not), then
- * exits; the child leaves the terminal and logs into DIR/precord.log.
+ * exits; the child leaves the terminal and logs into DIR/precord.log, which begins with
+ * what was said before (the recovery of a segment an earlier run left live).
  */
 static int go_background(struct daemon *d, int *ret_ready_fd)
 {
@@ -567,6 +568,8 @@ static int go_background(struct daemon *d, int *ret_ready_fd)
 		dup2(logfd, STDOUT_FILENO);
 		dup2(logfd, STDERR_FILENO);
 		close(logfd);
+		service_log_timestamps(true);
+		service_log_replay();
 	}
 	return 0;
 }
@@ -710,13 +713,15 @@ int daemon_run(const struct rec_opts *o)
 	int err, rc = 1, ready_fd = -1;
 
 	service_init();
+	/* from here the library's lines are the log's, those of open_dir's recovery too */
+	prec_log_set_fn(log_from_lib, (void *)o);
 	if (open_dir(&d))
 		return 1;
 	if (o->background && (err = go_background(&d, &ready_fd))) {
 		fprintf(stderr, "precord: cannot go to the background: %s\n", strerror(-err));
 		goto out;
 	}
-	prec_log_set_fn(log_from_lib, (void *)o);
+	service_log_keep(false); /* in the foreground, stderr had them */
 	signal(SIGPIPE, SIG_IGN);
 	d.sig_fd = stop_signals(&sigs, false);
 	if (d.sig_fd < 0) {

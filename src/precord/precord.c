@@ -17,6 +17,7 @@
 #include "prec_log.h"
 #include "prec_parse.h"
 #include "precord.h"
+#include "service.h"
 
 static void usage(FILE *f)
 {
@@ -148,16 +149,17 @@ static void cap_frequency(struct rec_opts *o)
 	if (!o->freq)
 		o->freq = 4000;
 	if (o->freq == UINT64_MAX && !max) {
-		fprintf(stderr, "precord: warning: cannot read kernel.perf_event_max_sample_rate; "
-				"-F max samples at 4000 Hz\n");
+		service_log(LOG_WARNING, "warning: cannot read kernel.perf_event_max_sample_rate; "
+					 "-F max samples at 4000 Hz");
 		o->freq = 4000;
 	} else if (o->freq == UINT64_MAX) {
 		o->freq = max;
 	} else if (max && o->freq > max) {
 		if (asked && !o->quiet)
-			fprintf(stderr, "precord: warning: -F %" PRIu64 " is above the kernel's "
-					"limit; sampling at %" PRIu64 " Hz (raise it with 'sysctl "
-					"kernel.perf_event_max_sample_rate=N')\n", o->freq, max);
+			service_log(LOG_WARNING, "warning: -F %" PRIu64 " is above the kernel's "
+						 "limit; sampling at %" PRIu64 " Hz (raise it with "
+						 "'sysctl kernel.perf_event_max_sample_rate=N')",
+				    o->freq, max);
 		o->freq = max;
 	}
 }
@@ -314,6 +316,7 @@ static int run(int argc, char **argv, enum mode mode)
 	int c, rc = 2;
 
 	if (mode == MODE_DAEMON) {
+		service_log_keep(true); /* for --background's log: its warnings, said before it */
 		o.all_cpus = true; /* unless -p/-t/-C say otherwise, below */
 		o.freq = 99;
 		o.callchain = true;
@@ -437,9 +440,9 @@ static int run(int argc, char **argv, enum mode mode)
 				goto out;
 			}
 			if (rounded)
-				fprintf(stderr, "precord: ring buffer size rounded up to %" PRIu64
-						" pages (%" PRIu64 " KiB), a power of two\n", v,
-					v * (uint64_t)sysconf(_SC_PAGESIZE) / 1024);
+				service_log(LOG_NOTICE, "ring buffer size rounded up to %" PRIu64
+							" pages (%" PRIu64 " KiB), a power of two", v,
+					    v * (uint64_t)sysconf(_SC_PAGESIZE) / 1024);
 			o.mmap_pages = (size_t)v;
 			break;
 		}
@@ -538,9 +541,9 @@ static int run(int argc, char **argv, enum mode mode)
 		goto out;
 	}
 	if (o.all_cpus && o.nr_pids) {
-		fprintf(stderr, "precord: warning: -a and -%c given; recording only the %s given "
-				"with -%c\n", o.threads_only ? 't' : 'p',
-			o.threads_only ? "threads" : "processes", o.threads_only ? 't' : 'p');
+		service_log(LOG_WARNING, "warning: -a and -%c given; recording only the %s given "
+					 "with -%c", o.threads_only ? 't' : 'p',
+			    o.threads_only ? "threads" : "processes", o.threads_only ? 't' : 'p');
 		o.all_cpus = false;
 	}
 	if (o.freq && o.period) {

@@ -14,8 +14,10 @@
 #                after a while, segments equal the files in DIR, the live segment exists as
 #                a .partial file
 #   --background the parent exits 0 and names the daemon's pid on stdout (also when stdout
-#                is a file); the daemon logs into DIR/precord.log and ends on ctl stop;
-#                a start that fails after the fork
+#                is a file); the daemon logs into DIR/precord.log (truncated as by
+#                copytruncate, it goes on at its start) and ends on ctl stop;
+#                after a SIGKILL the restart's recovery line reaches the log too, whose
+#                every line starts with an ISO 8601 time; a start that fails after the fork
 #                (a bad -C, a DIR too long for the socket) exits 1 with the reason on
 #                stderr, one line, also in the log
 # Skips when perf is missing or the kernel refuses perf_event_open.
@@ -141,6 +143,16 @@ if start_daemon size "$D" -a -e cpu-clock -F 999 -g --switch-output=64K; then
 	done
 fi
 
+# bg_wait_gone PID: wait (at most 30 s) until PID has exited; 1 if it has not.
+bg_wait_gone() {
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ "$i" -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
 say "--- --background"
 D=$workdir/bg
 "$PRECORD" daemon --dir "$D" --background -a -e cpu-clock -F 99 >"$workdir/bg.out" 2>"$workdir/bg.err"
@@ -153,16 +165,41 @@ else
 fi
 if [ -n "$pid" ]; then
 	bg_pids="$bg_pids $pid"
+	: >"$D/precord.log" # as logrotate's copytruncate does: the log is O_APPEND
 	"$PRECORD" ctl --dir "$D" stop >/dev/null 2>&1
-	i=0
-	while kill -0 "$pid" 2>/dev/null && [ "$i" -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	! kill -0 "$pid" 2>/dev/null
+	bg_wait_gone "$pid"
 	check $? "--background: ctl stop ends the detached daemon"
 	grep -q 'stopped: ' "$D/precord.log"
 	check $? "--background: DIR/precord.log has its log: $(lines "$D/precord.log" 3)"
+	[ "$(tr -d '\000' <"$D/precord.log" | wc -c)" -eq "$(wc -c <"$D/precord.log")" ]
+	check $? "--background: after a truncation the log goes on at its start (no NUL bytes)"
+fi
+
+say "--- --background: a daemon killed, then started again"
+D=$workdir/bgkill
+"$PRECORD" daemon --dir "$D" --background -a -e cpu-clock -F 99 >/dev/null 2>"$workdir/bgk.err"
+check_status "--background (to be killed)" $? 0 "$workdir/bgk.err"
+pid=$(status_of "$D" pid)
+if [ -n "$pid" ]; then
+	kill -s KILL "$pid"
+	bg_wait_gone "$pid"
+	"$PRECORD" daemon --dir "$D" --background -a -e cpu-clock -F 99 >/dev/null \
+		2>"$workdir/bgk2.err"
+	check_status "--background after a SIGKILL" $? 0 "$workdir/bgk2.err"
+	pid=$(status_of "$D" pid)
+	[ -n "$pid" ] && bg_pids="$bg_pids $pid"
+	"$PRECORD" ctl --dir "$D" stop >/dev/null 2>&1
+	[ -n "$pid" ] && bg_wait_gone "$pid"
+	# the segment left live is closed (or, if still empty, removed) as the new one opens
+	# DIR, before it detaches: that line goes into the log as well
+	grep -q 'by an earlier run' "$D/precord.log"
+	check $? "--background: the restart's recovery line is in DIR/precord.log: $(lines "$D/precord.log" 4)"
+	n=$(grep -c -v -E '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z precord: ' \
+		"$D/precord.log")
+	[ "$n" -eq 0 ] && [ -s "$D/precord.log" ]
+	check $? "--background: every line of DIR/precord.log starts with an ISO 8601 time ($n do not)"
+else
+	bad "--background: no daemon answers on $D: $(lines "$workdir/bgk.err")"
 fi
 
 say "--- --background: a start that fails after detaching says why on the terminal"
