@@ -577,14 +577,11 @@ static int go_background(struct daemon *d, int *ret_ready_fd)
 /* --background: tell the parent "ok", or the error that stopped the start (one line). */
 static void tell_ready(int *fd, const char *error)
 {
-	char msg[sizeof(((struct daemon *)0)->last_error) + 2];
-	int n;
+	const char *msg = !error ? "ok" : error[0] ? error : "cannot start; its log says why";
 
 	if (*fd < 0)
 		return;
-	n = snprintf(msg, sizeof(msg), "%s\n", !error ? "ok" : error[0] ? error :
-		     "cannot start; its log says why");
-	if (write(*fd, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1) < 0) {
+	if (write(*fd, msg, strlen(msg)) < 0) {
 		/* the parent is gone */
 	}
 	close(*fd);

@@ -233,7 +233,6 @@ static void timestamp(char *buf, size_t len)
 {
 	struct timespec ts;
 	struct tm tm;
-
 	size_t n;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -265,7 +264,7 @@ static void keep_line(const char *ts, const char *msg, size_t n)
 	size_t tn = strlen(ts), head = sizeof("precord: ") - 1;
 
 	if (svc.kept_len + tn + head + n > sizeof(svc.kept))
-		return; /* only the first lines are kept: they are why it did not start */
+		return; /* the lines said before the daemon detaches are far fewer */
 	memcpy(svc.kept + svc.kept_len, ts, tn);
 	memcpy(svc.kept + svc.kept_len + tn, "precord: ", head);
 	memcpy(svc.kept + svc.kept_len + tn + head, msg, n);
