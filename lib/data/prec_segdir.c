@@ -392,27 +392,66 @@ static int lock_dir(struct prec_segdir *d, struct prec_segdir_refusal *why)
 	return prec_segdir__write_pid(d);
 }
 
+/*
+ * DIR without what lets a path end past its last name: trailing slashes and "/." ("link/"
+ * and "link/." follow the link, which O_NOFOLLOW checks only in a final name).  A path that
+ * ends in ".." names the parent of whatever its last name leads to: -EINVAL.
+ */
+static int final_name(const char *path, char **ret)
+{
+	char *p = strdup(path);
+	size_t n;
+
+	if (!p)
+		return -ENOMEM;
+	n = strlen(p);
+	for (;;) {
+		while (n > 1 && p[n - 1] == '/')
+			n--;
+		if (n > 2 && p[n - 1] == '.' && p[n - 2] == '/')
+			n -= 2;
+		else
+			break;
+	}
+	p[n] = 0;
+	if (n > 2 && !strcmp(p + n - 3, "/..")) {
+		free(p);
+		return -EINVAL;
+	}
+	*ret = p;
+	return 0;
+}
+
 int prec_segdir__open(const char *path, unsigned flags, struct prec_segdir_refusal *why,
 		      struct prec_segdir **ret)
 {
 	struct prec_segdir_refusal unused;
 	struct prec_segdir *d = NULL;
 	struct stat st;
+	char *name;
 	int dirfd, err;
 
 	if (!why)
 		why = &unused;
 	memset(why, 0, sizeof(*why));
-	if ((flags & PREC_SEGDIR_CREATE) && mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
-	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	err = final_name(path, &name);
+	if (err)
+		return err;
+	if ((flags & PREC_SEGDIR_CREATE) && mkdir(name, 0700) && errno != EEXIST) {
+		err = -errno;
+		free(name);
+		return err;
+	}
+	dirfd = open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dirfd < 0) {
 		err = -errno;
 		/* O_NOFOLLOW|O_DIRECTORY on a symbolic link says ENOTDIR: say what it is. */
-		if ((err == -ENOTDIR || err == -ELOOP) && !lstat(path, &st))
-			return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+		if ((err == -ENOTDIR || err == -ELOOP) && !lstat(name, &st))
+			err = S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+		free(name);
 		return err;
 	}
+	free(name);
 	if (fstat(dirfd, &st)) {
 		err = -errno;
 		close(dirfd);

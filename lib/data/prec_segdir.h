@@ -86,10 +86,11 @@ struct prec_segdir_refusal {
 
 /*
  * Open DIR for writing segments.  DIR is refused unless it is a directory (-ENOTDIR), not a
- * symbolic link (-ELOOP), owned by the effective uid and not writable by group or others
- * (-EPERM, *why says owner and mode).  Then it is locked for this process and its children
- * (flock on DIR/precord.lock, which gets our pid): if another process holds the lock,
- * -EBUSY and why->lock_pid says which.  Last, every segment left live by an earlier run is
+ * symbolic link (-ELOOP, also when written "link/" or "link/."), does not end in ".."
+ * (-EINVAL: that would be the parent of what its last name leads to), owned by the
+ * effective uid and not writable by group or others (-EPERM, *why says owner and mode).
+ * Then it is locked for this process and its children (flock on DIR/precord.lock, which
+ * gets our pid): if another process holds the lock, -EBUSY and why->lock_pid says which.  Last, every segment left live by an earlier run is
  * closed (renamed to its final name, never overwritten: if that name exists it stays live)
  * and logged as a warning; numbering continues after the highest number found, or the one
  * kept in DIR/precord.seq if higher (a garbage precord.seq is ignored with a warning).

@@ -2,6 +2,7 @@
 /*
  * precord ctl: ask a running daemon over its control socket in its directory.  The protocol
  * is one command line in and the answer, text, until the daemon closes the connection.
+ * Options may come before or after the command (two getopt passes, neither reorders argv).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,7 +16,7 @@
 
 static void ctl_usage(FILE *f)
 {
-	fprintf(f, "usage: precord ctl [--dir DIR] status|rotate|stop\n"
+	fprintf(f, "usage: precord ctl [--dir DIR] status|rotate|stop [--dir DIR]\n"
 		   "  status   what the daemon recording into DIR is doing, one fact a line\n"
 		   "  rotate   close the live segment and start a new one (as SIGUSR2)\n"
 		   "  stop     stop the daemon cleanly (as SIGTERM)\n"
@@ -23,39 +24,67 @@ static void ctl_usage(FILE *f)
 		PRECORD_DEFAULT_DIR);
 }
 
-int ctl_main(int argc, char **argv)
+/*
+ * The options of argv[1..argc-1] up to the first non-option, whose index is returned; -1
+ * after --help, -2 after a bad option (said).
+ */
+static int parse_options(int argc, char **argv, const char **dir)
 {
 	static const struct option longopts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *arg;
+	int c;
+
+	optind = 0; /* glibc: a fresh scan, also for the second call */
+	opterr = 0;
+	while ((c = next_option(argc, argv, "+:d:h", longopts, &arg)) != -1) {
+		switch (c) {
+		case 'd':
+			*dir = optarg;
+			break;
+		case 'h':
+			ctl_usage(stdout);
+			return -1;
+		default:
+			bad_option("precord ctl", longopts, arg, c);
+			return -2;
+		}
+	}
+	return optind;
+}
+
+int ctl_main(int argc, char **argv)
+{
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *dir = PRECORD_DEFAULT_DIR, *cmd;
 	char buf[4096];
 	size_t got = 0;
 	ssize_t n;
-	int c, fd, rc = 0;
+	int i, fd, rc = 0;
 	bool error = false;
 
-	while ((c = getopt_long(argc, argv, "+d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dir = optarg;
-			break;
-		case 'h':
-			ctl_usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, "precord ctl: unknown option; run 'precord ctl --help'\n");
+	/* options go before or after the command: precord ctl status --dir D */
+	i = parse_options(argc, argv, &dir);
+	if (i >= 0 && i < argc) {
+		int after = parse_options(argc - i, argv + i, &dir);
+
+		if (after >= 0 && after < argc - i) {
+			fprintf(stderr, "precord ctl: unexpected argument '%s'; give one command: "
+					"precord ctl [--dir DIR] status|rotate|stop\n", argv[i + after]);
 			return 2;
 		}
+		i = after < 0 ? after : i;
 	}
-	if (optind != argc - 1) {
+	if (i < 0)
+		return i == -1 ? 0 : 2;
+	if (i == argc) {
 		ctl_usage(stderr);
 		return 2;
 	}
-	cmd = argv[optind];
+	cmd = argv[i];
 	if (strcmp(cmd, "status") && strcmp(cmd, "rotate") && strcmp(cmd, "stop")) {
 		fprintf(stderr, "precord ctl: unknown command '%s'; give status, rotate or stop\n",
 			cmd);

@@ -680,6 +680,10 @@ static int open_dir(struct daemon *d)
 		fprintf(stderr, "precord: %s is not a directory; choose another --dir\n",
 			d->o->dir);
 		break;
+	case -EINVAL:
+		fprintf(stderr, "precord: refusing %s: it ends in '..'; give the directory by its "
+				"own name with --dir\n", d->o->dir);
+		break;
 	case -ENOENT:
 		fprintf(stderr, "precord: cannot create %s: its parent directory does not exist; "
 				"create it or choose another --dir\n", d->o->dir);
@@ -692,14 +696,45 @@ static int open_dir(struct daemon *d)
 }
 
 /*
+ * --background, the parent: wait until the child says "ok" (it records) or why it cannot,
+ * which goes on the terminal (the child logged it too), and exit.
+ */
+static void wait_for_child(const struct daemon *d, int fd, pid_t pid)
+{
+	char msg[sizeof(d->last_error) + 2];
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < sizeof(msg) - 1 && (n = read(fd, msg + got, sizeof(msg) - 1 - got)) != 0) {
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0)
+			got += (size_t)n;
+	}
+	msg[got] = 0;
+	msg[strcspn(msg, "\n")] = 0;
+	if (!strcmp(msg, "ok")) {
+		printf("precord daemon: recording into %s (pid %d); stop it with 'precord ctl --dir "
+		       "%s stop'\n", d->o->dir, (int)pid, d->o->dir);
+		fflush(stdout); /* _exit() does not: stdout may be a file or a pipe */
+		_exit(0);
+	}
+	if (msg[0])
+		fprintf(stderr, "precord: %s\n", msg);
+	else
+		fprintf(stderr, "precord: the daemon ended before it began recording; see %s/"
+				"precord.log\n", d->o->dir);
+	_exit(1);
+}
+
+/*
  * --background: the parent waits until the child is recording (or says why not), then
- * exits; the child leaves the terminal and logs into DIR/precord.log.
+ * exits; the child leaves the terminal and logs into DIR/precord.log, which begins with
+ * what was said before (the recovery of a segment an earlier run left live).
  */
 static int go_background(struct daemon *d, int *ret_ready_fd)
 {
 	int p[2], logfd;
-	char msg[512];
-	ssize_t n;
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC))
@@ -709,15 +744,7 @@ static int go_background(struct daemon *d, int *ret_ready_fd)
 		return -errno;
 	if (pid > 0) {
 		close(p[1]);
-		n = read(p[0], msg, sizeof(msg) - 1);
-		close(p[0]);
-		if (n > 0 && msg[0] == '+') {
-			printf("precord daemon: recording into %s (pid %d); stop it with 'precord "
-			       "ctl --dir %s stop'\n", d->o->dir, (int)pid, d->o->dir);
-			fflush(stdout); /* _exit() does not: stdout may be a file or a pipe */
-			_exit(0);
-		}
-		_exit(1); /* the child said why on stderr */
+		wait_for_child(d, p[0], pid);
 	}
 	close(p[0]);
 	setsid();
@@ -735,15 +762,20 @@ static int go_background(struct daemon *d, int *ret_ready_fd)
 		dup2(logfd, STDOUT_FILENO);
 		dup2(logfd, STDERR_FILENO);
 		close(logfd);
+		service_log_timestamps(true);
+		service_log_replay();
 	}
 	return 0;
 }
 
-static void tell_ready(int *fd, bool ok)
+/* --background: tell the parent "ok", or the error that stopped the start (one line). */
+static void tell_ready(int *fd, const char *error)
 {
+	const char *msg = !error ? "ok" : error[0] ? error : "cannot start; its log says why";
+
 	if (*fd < 0)
 		return;
-	if (write(*fd, ok ? "+" : "-", 1) < 0) {
+	if (write(*fd, msg, strlen(msg)) < 0) {
 		/* the parent is gone */
 	}
 	close(*fd);
@@ -871,13 +903,15 @@ int daemon_run(const struct rec_opts *o)
 	int err, rc = 1, ready_fd = -1;
 
 	service_init();
+	/* from here the library's lines are the log's, those of open_dir's recovery too */
+	prec_log_set_fn(log_from_lib, (void *)o);
 	if (open_dir(&d))
 		return 1;
 	if (o->background && (err = go_background(&d, &ready_fd))) {
 		fprintf(stderr, "precord: cannot go to the background: %s\n", strerror(-err));
 		goto out;
 	}
-	prec_log_set_fn(log_from_lib, (void *)o);
+	service_log_keep(false); /* in the foreground, stderr had them */
 	signal(SIGPIPE, SIG_IGN);
 	d.sig_fd = stop_signals(&sigs, false);
 	if (d.sig_fd < 0) {
@@ -888,7 +922,10 @@ int daemon_run(const struct rec_opts *o)
 	so.drop_unsampled = !o->keep_unsampled;
 	err = prec_session__new(&so, &d.s, &eerr);
 	if (err) {
-		report_session_error(o->cpu_list, o->threads_only, err, &eerr);
+		char why[512];
+
+		session_error_text(o->cpu_list, o->threads_only, err, &eerr, why, sizeof(why));
+		note_error(&d, "%s", why);
 		goto out;
 	}
 	err = open_ctl_socket(&d);
@@ -923,7 +960,7 @@ int daemon_run(const struct rec_opts *o)
 	prec_session__enable(d.s, true);
 	service_log(LOG_NOTICE, "recording into %s (segment %s)", o->dir, d.seg.name);
 	service_ready("recording; segment %s", d.seg.name);
-	tell_ready(&ready_fd, true);
+	tell_ready(&ready_fd, NULL);
 
 	run_loop(&d);
 
@@ -935,7 +972,7 @@ int daemon_run(const struct rec_opts *o)
 	log_totals(&d);
 	rc = 0;
 out:
-	tell_ready(&ready_fd, false);
+	tell_ready(&ready_fd, d.last_error);
 	if (d.ctl_fd >= 0) {
 		unlinkat(prec_segdir__fd(d.dir), PRECORD_SOCKET_NAME, 0);
 		close(d.ctl_fd);

@@ -5,6 +5,7 @@
  * errors; the summary of an output.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,46 @@ uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int next_option(int argc, char **argv, const char *optstring, const struct option *longopts,
+		const char **ret_arg)
+{
+	int i = optind ? optind : 1; /* optind = 0 asks glibc for a fresh scan from 1 */
+
+	*ret_arg = i < argc ? argv[i] : "";
+	return getopt_long(argc, argv, optstring, longopts, NULL);
+}
+
+void bad_option(const char *cmd, const struct option *longopts, const char *arg, int c)
+{
+	size_t len = strcspn(arg, "=");
+	int matches = 0;
+
+	if (strncmp(arg, "--", 2)) { /* a short option: getopt names it in optopt */
+		if (c == ':')
+			fprintf(stderr, "%s: option '-%c' needs a value; run '%s --help'\n", cmd,
+				optopt, cmd);
+		else
+			fprintf(stderr, "%s: invalid option '-%c'; run '%s --help'\n", cmd, optopt,
+				cmd);
+		return;
+	}
+	for (const struct option *o = longopts; o->name; o++)
+		if (!strncmp(o->name, arg + 2, len - 2))
+			matches++;
+	if (c == ':')
+		fprintf(stderr, "%s: option '%.*s' needs a value; run '%s --help'\n", cmd,
+			(int)len, arg, cmd);
+	else if (optopt) /* a known option given a value */
+		fprintf(stderr, "%s: option '%.*s' takes no value; run '%s --help'\n", cmd,
+			(int)len, arg, cmd);
+	else if (matches > 1)
+		fprintf(stderr, "%s: option '%.*s' is ambiguous (%d options begin so); run '%s "
+				"--help'\n", cmd, (int)len, arg, matches, cmd);
+	else
+		fprintf(stderr, "%s: unrecognized option '%.*s'; run '%s --help'\n", cmd,
+			(int)len, arg, cmd);
 }
 
 int stop_signals(sigset_t *set, bool hup_ignored)
@@ -52,70 +93,79 @@ int read_signals(int fd)
 	return stop;
 }
 
-void report_session_error(const char *cpu_list, bool threads_only, int err,
-			  const struct prec_events_error *e)
+void session_error_text(const char *cpu_list, bool threads_only, int err,
+			const struct prec_events_error *e, char *buf, size_t len)
 {
 	const char *what = threads_only ? "thread" : "process";
 
 	switch (e->what) {
 	case PREC_EVENTS_ERR_NONE:
 		if (err == -EINVAL && e->cpu >= 0)
-			fprintf(stderr, "precord: bad CPU list '%s': CPU %d does not exist; this "
-					"machine has CPUs 0-%ld\n", cpu_list, e->cpu,
+			snprintf(buf, len, "bad CPU list '%s': CPU %d does not exist; this "
+					"machine has CPUs 0-%ld", cpu_list, e->cpu,
 				sysconf(_SC_NPROCESSORS_CONF) - 1);
 		else if (err == -EINVAL)
-			fprintf(stderr, "precord: bad CPU list '%s'; give CPUs like 0-3,5\n",
+			snprintf(buf, len, "bad CPU list '%s'; give CPUs like 0-3,5",
 				cpu_list);
 		else if (err == -ESRCH)
-			fprintf(stderr, "precord: %s %d does not exist; check the %s\n", what,
+			snprintf(buf, len, "%s %d does not exist; check the %s", what,
 				(int)e->pid, threads_only ? "TID" : "PID");
 		else
-			fprintf(stderr, "precord: cannot start recording: %s\n", strerror(-err));
+			snprintf(buf, len, "cannot start recording: %s", strerror(-err));
 		return;
 	case PREC_EVENTS_ERR_SPEC:
-		fprintf(stderr, "precord: unknown event '%s'; see 'precord --help' for event "
-				"names, or use rNNNN or pmu/config=N/\n", e->spec);
+		snprintf(buf, len, "unknown event '%s'; see 'precord --help' for event "
+				"names, or use rNNNN or pmu/config=N/", e->spec);
 		return;
 	case PREC_EVENTS_ERR_TOO_MANY:
-		fprintf(stderr, "precord: too many events (at most %d)\n", PREC_EVENTS_MAX);
+		snprintf(buf, len, "too many events (at most %d)", PREC_EVENTS_MAX);
 		return;
 	case PREC_EVENTS_ERR_MAP:
-		fprintf(stderr, "precord: cannot map the ring buffer of CPU %d: %s; use a smaller "
-				"-m or raise kernel.perf_event_mlock_kb\n", e->cpu, strerror(-err));
+		snprintf(buf, len, "cannot map the ring buffer of CPU %d: %s; use a smaller "
+				"-m or raise kernel.perf_event_mlock_kb", e->cpu, strerror(-err));
 		return;
 	case PREC_EVENTS_ERR_OUTPUT:
-		fprintf(stderr, "precord: cannot share the CPU %d ring: %s\n", e->cpu,
+		snprintf(buf, len, "cannot share the CPU %d ring: %s", e->cpu,
 			strerror(-err));
 		return;
 	case PREC_EVENTS_ERR_OPEN:
 		break;
 	}
 	if ((err == -EACCES || err == -EPERM) && !prec_pid_may_be_traced(e->pid))
-		fprintf(stderr, "precord: cannot profile %s %d: permission denied; it belongs to "
+		snprintf(buf, len, "cannot profile %s %d: permission denied; it belongs to "
 				"another user and profiling it needs the right to trace it (ptrace): "
-				"run precord as its user or as root\n", what, (int)e->pid);
+				"run precord as its user or as root", what, (int)e->pid);
 	else if ((err == -EACCES || err == -EPERM) && e->excludes_user)
-		fprintf(stderr, "precord: cannot record %s: kernel samples are not allowed "
+		snprintf(buf, len, "cannot record %s: kernel samples are not allowed "
 				"(kernel.perf_event_paranoid=%d) and it excludes user space; run as "
 				"root, lower it with 'sysctl kernel.perf_event_paranoid=1', or drop "
-				"the :k\n", e->spec, prec_perf_paranoid());
+				"the :k", e->spec, prec_perf_paranoid());
 	else if (err == -EACCES || err == -EPERM)
-		fprintf(stderr, "precord: cannot open %s on CPU %d: permission denied "
+		snprintf(buf, len, "cannot open %s on CPU %d: permission denied "
 				"(kernel.perf_event_paranoid=%d); run as root or lower it with "
-				"'sysctl kernel.perf_event_paranoid=1'\n", e->spec, e->cpu,
+				"'sysctl kernel.perf_event_paranoid=1'", e->spec, e->cpu,
 			prec_perf_paranoid());
 	else if (err == -EMFILE || err == -ENFILE)
-		fprintf(stderr, "precord: too many open files opening %s on CPU %d; raise the "
-				"limit with 'ulimit -n' or record fewer CPUs (-C)\n", e->spec, e->cpu);
+		snprintf(buf, len, "too many open files opening %s on CPU %d; raise the "
+				"limit with 'ulimit -n' or record fewer CPUs (-C)", e->spec, e->cpu);
 	else if (err == -ESRCH)
-		fprintf(stderr, "precord: %s %d does not exist (any more); check the %s\n", what,
+		snprintf(buf, len, "%s %d does not exist (any more); check the %s", what,
 			(int)e->pid, threads_only ? "TID" : "PID");
 	else if (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV)
-		fprintf(stderr, "precord: event %s is not supported on this machine; try "
-				"-e cpu-clock\n", e->spec);
+		snprintf(buf, len, "event %s is not supported on this machine; try "
+				"-e cpu-clock", e->spec);
 	else
-		fprintf(stderr, "precord: cannot open %s on CPU %d: %s\n", e->spec, e->cpu,
+		snprintf(buf, len, "cannot open %s on CPU %d: %s", e->spec, e->cpu,
 			strerror(-err));
+}
+
+void report_session_error(const char *cpu_list, bool threads_only, int err,
+			  const struct prec_events_error *e)
+{
+	char why[512];
+
+	session_error_text(cpu_list, threads_only, err, e, why, sizeof(why));
+	fprintf(stderr, "precord: %s\n", why);
 }
 
 void session_opts(const struct rec_opts *o, pid_t workload, struct prec_session_opts *so)

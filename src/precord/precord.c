@@ -17,6 +17,7 @@
 #include "prec_log.h"
 #include "prec_parse.h"
 #include "precord.h"
+#include "service.h"
 
 static void usage(FILE *f)
 {
@@ -68,15 +69,15 @@ static void daemon_usage(FILE *f)
 		"\n"
 		"Records in the background into a directory of segments, each a precord file that\n"
 		"preport and perf report read on its own; 'preport -i DIR' reads them all.\n"
-		"Record options are precord's (-a -p -t -C -e -F -c -g --call-graph -m -z -k\n"
-		"--flush-interval --switch-events); the defaults are -a -F 99 -g, no context-switch\n"
-		"records.\n"
+		"Record options are precord's (-a -p -t -C -e -F -c -g --call-graph -m -z\n"
+		"--no-compress -k --flush-interval --[no-]switch-events -v); the defaults are\n"
+		"-a -F 99 -g, no context-switch records.  -o, --duration and -q are refused.\n"
 		"\n"
 		"Daemon options:\n"
 		"      --dir DIR           where segments go (default %s, created 0700)\n"
-		"      --switch-output SPEC  a new segment after a time (30s, 10m, 1h), a size\n"
-		"                          (64M, 1G), or both: 10m,256M (the default); 'signal':\n"
-		"                          only on SIGUSR2 or 'precord ctl rotate'\n"
+		"      --switch-output[=SPEC]  a new segment after a time (30s, 10m, 1h), a size\n"
+		"                          (64M, 1G), or both: 10m,256M (the default); 'signal'\n"
+		"                          or no SPEC: only on SIGUSR2 or 'precord ctl rotate'\n"
 		"      --switch-max-files N  keep at most N closed segments\n"
 		"      --max-disk SIZE     keep all segments together under SIZE\n"
 		"      --max-age DURATION  delete segments that ended longer ago (e.g. 7d)\n"
@@ -148,16 +149,17 @@ static void cap_frequency(struct rec_opts *o)
 	if (!o->freq)
 		o->freq = 4000;
 	if (o->freq == UINT64_MAX && !max) {
-		fprintf(stderr, "precord: warning: cannot read kernel.perf_event_max_sample_rate; "
-				"-F max samples at 4000 Hz\n");
+		service_log(LOG_WARNING, "warning: cannot read kernel.perf_event_max_sample_rate; "
+					 "-F max samples at 4000 Hz");
 		o->freq = 4000;
 	} else if (o->freq == UINT64_MAX) {
 		o->freq = max;
 	} else if (max && o->freq > max) {
 		if (asked && !o->quiet)
-			fprintf(stderr, "precord: warning: -F %" PRIu64 " is above the kernel's "
-					"limit; sampling at %" PRIu64 " Hz (raise it with 'sysctl "
-					"kernel.perf_event_max_sample_rate=N')\n", o->freq, max);
+			service_log(LOG_WARNING, "warning: -F %" PRIu64 " is above the kernel's "
+						 "limit; sampling at %" PRIu64 " Hz (raise it with "
+						 "'sysctl kernel.perf_event_max_sample_rate=N')",
+				    o->freq, max);
 		o->freq = max;
 	}
 }
@@ -173,6 +175,13 @@ static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)
 }
 
 enum mode { MODE_RECORD, MODE_DAEMON };
+
+/* A record option that means nothing to the daemon: one line (then a usage error, 2). */
+static void not_for_daemon(const char *opt, const char *why)
+{
+	fprintf(stderr, "precord daemon: %s is not a daemon option: %s; run 'precord daemon "
+			"--help'\n", opt, why);
+}
 
 /* A daemon option's value, or the one-line error; 0 or 2 (usage error). */
 static int daemon_option(int c, const char *arg, struct rec_opts *o);
@@ -206,6 +215,8 @@ static int daemon_option(int c, const char *arg, struct rec_opts *o)
 		o->dir = arg;
 		return 0;
 	case OPT_SWITCH_OUTPUT:
+		if (!arg) /* bare, as in perf: switch on request only; a SPEC is given with '=' */
+			arg = "signal";
 		if (prec_parse_switch_output(arg, &o->switch_spec)) {
 			fprintf(stderr, "precord: bad --switch-output '%s'; give a time (30s, 10m, 1h), "
 					"a size (64M, 1G), both (10m,256M), or signal\n", arg);
@@ -291,7 +302,7 @@ static int run(int argc, char **argv, enum mode mode)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "dir", required_argument, NULL, OPT_DIR },
-		{ "switch-output", required_argument, NULL, OPT_SWITCH_OUTPUT },
+		{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
 		{ "switch-max-files", required_argument, NULL, OPT_MAX_FILES },
 		{ "max-disk", required_argument, NULL, OPT_MAX_DISK },
 		{ "max-age", required_argument, NULL, OPT_MAX_AGE },
@@ -310,7 +321,8 @@ static int run(int argc, char **argv, enum mode mode)
 		.switch_events = true,
 		.dir = PRECORD_DEFAULT_DIR,
 	};
-	const char *cmd_name = mode == MODE_DAEMON ? "precord daemon" : "precord";
+	const char *cmd_name = mode == MODE_DAEMON ? "precord daemon" : "precord", *arg;
+	const char *after_bare_switch = NULL; /* the argument after a bare --switch-output */
 	uint64_t v;
 	char *end;
 	size_t nev = 0;
@@ -318,6 +330,7 @@ static int run(int argc, char **argv, enum mode mode)
 	int c, rc = 2;
 
 	if (mode == MODE_DAEMON) {
+		service_log_keep(true); /* for --background's log: its warnings, said before it */
 		o.all_cpus = true; /* unless -p/-t/-C say otherwise, below */
 		o.freq = 99;
 		o.callchain = true;
@@ -326,7 +339,8 @@ static int run(int argc, char **argv, enum mode mode)
 		/* half the bytes to compress, and most ring overflows, on a busy host */
 		o.switch_events = false;
 	}
-	while ((c = getopt_long(argc, argv, "+p:t:aC:e:F:c:go:z::m:k:qvh", longopts, NULL)) != -1) {
+	opterr = 0; /* bad_option() says it, once */
+	while ((c = next_option(argc, argv, "+:p:t:aC:e:F:c:go:z::m:k:qvh", longopts, &arg)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':
@@ -400,6 +414,10 @@ static int run(int argc, char **argv, enum mode mode)
 			}
 			break;
 		case 'o':
+			if (mode == MODE_DAEMON) {
+				not_for_daemon("-o/--output", "it writes its segments into --dir DIR");
+				goto out;
+			}
 			o.output = optarg;
 			break;
 		case 'z':
@@ -436,9 +454,9 @@ static int run(int argc, char **argv, enum mode mode)
 				goto out;
 			}
 			if (rounded)
-				fprintf(stderr, "precord: ring buffer size rounded up to %" PRIu64
-						" pages (%" PRIu64 " KiB), a power of two\n", v,
-					v * (uint64_t)sysconf(_SC_PAGESIZE) / 1024);
+				service_log(LOG_NOTICE, "ring buffer size rounded up to %" PRIu64
+							" pages (%" PRIu64 " KiB), a power of two", v,
+					    v * (uint64_t)sysconf(_SC_PAGESIZE) / 1024);
 			o.mmap_pages = (size_t)v;
 			break;
 		}
@@ -451,6 +469,11 @@ static int run(int argc, char **argv, enum mode mode)
 			o.flush_ms = (unsigned int)v;
 			break;
 		case OPT_DURATION:
+			if (mode == MODE_DAEMON) {
+				not_for_daemon("--duration", "it records until 'precord ctl stop' or "
+							     "SIGTERM");
+				goto out;
+			}
 			o.duration = strtod(optarg, &end);
 			if (*end || !(o.duration > 0)) {
 				fprintf(stderr, "precord: bad duration '%s'; give seconds\n", optarg);
@@ -458,6 +481,11 @@ static int run(int argc, char **argv, enum mode mode)
 			}
 			break;
 		case 'q':
+			if (mode == MODE_DAEMON) {
+				not_for_daemon("-q/--quiet", "it prints no summary, and its log says "
+							     "what happens");
+				goto out;
+			}
 			o.quiet = true;
 			break;
 		case 'v':
@@ -500,14 +528,21 @@ static int run(int argc, char **argv, enum mode mode)
 			}
 			if (daemon_option(c, optarg, &o))
 				goto out;
+			if (c == OPT_SWITCH_OUTPUT && !optarg && optind < argc)
+				after_bare_switch = argv[optind];
 			break;
 		default:
-			fprintf(stderr, "%s: unknown option; run '%s --help' for the list\n", cmd_name,
-				cmd_name);
+			bad_option(cmd_name, longopts, arg, c);
 			goto out;
 		}
 	}
 	o.events = events;
+	if (optind < argc && mode == MODE_DAEMON && argv[optind] == after_bare_switch) {
+		fprintf(stderr, "precord daemon: unexpected argument '%s'; a bare --switch-output "
+				"means signal: give a SPEC as --switch-output=%s\n", argv[optind],
+			argv[optind]);
+		goto out;
+	}
 	if (optind < argc && mode == MODE_DAEMON) {
 		fprintf(stderr, "precord daemon: unexpected argument '%s'; the daemon records no "
 				"command (give -p PID to follow processes)\n", argv[optind]);
@@ -520,9 +555,9 @@ static int run(int argc, char **argv, enum mode mode)
 		goto out;
 	}
 	if (o.all_cpus && o.nr_pids) {
-		fprintf(stderr, "precord: warning: -a and -%c given; recording only the %s given "
-				"with -%c\n", o.threads_only ? 't' : 'p',
-			o.threads_only ? "threads" : "processes", o.threads_only ? 't' : 'p');
+		service_log(LOG_WARNING, "warning: -a and -%c given; recording only the %s given "
+					 "with -%c", o.threads_only ? 't' : 'p',
+			    o.threads_only ? "threads" : "processes", o.threads_only ? 't' : 'p');
 		o.all_cpus = false;
 	}
 	if (o.freq && o.period) {
@@ -532,8 +567,9 @@ static int run(int argc, char **argv, enum mode mode)
 	if (o.cpu_list && !o.nr_pids && !o.cmd)
 		o.all_cpus = true;
 	cap_frequency(&o);
-	o.argc_all = argc;
-	o.argv_all = argv;
+	/* the daemon's argv starts at "daemon", one past main's: the CMDLINE feature keeps it */
+	o.argc_all = mode == MODE_DAEMON ? argc + 1 : argc;
+	o.argv_all = mode == MODE_DAEMON ? argv - 1 : argv;
 	prec_log_set_fn(log_to_stderr, &o);
 	rc = mode == MODE_DAEMON ? daemon_run(&o) : record_run(&o);
 out:

@@ -64,6 +64,16 @@ void session_opts(const struct rec_opts *o, pid_t workload, struct prec_session_
 
 /* ---- shared by the front ends (frontend.c) ---- */
 uint64_t now_ms(void);
+struct option;
+/*
+ * getopt_long() that also gives the element it reads (*ret_arg, for bad_option()).  The
+ * caller sets opterr = 0 and starts optstring with "+:" (no reordering, ':' for a missing
+ * value).
+ */
+int next_option(int argc, char **argv, const char *optstring, const struct option *longopts,
+		const char **ret_arg);
+/* The one line for what next_option() returned as '?' or ':' reading arg, as CMD says it. */
+void bad_option(const char *cmd, const struct option *longopts, const char *arg, int c);
 /*
  * Block the signals that stop a recording (SIGINT, SIGTERM, SIGHUP unless it was ignored)
  * and those it waits for (SIGCHLD, SIGUSR2), and return a signalfd for them, or -errno.
@@ -71,9 +81,11 @@ uint64_t now_ms(void);
 int stop_signals(sigset_t *set, bool hup_ignored);
 /* Read every pending signal; returns the first that stops (SIGUSR2 only if nothing else), or 0. */
 int read_signals(int fd);
-/* The one line for a failed prec_session__new(). */
+/* The one line for a failed prec_session__new(), on stderr or (without "precord: ") in buf. */
 void report_session_error(const char *cpu_list, bool threads_only, int err,
 			  const struct prec_events_error *e);
+void session_error_text(const char *cpu_list, bool threads_only, int err,
+			const struct prec_events_error *e, char *buf, size_t len);
 const char *fmt_bytes(uint64_t n, char *buf, size_t len);
 /* precord's closing line (and its warnings) for an output's totals. */
 void print_summary(const struct rec_opts *o, const struct prec_session_stats *st, double secs,

@@ -12,12 +12,16 @@
  * notification is reported once, never more.  Each log line is one write(2) of one line, so that
  * journald files it whole under its own priority; a line never reaches the manager as a
  * notification, nor a notification as a log line.
+ *
+ * For --background: lines may be kept (with the time they were said) until the log file
+ * exists, then written into it, and a log that is not journald's gets a timestamp a line.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef HAVE_LIBSYSTEMD
@@ -28,6 +32,8 @@
 
 #define STATUS_MAX 256	  /* with its NUL */
 #define LOG_LINE_MAX 1024 /* the message, without prefix and newline */
+#define HEAD_MAX 48	  /* "2026-11-26T03:10:05.123Z precord: " or "<N>" */
+#define KEPT_MAX 16384	  /* lines kept for the log: those before the daemon starts */
 
 static struct {
 	bool initialized;
@@ -36,6 +42,10 @@ static struct {
 	bool notify_failed; /* a failed notification was reported */
 	unsigned long long journal_dev, journal_ino;
 	uint64_t watchdog_usec;
+	bool timestamps; /* each line not for journald starts with the time */
+	bool keep;	 /* lines are also kept, timestamped, for service_log_replay() */
+	size_t kept_len;
+	char kept[KEPT_MAX];
 } svc;
 
 /* A decimal number that starts at s (no sign, no blank); *end is the first byte after it. */
@@ -218,10 +228,53 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
+/* The time now as ISO 8601 in UTC with milliseconds and a blank, as segment names give it. */
+static void timestamp(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03dZ ", (int)(ts.tv_nsec / 1000000) % 1000);
+}
+
+void service_log_timestamps(bool on)
+{
+	svc.timestamps = on;
+}
+
+void service_log_keep(bool on)
+{
+	svc.keep = on;
+	svc.kept_len = 0;
+}
+
+void service_log_replay(void)
+{
+	write_all(STDERR_FILENO, svc.kept, svc.kept_len);
+	service_log_keep(false);
+}
+
+/* A copy of line (its message at msg) for service_log_replay(), with the time it was said. */
+static void keep_line(const char *ts, const char *msg, size_t n)
+{
+	size_t tn = strlen(ts), head = sizeof("precord: ") - 1;
+
+	if (svc.kept_len + tn + head + n > sizeof(svc.kept))
+		return; /* the lines said before the daemon detaches are far fewer */
+	memcpy(svc.kept + svc.kept_len, ts, tn);
+	memcpy(svc.kept + svc.kept_len + tn, "precord: ", head);
+	memcpy(svc.kept + svc.kept_len + tn + head, msg, n);
+	svc.kept_len += tn + head + n;
+}
+
 void service_vlog(int priority, const char *fmt, va_list ap)
 {
 	static const char cut[] = "...";
-	char line[16 + LOG_LINE_MAX + sizeof(cut)];
+	char line[HEAD_MAX + LOG_LINE_MAX + sizeof(cut)], ts[HEAD_MAX] = "";
 	int saved = errno;
 	size_t head, n;
 	char *p;
@@ -232,10 +285,12 @@ void service_vlog(int priority, const char *fmt, va_list ap)
 		priority = LOG_EMERG;
 	if (priority > LOG_DEBUG)
 		priority = LOG_DEBUG;
-	if (stderr_is_journal())
-		head = (size_t)snprintf(line, 16, "<%d>", priority);
+	if (svc.keep || svc.timestamps)
+		timestamp(ts, sizeof(ts));
+	if (stderr_is_journal()) /* journald stamps each line itself */
+		head = (size_t)snprintf(line, HEAD_MAX, "<%d>", priority);
 	else
-		head = (size_t)snprintf(line, 16, "precord: ");
+		head = (size_t)snprintf(line, HEAD_MAX, "%sprecord: ", svc.timestamps ? ts : "");
 	errno = saved; /* for %m */
 	r = vsnprintf(line + head, LOG_LINE_MAX + 1, fmt, ap);
 	n = r < 0 ? 0 : (size_t)r;
@@ -251,6 +306,8 @@ void service_vlog(int priority, const char *fmt, va_list ap)
 			*p = ' ';
 	line[head + n] = '\n';
 	write_all(STDERR_FILENO, line, head + n + 1);
+	if (svc.keep)
+		keep_line(ts, line + head, n + 1);
 	errno = saved;
 }
 

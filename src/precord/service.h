@@ -36,6 +36,18 @@ uint64_t service_watchdog_interval_ms(void);
  * MSG may end in a newline or not; a message longer than 1 KiB is cut.  errno is kept.
  */
 void service_log(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Lines from now on start with an ISO 8601 time in UTC ("2026-11-26T03:10:05.123Z precord:
+ * MSG"), unless they go to journald, which has its own (for --background's log file).
+ */
+void service_log_timestamps(bool on);
+/*
+ * service_log_keep(true): lines are also kept in memory (the first 16 KiB, each with the
+ * time it was said) until service_log_replay() writes them, timestamped, on stderr (the log
+ * file by then) and stops keeping; service_log_keep(false) drops them.
+ */
+void service_log_keep(bool on);
+void service_log_replay(void);
 void service_vlog(int priority, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 #endif

@@ -2,16 +2,21 @@
 # SPDX-License-Identifier: MIT
 # What precord daemon and precord ctl refuse (issue 17, "Security" and "Errors"), each with
 # one line on stderr and a non-zero exit:
-#   DIR           a symbolic link, a directory owned by another user (65534), one with mode
-#                 0777; a second daemon on the same DIR (named by the first's pid)
+#   DIR           a symbolic link (also written link/ or link/., which once got past the
+#                 check: timeout ends a daemon that would start), a path ending in "..", a
+#                 directory owned by another user (65534), one with mode 0777; a second
+#                 daemon on the same DIR (named by the first's pid)
 #   ctl           as another user (setpriv; the part is skipped without it): the socket is
 #                 0600 in a 0700 DIR, so the connect fails; with CAP_DAC_OVERRIDE it does
 #                 not, and the daemon refuses the uid itself (SO_PEERCRED); it keeps running
 #   planted links symbolic links in DIR named like a closed and like a live segment are not
 #                 followed: retention (--switch-max-files 1) does not delete their targets,
 #                 the restart does not close them, ctl status does not count them
-#   bad input     an unknown --switch-output SPEC, a bad --max-disk, ctl with no daemon, an
-#                 unknown ctl command
+#   bad input     an unknown --switch-output SPEC, a SPEC after a bare --switch-output
+#                 (which is signal, as in perf, and takes no next argument), a bad
+#                 --max-disk, the record options -o, --duration and -q (usage errors, rc 2),
+#                 an unknown option (one line that starts "precord daemon:"), ctl with no
+#                 daemon, an unknown ctl command
 # Skips when perf is missing or the kernel refuses perf_event_open.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/record-lib.sh"
@@ -33,9 +38,25 @@ refused() {
 say "--- bad input"
 refused "unknown --switch-output" 2 "--switch-output" \
 	"$PRECORD" daemon --dir "$workdir/bad" --switch-output=10q
+refused "a SPEC after a bare --switch-output" 2 "--switch-output=10m" \
+	"$PRECORD" daemon --dir "$workdir/bad" --switch-output 10m
+"$PRECORD" daemon --switch-output --help >"$workdir/help.out" 2>&1
+check_status "a bare --switch-output does not take the --help after it" $? 0 "$workdir/help.out"
 refused "bad --max-disk" 2 "--max-disk" "$PRECORD" daemon --dir "$workdir/bad" --max-disk=lots
-[ ! -e "$workdir/bad" ]
-check $? "bad options create no DIR"
+# record options that mean nothing to the daemon: refused, not ignored (they were)
+refused "-o for the daemon" 2 "-o/--output is not a daemon option" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/bad" -e cpu-clock -o foo.data
+refused "--duration for the daemon" 2 "--duration is not a daemon option" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/bad" -e cpu-clock --duration=2
+refused "-q for the daemon" 2 "-q/--quiet is not a daemon option" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/bad" -e cpu-clock -q
+refused "an unknown option" 2 \
+	"precord daemon: unrecognized option '--frob'; run 'precord daemon --help'" \
+	"$PRECORD" daemon --dir "$workdir/bad" --frob
+refused "a daemon option without its value" 2 "option '--max-age' needs a value" \
+	"$PRECORD" daemon --dir "$workdir/bad" --max-age
+[ ! -e "$workdir/bad" ] && [ ! -e foo.data ]
+check $? "bad options create no DIR (and no foo.data)"
 refused "ctl without a daemon" 1 "no precord daemon is running" \
 	"$PRECORD" ctl --dir "$workdir/none" status
 refused "unknown ctl command" 2 "unknown command" "$PRECORD" ctl --dir "$workdir/none" frob
@@ -47,6 +68,12 @@ say "--- DIR refused"
 mkdir -m 0700 "$workdir/real"
 ln -s real "$workdir/link"
 refused "DIR is a symlink" 1 "symbolic link" "$PRECORD" daemon --dir "$workdir/link" -e cpu-clock
+refused "DIR is a symlink, with a trailing slash" 1 "symbolic link" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/link/" -e cpu-clock
+refused "DIR is a symlink, written link/." 1 "symbolic link" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/link/." -e cpu-clock
+refused "DIR ends in .." 1 "'..'" \
+	timeout 30 "$PRECORD" daemon --dir "$workdir/link/.." -e cpu-clock
 mkdir -m 0700 "$workdir/other"
 chown 65534 "$workdir/other"
 refused "DIR owned by uid 65534" 1 "owned by uid 65534" \

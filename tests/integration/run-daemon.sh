@@ -2,18 +2,24 @@
 # SPDX-License-Identifier: MIT
 # precord daemon switches segments and says what it does (issue 17, "Tests"):
 #   by time      --switch-output=1s: a second segment begins without any request
-#   by request   with --switch-output=signal, `precord ctl rotate` and SIGUSR2 each begin a
-#                new segment
+#   by request   with a bare --switch-output (signal; it does not take the -e after it),
+#                `precord ctl rotate` and SIGUSR2 each begin a new segment
 #   by size      --switch-output=64K: segments end once they hold 64 KiB
 #   SIGTERM      stops the daemon cleanly (status 0, its last log line, no .partial)
 #   segments     every closed segment is read on its own by preport -D and by perf report,
 #                which names the workload's hot_a; the stop leaves no .partial; the last log
 #                line's sample count equals the samples in the segments; DIR is 0700 and
-#                segments are 0600
-#   ctl status   every field there; samples written > 0 after a while, segments equal the
-#                files in DIR, the live segment exists as a .partial file
+#                segments are 0600; a segment's '# cmdline :' says 'precord daemon --dir'
+#   ctl status   every field there (also with --dir after the command); samples written > 0
+#                after a while, segments equal the files in DIR, the live segment exists as
+#                a .partial file
 #   --background the parent exits 0 and names the daemon's pid on stdout (also when stdout
-#                is a file); the daemon logs into DIR/precord.log and ends on ctl stop
+#                is a file); the daemon logs into DIR/precord.log (truncated as by
+#                copytruncate, it goes on at its start) and ends on ctl stop;
+#                after a SIGKILL the restart's recovery line reaches the log too, whose
+#                every line starts with an ISO 8601 time; a start that fails after the fork
+#                (a bad -C, a DIR too long for the socket) exits 1 with the reason on
+#                stderr, one line, also in the log
 # Skips when perf is missing or the kernel refuses perf_event_open.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/record-lib.sh"
@@ -60,6 +66,11 @@ if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
 	check $? "ctl status: target says all CPUs, cpu-clock at 999 Hz"
 	grep -q '^last error: none$' "$workdir/status.out"
 	check $? "ctl status: last error: none"
+	# --dir after the command, as users type it
+	"$PRECORD" ctl status --dir "$D" >"$workdir/status2.out" 2>"$workdir/status2.err"
+	check_status "ctl status --dir DIR" $? 0 "$workdir/status2.err"
+	grep -q "^directory: $D\$" "$workdir/status2.out"
+	check $? "ctl status --dir DIR asks the daemon on DIR: $(lines "$workdir/status2.out" 4)"
 
 	wait_seq "$D" 3
 	check $? "by time: a third segment begins"
@@ -71,6 +82,10 @@ if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
 	m=$(find "$D" -maxdepth 1 -type f -name 'precord-*' ! -perm 600 | join_lines)
 	[ -z "$m" ]
 	check $? "every segment has mode 600${m:+; not: $m}"
+	f=$(closed_segments "$D" | head -n 1)
+	"$PREPORT" --header-only -i "$D/$f" >"$workdir/header.out" 2>&1
+	grep -q "^# cmdline : .*precord daemon --dir $D -a " "$workdir/header.out"
+	check $? "the header's cmdline is the daemon's: $(grep '^# cmdline' "$workdir/header.out")"
 	total=0
 	for f in $(closed_segments "$D"); do
 		segment_reads "$f" "$D/$f" hot_a
@@ -86,9 +101,9 @@ if start_daemon time "$D" -a -e cpu-clock -F 999 -g --switch-output=1s; then
 	fi
 fi
 
-say "--- switches on request only (--switch-output=signal)"
+say "--- switches on request only (a bare --switch-output, as in perf, is signal)"
 D=$workdir/signal
-if start_daemon signal "$D" -a -e cpu-clock -F 999 -g --switch-output=signal; then
+if start_daemon signal "$D" -a --switch-output -e cpu-clock -F 999 -g; then
 	"$PRECORD" ctl --dir "$D" rotate >"$workdir/rotate.out" 2>&1
 	check_status "ctl rotate" $? 0 "$workdir/rotate.out"
 	wait_seq "$D" 2
@@ -128,6 +143,16 @@ if start_daemon size "$D" -a -e cpu-clock -F 999 -g --switch-output=64K; then
 	done
 fi
 
+# bg_wait_gone PID: wait (at most 30 s) until PID has exited; 1 if it has not.
+bg_wait_gone() {
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ "$i" -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
 say "--- --background"
 D=$workdir/bg
 "$PRECORD" daemon --dir "$D" --background -a -e cpu-clock -F 99 >"$workdir/bg.out" 2>"$workdir/bg.err"
@@ -140,16 +165,61 @@ else
 fi
 if [ -n "$pid" ]; then
 	bg_pids="$bg_pids $pid"
+	: >"$D/precord.log" # as logrotate's copytruncate does: the log is O_APPEND
 	"$PRECORD" ctl --dir "$D" stop >/dev/null 2>&1
-	i=0
-	while kill -0 "$pid" 2>/dev/null && [ "$i" -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	! kill -0 "$pid" 2>/dev/null
+	bg_wait_gone "$pid"
 	check $? "--background: ctl stop ends the detached daemon"
 	grep -q 'stopped: ' "$D/precord.log"
 	check $? "--background: DIR/precord.log has its log: $(lines "$D/precord.log" 3)"
+	[ "$(tr -d '\000' <"$D/precord.log" | wc -c)" -eq "$(wc -c <"$D/precord.log")" ]
+	check $? "--background: after a truncation the log goes on at its start (no NUL bytes)"
 fi
+
+say "--- --background: a daemon killed, then started again"
+D=$workdir/bgkill
+"$PRECORD" daemon --dir "$D" --background -a -e cpu-clock -F 99 >/dev/null 2>"$workdir/bgk.err"
+check_status "--background (to be killed)" $? 0 "$workdir/bgk.err"
+pid=$(status_of "$D" pid)
+if [ -n "$pid" ]; then
+	kill -s KILL "$pid"
+	bg_wait_gone "$pid"
+	"$PRECORD" daemon --dir "$D" --background -a -e cpu-clock -F 99 >/dev/null \
+		2>"$workdir/bgk2.err"
+	check_status "--background after a SIGKILL" $? 0 "$workdir/bgk2.err"
+	pid=$(status_of "$D" pid)
+	[ -n "$pid" ] && bg_pids="$bg_pids $pid"
+	"$PRECORD" ctl --dir "$D" stop >/dev/null 2>&1
+	[ -n "$pid" ] && bg_wait_gone "$pid"
+	# the segment left live is closed (or, if still empty, removed) as the new one opens
+	# DIR, before it detaches: that line goes into the log as well
+	grep -q 'by an earlier run' "$D/precord.log"
+	check $? "--background: the restart's recovery line is in DIR/precord.log: $(lines "$D/precord.log" 4)"
+	n=$(grep -c -v -E '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z precord: ' \
+		"$D/precord.log")
+	[ "$n" -eq 0 ] && [ -s "$D/precord.log" ]
+	check $? "--background: every line of DIR/precord.log starts with an ISO 8601 time ($n do not)"
+else
+	bad "--background: no daemon answers on $D: $(lines "$workdir/bgk.err")"
+fi
+
+say "--- --background: a start that fails after detaching says why on the terminal"
+# bg_fails LABEL WORD ARGS...: precord daemon --background ARGS exits 1 with one line naming
+# WORD on stderr, and DIR/precord.log (DIR is the --dir in ARGS, $bgdir) has that line too.
+bg_fails() {
+	_l=$1
+	_w=$2
+	shift 2
+	"$PRECORD" daemon --background "$@" >"$workdir/bgf.out" 2>"$workdir/bgf.err"
+	check_status "$_l" $? 1 "$workdir/bgf.err"
+	one_line "$_l" "$workdir/bgf.err" "$_w"
+	[ -s "$workdir/bgf.err" ] &&
+		grep -q -F -- "$(sed 's/^precord: //' "$workdir/bgf.err")" "$bgdir/precord.log"
+	check $? "$_l: DIR/precord.log has the same line: $(lines "$bgdir/precord.log" 2)"
+}
+bgdir=$workdir/bgcpu
+bg_fails "--background -C 99999" "CPU list" --dir "$bgdir" -C 99999 -e cpu-clock
+bgdir=$workdir/$(printf '%0120d' 0)
+bg_fails "--background with a DIR too long for the socket" "choose a shorter --dir" \
+	--dir "$bgdir" -e cpu-clock
 
 finish

@@ -310,7 +310,7 @@ ddir=$workdir/daemon
 if [ "$can_record" != yes ]; then
 	say "precord cannot record here: skipped"
 else
-	"$PRECORD" daemon --dir "$ddir" -e cpu-clock -F 199 --switch-output 1s \
+	"$PRECORD" daemon --dir "$ddir" -e cpu-clock -F 199 --switch-output=1s \
 		>/dev/null 2>"$workdir/daemon.err" &
 	dpid=$!
 	# the first segment exists once the daemon records

@@ -196,10 +196,28 @@ static void test_refusals(void)
 	symlink("real", at("link"));
 	err = prec_segdir__open(at("link"), PREC_SEGDIR_CREATE, &why, &d);
 	ok(err == -ELOOP && !d, "DIR a symbolic link to a directory: -ELOOP (%d)", err);
+	/* O_NOFOLLOW checks only a final name: a path must not end past the link's name */
+	for (const char *const *p = (const char *const[]){ "link/", "link//", "link/.", "link/./",
+							  "link/././/", NULL }; *p; p++) {
+		err = prec_segdir__open(at(*p), PREC_SEGDIR_CREATE, &why, &d);
+		ok(err == -ELOOP && !d && !exists(at("real/" PREC_SEGDIR_LOCK_NAME)),
+		   "DIR '%s', through a symbolic link: -ELOOP, nothing made in its target (%d)",
+		   *p, err);
+	}
+	err = prec_segdir__open(at("link/.."), PREC_SEGDIR_CREATE, &why, &d);
+	ok(err == -EINVAL && !d, "DIR 'link/..', ending in '..': -EINVAL (%d)", err);
+	err = prec_segdir__open(at("real/"), PREC_SEGDIR_CREATE, &why, &d);
+	ok(!err && d, "DIR 'real/', a directory with a trailing slash, is accepted (%d)", err);
+	prec_segdir__free(d);
+	d = NULL;
+	unlink(at("real/" PREC_SEGDIR_LOCK_NAME));
 	symlink("nowhere", at("dangling"));
 	err = prec_segdir__open(at("dangling"), PREC_SEGDIR_CREATE, &why, &d);
 	ok(err == -ELOOP && !exists(at("nowhere")),
 	   "DIR a dangling link: -ELOOP, nothing made (%d)", err);
+	err = prec_segdir__open(at("dangling/"), PREC_SEGDIR_CREATE, &why, &d);
+	ok(err == -ELOOP && !exists(at("nowhere")),
+	   "DIR 'dangling/': -ELOOP, nothing made (%d)", err);
 	write_file(at("file"), "x");
 	err = prec_segdir__open(at("file"), PREC_SEGDIR_CREATE, &why, &d);
 	ok(err == -ENOTDIR, "DIR a file: -ENOTDIR (%d)", err);
