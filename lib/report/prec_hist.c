@@ -149,6 +149,11 @@ long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d)
 	return id + 1;
 }
 
+struct prec_dso *prec_hist__dso(const struct prec_hist *h, uint32_t id)
+{
+	return id < h->nr_dsos ? h->dsos[id] : NULL;
+}
+
 static bool frame_eq(const struct prec_hist_frame *a, const struct prec_hist_frame *b)
 {
 	return a->addr == b->addr && a->dso == b->dso && a->flags == b->flags;
@@ -385,13 +390,6 @@ static const char *srcline_at(const struct prec_hist *h, uint32_t fid)
 	return h->frame_srcline ? h->frame_srcline[fid] : NULL;
 }
 
-uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node)
-{
-	while (h->node[node].parent != ROOT_PARENT)
-		node = h->node[node].parent;
-	return h->node[node].frame.dso;
-}
-
 /* The stack of `node`, leaf first, as sframe ids, with the frame of each position. */
 static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, uint32_t **seq,
 		       uint32_t **fr, size_t *cap)
@@ -419,15 +417,24 @@ static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, ui
 	return (long)n;
 }
 
-long prec_hist__stack_seq(const struct prec_hist *h, uint32_t node, uint32_t **seq, size_t *cap)
+long prec_hist__path(const struct prec_hist *h, uint32_t stack, size_t upto, struct prec_path *ret,
+		     uint32_t **seq, size_t *cap)
 {
-	return stack_seq2(h, node, SIZE_MAX, seq, NULL, cap);
+	const struct prec_node_total *t = &h->node_total[stack];
+
+	ret->period = t->period;
+	ret->count = t->count;
+	ret->chain = !(h->node[stack].frame.flags & PREC_FRAME_NOCHAIN);
+	if (!t->count)
+		return 0;
+	return stack_seq2(h, stack, upto, seq, NULL, cap);
 }
 
-long prec_hist__stack_seq_upto(const struct prec_hist *h, uint32_t node, size_t upto,
-			       uint32_t **seq, size_t *cap)
+const char *prec_hist__stack_comm(const struct prec_hist *h, uint32_t stack)
 {
-	return stack_seq2(h, node, upto, seq, NULL, cap);
+	while (h->node[stack].parent != ROOT_PARENT)
+		stack = h->node[stack].parent;
+	return prec_hist__ctx(h, h->node[stack].frame.dso)->comm;
 }
 
 int prec_hist__set_thread_comm(struct prec_hist *h, uint32_t pid, uint32_t tid, const char *comm)
@@ -454,6 +461,18 @@ const char *prec_hist__thread_comm(const struct prec_hist *h, uint32_t pid, uint
 	memcpy(&comm, (const char *)prec_keyset__key(&h->thread_comms, (uint32_t)id) + sizeof(key),
 	       sizeof(comm));
 	return comm;
+}
+
+bool prec_hist__thread(const struct prec_hist *h, uint32_t i, uint32_t *ret_pid, uint32_t *ret_tid)
+{
+	const struct prec_ctx_key *ck;
+
+	if ((!h->ctx_pid && !h->ctx_tid) || i >= h->ctxs.n)
+		return false;
+	ck = prec_hist__ctx(h, i);
+	*ret_pid = ck->pid;
+	*ret_tid = ck->tid;
+	return true;
 }
 
 /* The key of the entry of sframe sf (with srcline) in context ck. */
@@ -786,4 +805,49 @@ bool prec_hist__sframe_shown(const struct prec_hist *h, uint32_t sfid)
 	if (h->opts.sym_filter && !name_in(sf->name, h->opts.sym_filter))
 		return false;
 	return true;
+}
+
+/* ---- what the views read ---- */
+
+const struct prec_hist_opts *prec_hist__opts(const struct prec_hist *h)
+{
+	return &h->opts;
+}
+
+uint32_t prec_hist__nr_events(const struct prec_hist *h)
+{
+	return h->nr_ev;
+}
+
+const struct prec_evsel_stats *prec_hist__event(const struct prec_hist *h, uint32_t evsel)
+{
+	return &h->ev[evsel < h->nr_ev ? evsel : 0];
+}
+
+const struct prec_dso_unsym *prec_hist__unsym(const struct prec_hist *h, size_t *ret_nr)
+{
+	*ret_nr = h->nr_unsym;
+	return h->unsym;
+}
+
+const struct prec_entry *prec_hist__entries(const struct prec_hist *h, uint32_t *ret_nr)
+{
+	*ret_nr = h->nr_entries;
+	return h->entries;
+}
+
+const struct prec_sframe *prec_hist__sframe(const struct prec_hist *h, uint32_t id)
+{
+	return (const struct prec_sframe *)prec_keyset__key(&h->sframes, id);
+}
+
+const struct prec_occurrence *prec_hist__occurrences(const struct prec_hist *h,
+						     const struct prec_entry *e)
+{
+	return h->occ ? h->occ + e->occ_start : NULL;
+}
+
+uint32_t prec_hist__nr_stacks(const struct prec_hist *h)
+{
+	return h->nr_nodes;
 }

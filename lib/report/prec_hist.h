@@ -12,7 +12,12 @@
  * (prec_view.h) print them.  prec_hist.c's opening comment follows a sample step by step.
  *
  * Addresses in frames are what prec_symbol.h takes: a file offset for an ELF DSO, the absolute
- * address for the kernel, JIT maps, and frames without a mapping.  Not thread-safe.
+ * address for the kernel, JIT maps, and frames without a mapping.
+ *
+ * The hist is opaque: samples go in through prec_hist__context/stack/count, and once it is
+ * finished the views read entries, their occurrences, and stacks as call paths through the
+ * functions at the end of this file.  Not thread-safe while samples go in; a finished hist
+ * may be read by several threads at once.
  */
 #ifndef PREC_HIST_H
 #define PREC_HIST_H
@@ -21,11 +26,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prec_hash.h"
-
 struct prec_symtab;
 struct prec_dso;
-struct prec_hist_bg;
+/* Opaque: its fields are prec_hist*.c's (prec_hist_int.h); everything else goes through the
+ * functions below. */
+struct prec_hist;
 
 /* The sort keys; what each means and shows is prec_view.c's table of them. */
 enum prec_sort_key {
@@ -52,6 +57,17 @@ struct prec_hist_opts {
 	const char *const *dso_filter; /* NULL-terminated short or long names; NULL: all */
 	const char *const *sym_filter; /* NULL-terminated symbol names; NULL: all */
 };
+
+/* Is k one of o's sort keys? */
+static inline bool prec_hist_opts__has_key(const struct prec_hist_opts *o, enum prec_sort_key k)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == k)
+			return true;
+	return false;
+}
 
 /* Frame flags. */
 #define PREC_FRAME_KERNEL 1u /* a kernel address ([k] rather than [.]) */
@@ -105,11 +121,11 @@ struct prec_entry {
 	uint64_t self_period, self_count;
 	uint64_t acc_period, acc_count; /* children mode: every stack it is on */
 	uint32_t max_depth; /* children mode: longest chain below it (whole stack as leaf) */
-	uint32_t occ_start, occ_n; /* occurrences, when kept */
+	uint32_t occ_start, occ_n; /* occurrences, when kept: prec_hist__occurrences() */
 };
 
-/* Where an entry occurs: on stack (leaf trie node) `node`, at position `pos` of its
- * symbolized sequence (0 = leaf). */
+/* Where an entry occurs: on stack `node` (a stack id, see prec_hist__path()), at position
+ * `pos` of its path (0 = leaf). */
 struct prec_occurrence {
 	uint32_t node;
 	uint32_t pos;
@@ -126,112 +142,19 @@ struct prec_dso_unsym {
 	uint64_t period;
 };
 
-/* A symbolized frame: its sframes, sf_seq[sf_start] on (sf_n of them: the innermost inlined
- * function first, its own function last), and whether that is a symbol. */
-struct prec_frame_sym {
-	uint32_t sf_start, sf_n;
-	uint32_t unsym; /* 0: its function is a symbol; else the DSO id of its sframe + 1 */
-};
-
-struct prec_ctx_key {
-	const char *comm;
-	uint32_t evsel, pid, tid, cpu;
-};
-
-/* A node of the stack trie: one frame below its parent; one per distinct stack prefix. */
-struct prec_node {
-	uint32_t parent; /* UINT32_MAX for roots */
-	/* The child tried first: while the children are a list, its head, which is the child
-	 * a stack took last (a hit moves to the front); once they are hashed, the child taken
-	 * last.  UINT32_MAX: no child. */
-	uint32_t child;
-	uint32_t next_sibling; /* in the parent's list while the parent keeps one */
-	uint32_t nr_children; /* up to LIST_MAX + 1: beyond LIST_MAX they are in prec_hist.nslot */
-	struct prec_hist_frame frame; /* roots: the context id as dso, no flags, addr 0 */
-};
-
-/* Of the samples whose stack ends at a node. */
-struct prec_node_total {
-	uint64_t period, count;
-};
-
-/* The frame of a node (of a root: the context id as dso). */
-static inline struct prec_hist_frame prec_node__frame(const struct prec_node *n)
-{
-	return n->frame;
-}
-
-struct prec_hist {
-	struct prec_hist_opts opts;
-	struct prec_symtab *symtab; /* not owned */
-	bool ctx_comm, ctx_pid, ctx_tid, ctx_cpu; /* which context parts are kept */
-
-	struct prec_dso **dsos; /* [0] = NULL (no mapping) */
-	uint32_t nr_dsos, cap_dsos;
-	struct prec_keyset dso_ids; /* pointer value -> id */
-
-	struct prec_keyset ctxs; /* context key -> id */
-	/* (pid, tid) -> the command a thread is named by under the pid and tid keys (see
-	 * prec_hist__set_thread_comm()) */
-	struct prec_keyset thread_comms;
-	struct prec_ctx_key last_ctx_key; /* of the last context looked up, if has_last_ctx */
-	uint32_t last_ctx;
-	bool has_last_ctx;
-	uint32_t *ctx_root; /* context id -> root node */
-	size_t cap_ctx;
-
-	struct prec_keyset frames; /* struct prec_hist_frame -> frame id (from index_frames) */
-
-	struct prec_node *node; /* by node id */
-	struct prec_node_total *node_total; /* by node id */
-	uint32_t nr_nodes;
-	size_t cap_nodes, cap_node_total;
-	/* open-addressing hash of crowded parents' children by (parent, frame): slots hold
-	 * (hash tag << 32 | node id + 1), the keys are the nodes themselves */
-	uint64_t *nslot;
-	uint32_t nr_nslots, nr_hashed;
-	uint32_t *node_frame; /* node id -> frame id (roots: context id), from index_frames */
-	uint32_t nr_indexed; /* nodes below this have their frame id */
-	size_t cap_node_frame;
-	struct prec_hist_bg *bg; /* see prec_hist__background() */
-
-	struct prec_evsel_stats *ev;
-	uint32_t nr_ev;
-
-	/* after prec_hist__finish() (the background thread may do a part before) */
-	struct prec_keyset sframes; /* struct prec_sframe -> id */
-	struct prec_frame_sym *frame_sym; /* by frame id */
-	uint32_t nr_symbolized; /* frames below this have their sframes */
-	size_t cap_frame_sym;
-	uint32_t *sf_seq;
-	size_t nr_sf_seq, cap_sf_seq;
-	const char **frame_srcline; /* with the srcline key */
-	struct prec_keyset entry_ids;
-	struct prec_entry *entries; /* entry_ids's records, by id */
-	uint32_t nr_entries;
-	struct prec_occurrence *occ;
-	size_t nr_occ;
-	struct prec_dso_unsym *unsym; /* sorted by period, descending */
-	size_t nr_unsym;
-	struct prec_strset strs;
-	bool finished;
-};
-
 int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, uint32_t nr_evsels,
 		   struct prec_hist **ret);
 void prec_hist__free(struct prec_hist *h);
 
 /* The id of a DSO for frames (cache it, e.g. in the map).  -ENOMEM. */
 long prec_hist__dso_id(struct prec_hist *h, struct prec_dso *d);
-static inline struct prec_dso *prec_hist__dso(const struct prec_hist *h, uint32_t id)
-{
-	return id < h->nr_dsos ? h->dsos[id] : NULL;
-}
+/* The DSO of an id; NULL for 0 (no mapping) and ids the hist did not give. */
+struct prec_dso *prec_hist__dso(const struct prec_hist *h, uint32_t id);
 
 /*
  * Counting a sample in three steps, so that a caller can cache the stack of a repeated call
- * chain: its context id, the trie node of its frames (leaf first, at least one), and the count.
- * Both ids stay valid for the hist's lifetime.  -ENOMEM / -E2BIG.
+ * chain: its context id, the stack id of its frames (leaf first, at least one; a node of the
+ * trie), and the count.  Both ids stay valid for the hist's lifetime.  -ENOMEM / -E2BIG.
  */
 long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s);
 long prec_hist__stack(struct prec_hist *h, uint32_t ctx, const struct prec_hist_frame *frames,
@@ -251,6 +174,10 @@ int prec_hist__set_thread_comm(struct prec_hist *h, uint32_t pid, uint32_t tid, 
 /* The command given for that thread, else `comm`. */
 const char *prec_hist__thread_comm(const struct prec_hist *h, uint32_t pid, uint32_t tid,
 				   const char *comm);
+/* The threads to name that way: under the pid or tid key, thread i of those the samples so
+ * far were of (a thread may come more than once), into *ret_pid and *ret_tid; false past the
+ * last one, and always without those keys. */
+bool prec_hist__thread(const struct prec_hist *h, uint32_t i, uint32_t *ret_pid, uint32_t *ret_tid);
 
 /*
  * The switch for background symbolizing (prec_hist_bg.c): from now on, a thread of its own
@@ -271,39 +198,57 @@ int prec_hist__index_frames(struct prec_hist *h);
 /* Symbolize and build the entries.  0 or -ENOMEM. */
 int prec_hist__finish(struct prec_hist *h);
 
-static inline const struct prec_sframe *prec_hist__sframe(const struct prec_hist *h, uint32_t id)
-{
-	return (const struct prec_sframe *)prec_keyset__key(&h->sframes, id);
-}
+/*
+ * What the views read, once prec_hist__finish() returned 0; pointers stay valid, and their
+ * contents unchanged, for the hist's lifetime.  Nothing here writes: two threads may read at
+ * once.
+ */
 
-/* The symbolized sequence of stack `node` (a leaf trie node), leaf first, into *seq
- * (reallocated as needed; *cap its capacity).  Returns its length, or -ENOMEM. */
-long prec_hist__stack_seq(const struct prec_hist *h, uint32_t node, uint32_t **seq, size_t *cap);
-/* The same, but only as far as it takes to have positions 0..upto (at least upto + 1 entries,
- * fewer only when the stack is shorter). */
-long prec_hist__stack_seq_upto(const struct prec_hist *h, uint32_t node, size_t upto,
-			       uint32_t **seq, size_t *cap);
-/* Samples whose stack ends at `node`. */
-static inline uint64_t prec_hist__node_count(const struct prec_hist *h, uint32_t node)
-{
-	return h->node_total[node].count;
-}
+/* The options the hist was made with (a copy; the filter lists are the caller's). */
+const struct prec_hist_opts *prec_hist__opts(const struct prec_hist *h);
 
-/* The period of the samples whose stack ends at `node`. */
-static inline uint64_t prec_hist__node_period(const struct prec_hist *h, uint32_t node)
-{
-	return h->node_total[node].period;
-}
+/* The number of events (evsel 0 .. n - 1; at least 1), and the totals of one. */
+uint32_t prec_hist__nr_events(const struct prec_hist *h);
+const struct prec_evsel_stats *prec_hist__event(const struct prec_hist *h, uint32_t evsel);
 
-/* The context id of a trie node's stack, and the context's key. */
-uint32_t prec_hist__node_ctx(const struct prec_hist *h, uint32_t node);
+/* The DSOs whose leaf frames were not symbolized, heaviest first, *ret_nr of them. */
+const struct prec_dso_unsym *prec_hist__unsym(const struct prec_hist *h, size_t *ret_nr);
 
-static inline const struct prec_ctx_key *prec_hist__ctx(const struct prec_hist *h, uint32_t id)
-{
-	return (const struct prec_ctx_key *)prec_keyset__key(&h->ctxs, id);
-}
+/* The entries, by entry id, *ret_nr of them (in the order they were made). */
+const struct prec_entry *prec_hist__entries(const struct prec_hist *h, uint32_t *ret_nr);
 
-/* Does this sframe pass the --dso / --symbols filters? */
+/* A symbolized frame by id (an entry's sframe, or a position of a path). */
+const struct prec_sframe *prec_hist__sframe(const struct prec_hist *h, uint32_t id);
+/* Does it pass the --dso / --symbols filters? */
 bool prec_hist__sframe_shown(const struct prec_hist *h, uint32_t sf);
+
+/* Where entry e occurs (with keep_occurrences): e->occ_n occurrences, in stack id order, one
+ * per stack: each stack e is on (children), or that ends at e (without). */
+const struct prec_occurrence *prec_hist__occurrences(const struct prec_hist *h,
+						     const struct prec_entry *e);
+
+/* Stacks have ids 0 .. prec_hist__nr_stacks() - 1; most are only the outer part of longer
+ * ones (no sample ends there) and weigh nothing. */
+uint32_t prec_hist__nr_stacks(const struct prec_hist *h);
+
+/* A stack as a call path. */
+struct prec_path {
+	uint64_t period, count; /* of the samples whose stack it is; 0: only an outer part */
+	bool chain; /* false: its samples' call chains were dropped (PREC_FRAME_NOCHAIN): it
+		     * counts for its entries, and is in no call graph */
+};
+
+/*
+ * Stack `stack`'s weight into *ret and, if it weighs anything, its path: the sframe ids of
+ * its frames, leaf first (the functions inlined at a frame before the frame's own), into
+ * *seq, reallocated as needed (*cap its capacity).  Only as far as positions 0..upto if the
+ * stack goes further (SIZE_MAX: all of it).  Returns the path's length (0 for a stack that
+ * weighs nothing), or -ENOMEM.
+ */
+long prec_hist__path(const struct prec_hist *h, uint32_t stack, size_t upto, struct prec_path *ret,
+		     uint32_t **seq, size_t *cap);
+/* The command of a stack's samples, if the hist keeps commands (need_comm, or a comm, pid or
+ * tid key), else NULL. */
+const char *prec_hist__stack_comm(const struct prec_hist *h, uint32_t stack);
 
 #endif

@@ -1,21 +1,117 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Between prec_hist.c, its symbolizer (prec_hist_sym.c) and its background thread
- * (prec_hist_bg.c), nothing else.
+ * (prec_hist_bg.c), nothing else (and test-hist, which looks inside): the hist's fields.
+ * Everyone else has prec_hist.h's functions.
  */
 #ifndef PREC_HIST_INT_H
 #define PREC_HIST_INT_H
 
+#include "prec_hash.h"
 #include "prec_hist.h"
 
-static inline bool prec_hist_opts__has_key(const struct prec_hist_opts *o, enum prec_sort_key k)
-{
-	size_t i;
+/* A symbolized frame: its sframes, sf_seq[sf_start] on (sf_n of them: the innermost inlined
+ * function first, its own function last), and whether that is a symbol. */
+struct prec_frame_sym {
+	uint32_t sf_start, sf_n;
+	uint32_t unsym; /* 0: its function is a symbol; else the DSO id of its sframe + 1 */
+};
 
-	for (i = 0; i < o->nr_keys; i++)
-		if (o->keys[i] == k)
-			return true;
-	return false;
+struct prec_ctx_key {
+	const char *comm;
+	uint32_t evsel, pid, tid, cpu;
+};
+
+/* A node of the stack trie: one frame below its parent; one per distinct stack prefix. */
+struct prec_node {
+	uint32_t parent; /* UINT32_MAX for roots */
+	/* The child tried first: while the children are a list, its head, which is the child
+	 * a stack took last (a hit moves to the front); once they are hashed, the child taken
+	 * last.  UINT32_MAX: no child. */
+	uint32_t child;
+	uint32_t next_sibling; /* in the parent's list while the parent keeps one */
+	uint32_t nr_children; /* up to LIST_MAX + 1: beyond LIST_MAX they are in prec_hist.nslot */
+	struct prec_hist_frame frame; /* roots: the context id as dso, no flags, addr 0 */
+};
+
+/* Of the samples whose stack ends at a node. */
+struct prec_node_total {
+	uint64_t period, count;
+};
+
+struct prec_hist_bg;
+
+struct prec_hist {
+	struct prec_hist_opts opts;
+	struct prec_symtab *symtab; /* not owned */
+	bool ctx_comm, ctx_pid, ctx_tid, ctx_cpu; /* which context parts are kept */
+
+	struct prec_dso **dsos; /* [0] = NULL (no mapping) */
+	uint32_t nr_dsos, cap_dsos;
+	struct prec_keyset dso_ids; /* pointer value -> id */
+
+	struct prec_keyset ctxs; /* context key -> id */
+	/* (pid, tid) -> the command a thread is named by under the pid and tid keys (see
+	 * prec_hist__set_thread_comm()) */
+	struct prec_keyset thread_comms;
+	struct prec_ctx_key last_ctx_key; /* of the last context looked up, if has_last_ctx */
+	uint32_t last_ctx;
+	bool has_last_ctx;
+	uint32_t *ctx_root; /* context id -> root node */
+	size_t cap_ctx;
+
+	struct prec_keyset frames; /* struct prec_hist_frame -> frame id (from index_frames) */
+
+	struct prec_node *node; /* by node id */
+	struct prec_node_total *node_total; /* by node id */
+	uint32_t nr_nodes;
+	size_t cap_nodes, cap_node_total;
+	/* open-addressing hash of crowded parents' children by (parent, frame): slots hold
+	 * (hash tag << 32 | node id + 1), the keys are the nodes themselves */
+	uint64_t *nslot;
+	uint32_t nr_nslots, nr_hashed;
+	uint32_t *node_frame; /* node id -> frame id (roots: context id), from index_frames */
+	uint32_t nr_indexed; /* nodes below this have their frame id */
+	size_t cap_node_frame;
+	struct prec_hist_bg *bg; /* see prec_hist__background() */
+
+	struct prec_evsel_stats *ev;
+	uint32_t nr_ev;
+
+	/* after prec_hist__finish() (the background thread may do a part before) */
+	struct prec_keyset sframes; /* struct prec_sframe -> id */
+	struct prec_frame_sym *frame_sym; /* by frame id */
+	uint32_t nr_symbolized; /* frames below this have their sframes */
+	size_t cap_frame_sym;
+	uint32_t *sf_seq;
+	size_t nr_sf_seq, cap_sf_seq;
+	const char **frame_srcline; /* with the srcline key */
+	struct prec_keyset entry_ids;
+	struct prec_entry *entries; /* entry_ids's records, by id */
+	uint32_t nr_entries;
+	struct prec_occurrence *occ;
+	size_t nr_occ;
+	struct prec_dso_unsym *unsym; /* sorted by period, descending */
+	size_t nr_unsym;
+	struct prec_strset strs;
+	bool finished;
+};
+
+/* Samples whose stack ends at `node`, and their period. */
+static inline uint64_t prec_hist__node_count(const struct prec_hist *h, uint32_t node)
+{
+	return h->node_total[node].count;
+}
+
+static inline uint64_t prec_hist__node_period(const struct prec_hist *h, uint32_t node)
+{
+	return h->node_total[node].period;
+}
+
+/* Context `id`'s key. */
+static inline const struct prec_ctx_key *prec_hist__ctx(const struct prec_hist *h, uint32_t id)
+{
+	return (const struct prec_ctx_key *)prec_keyset__key(&h->ctxs, id);
 }
 
 /* Frame fid, as indexed. */

@@ -105,16 +105,13 @@ static void load_build_id_feature(struct prec_report_session *rs)
 /* Under the pid and tid keys each thread is named by the command it had last, as in perf. */
 static int name_threads(struct prec_report_session *rs)
 {
-	uint32_t i;
+	uint32_t i, pid, tid;
 	int err = 0;
 
-	if (!rs->h->ctx_pid && !rs->h->ctx_tid)
-		return 0;
-	for (i = 0; i < rs->h->ctxs.n && !err; i++) {
-		const struct prec_ctx_key *ck = prec_hist__ctx(rs->h, i);
-		struct prec_thread *t = prec_machine__thread(rs->m, ck->pid, ck->tid);
+	for (i = 0; !err && prec_hist__thread(rs->h, i, &pid, &tid); i++) {
+		struct prec_thread *t = prec_machine__thread(rs->m, pid, tid);
 
-		err = t ? prec_hist__set_thread_comm(rs->h, ck->pid, ck->tid, t->comm) : -ENOMEM;
+		err = t ? prec_hist__set_thread_comm(rs->h, pid, tid, t->comm) : -ENOMEM;
 	}
 	return err;
 }
@@ -352,6 +349,7 @@ int prec_report_session__start(struct prec_report_session *rs, const struct prec
 	size_t nev = rs->nr_gev ? rs->nr_gev : 1;
 	int err;
 
+	rs->ctx_cpu = prec_hist_opts__has_key(ho, PREC_SORT_CPU);
 	err = prec_machine__new(&rs->m);
 	if (!err)
 		err = prec_symtab__new(&rs->so, &rs->st);

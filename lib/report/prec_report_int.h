@@ -35,6 +35,7 @@ struct prec_report_session {
 	struct prec_machine *m; /* its state */
 	struct prec_symtab *st;
 	struct prec_hist *h;
+	bool ctx_cpu; /* the CPU is a sort key: a sample's context is not its thread's alone */
 	struct prec_order *order;
 
 	/* the first pass */

@@ -507,7 +507,7 @@ int prec_stacks__sample(struct prec_report_session *rs, const void *rec, size_t 
 	/* a thread's samples are mostly of one context: the thread remembers it (unless the
 	 * context has the CPU in it) */
 	if (t->user[TU_CTX] >> 32 == (uint64_t)evidx + 1 &&
-	    t->user[TU_CTX_COMM] == (uintptr_t)t->comm && !rs->h->ctx_cpu) {
+	    t->user[TU_CTX_COMM] == (uintptr_t)t->comm && !rs->ctx_cpu) {
 		ctx = (long)(uint32_t)t->user[TU_CTX];
 	} else {
 		/* the hist keeps the comm: a copy that outlives this stream's machine */

@@ -146,40 +146,40 @@ static int cmp_name(const char *a, const char *b)
 
 /* ---- the sort keys ---- */
 
-static int cmp_comm(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+static int cmp_comm(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
-	(void)h;
+	(void)v;
 	return cmp_name(x->comm, y->comm);
 }
 
-static int cmp_tid(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+static int cmp_tid(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
-	return cmp_u64(h->entries[x->entry].key.tid, h->entries[y->entry].key.tid);
+	return cmp_u64(v->entries[x->entry].key.tid, v->entries[y->entry].key.tid);
 }
 
-static int cmp_cpu(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+static int cmp_cpu(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
-	return cmp_u64(h->entries[x->entry].key.cpu, h->entries[y->entry].key.cpu);
+	return cmp_u64(v->entries[x->entry].key.cpu, v->entries[y->entry].key.cpu);
 }
 
-static int cmp_srcline(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+static int cmp_srcline(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
-	return cmp_text(h->entries[x->entry].key.srcline, h->entries[y->entry].key.srcline);
+	return cmp_text(v->entries[x->entry].key.srcline, v->entries[y->entry].key.srcline);
 }
 
 /* by name; those without a shared object first, as perf, but last when ordered by keys */
-static int cmp_dso(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+static int cmp_dso(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
-	(void)h;
+	(void)v;
 	if (!x->dso != !y->dso)
 		return (x->dso ? 1 : -1) * (x->by_keys ? -1 : 1);
 	return x->dso ? cmp_name(x->dso, y->dso) : 0;
 }
 
 /* named ones by name, then the others by address */
-static int cmp_sym(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+static int cmp_sym(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
-	(void)h;
+	(void)v;
 	if (!x->sym != !y->sym)
 		return x->sym ? -1 : 1;
 	return x->sym ? cmp_name(x->sym, y->sym) : cmp_u64(x->addr, y->addr);
@@ -243,7 +243,7 @@ static const struct sort_key {
 	const char *name, *alias; /* for --sort and -F; alias: perf's long name */
 	const char *title;
 	bool pad_last;
-	int (*cmp)(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y);
+	int (*cmp)(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y);
 	const char *(*text)(const struct prec_hist *h, const struct prec_entry *e, char *buf,
 			    size_t len);
 } sort_keys[PREC_SORT__MAX] = {
@@ -377,7 +377,7 @@ static uint64_t order_value(const struct prec_view *v, const struct prec_entry *
 static void rowkey_of(const struct prec_view *v, uint32_t entry, struct rowkey *k)
 {
 	const struct prec_hist *h = v->h;
-	const struct prec_entry *e = &h->entries[entry];
+	const struct prec_entry *e = &v->entries[entry];
 	const struct prec_sframe *f = prec_hist__sframe(h, e->sframe);
 	bool named = f->kind == PREC_SF_SYM || f->kind == PREC_SF_INLINE;
 
@@ -402,19 +402,19 @@ static void rowkey_of(const struct prec_view *v, uint32_t entry, struct rowkey *
  * shared object first and those without a symbol (addresses, in address order) after the
  * named ones; then as the entries were made.
  */
-static int cmp_rowkeys(const struct prec_hist *h, const struct rowkey *x, const struct rowkey *y)
+static int cmp_rowkeys(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
 	size_t k;
 	int c;
 
 	if (x->primary != y->primary)
 		return x->primary < y->primary ? 1 : -1;
-	if (h->opts.children && !x->by_keys && x->depth != y->depth && x->comm == y->comm)
+	if (v->ho->children && !x->by_keys && x->depth != y->depth && x->comm == y->comm)
 		return x->depth > y->depth ? -1 : 1;
 	if (x->self != y->self)
 		return x->self < y->self ? 1 : -1;
-	for (k = 0; k < h->opts.nr_keys; k++) {
-		c = sort_keys[h->opts.keys[k]].cmp(h, x, y);
+	for (k = 0; k < v->ho->nr_keys; k++) {
+		c = sort_keys[v->ho->keys[k]].cmp(v, x, y);
 		if (c)
 			return c;
 	}
@@ -430,7 +430,7 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 {
 	const struct rowsort *rs = arg;
 
-	return cmp_rowkeys(rs->v->h, &rs->k[*(const uint32_t *)a], &rs->k[*(const uint32_t *)b]);
+	return cmp_rowkeys(rs->v, &rs->k[*(const uint32_t *)a], &rs->k[*(const uint32_t *)b]);
 }
 
 /* Without memory for the copies: each comparison makes its two. */
@@ -441,7 +441,7 @@ static int cmp_entries(const void *a, const void *b, void *arg)
 
 	rowkey_of(v, *(const uint32_t *)a, &x);
 	rowkey_of(v, *(const uint32_t *)b, &y);
-	return cmp_rowkeys(v->h, &x, &y);
+	return cmp_rowkeys(v, &x, &y);
 }
 
 /* Sort rows (entry indices, ascending).  With children, the same qsort_r on the same input
@@ -563,11 +563,12 @@ void prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
 static void print_event_header(const struct prec_view *v)
 {
 	const struct prec_hist *h = v->h;
-	const struct prec_evsel_stats *st = &h->ev[v->evsel];
+	const struct prec_evsel_stats *st = prec_hist__event(h, v->evsel);
 	const struct prec_view_evsel *ve = v->o->evsels ? &v->o->evsels[v->evsel] : NULL;
 	uint64_t lost = ve ? ve->lost_samples : 0, n = st->nr_samples;
 	char unit = ' ';
-	size_t i, shown = 0;
+	size_t i, shown = 0, nr_unsym;
+	const struct prec_dso_unsym *unsym = prec_hist__unsym(h, &nr_unsym);
 
 	fprintf(v->out, "#\n# Total Lost Samples: %" PRIu64, lost);
 	if (lost)
@@ -592,14 +593,14 @@ static void print_event_header(const struct prec_view *v)
 			fputs("# Not symbolized: <0.01% of the event count", v->out);
 		else
 			fprintf(v->out, "# Not symbolized: %.2f%% of the event count", u);
-		for (i = 0; i < h->nr_unsym && shown < 4; i++) {
-			struct prec_dso *d = prec_hist__dso(h, h->unsym[i].dso);
+		for (i = 0; i < nr_unsym && shown < 4; i++) {
+			struct prec_dso *d = prec_hist__dso(h, unsym[i].dso);
 
-			if (pct(h->unsym[i].period, st->period) < 0.01)
+			if (pct(unsym[i].period, st->period) < 0.01)
 				continue;
 			fprintf(v->out, "%s %s %.2f%% (%s)", shown ? ";" : ":",
 				d ? prec_dso__short_name(d) : "[unknown]",
-				pct(h->unsym[i].period, st->period),
+				pct(unsym[i].period, st->period),
 				!d ? "no mapping"
 				   : prec_dso__status(d) == PREC_DSO_OK
 					     ? "no symbol at the address"
@@ -658,7 +659,7 @@ static void col_width(struct prec_view *v, struct prec_column *c, const uint32_t
 
 	if (c->kind != PREC_COL_KEY) {
 		for (i = 0; i < nr; i++) {
-			const struct prec_entry *e = &v->h->entries[rows[i]];
+			const struct prec_entry *e = &v->entries[rows[i]];
 
 			if (!widest || col_number(c, e) > col_number(c, widest))
 				widest = e;
@@ -668,7 +669,7 @@ static void col_width(struct prec_view *v, struct prec_column *c, const uint32_t
 		return;
 	}
 	for (i = 0; i < nr; i++)
-		widen(c, cell_width(v, c, &v->h->entries[rows[i]]));
+		widen(c, cell_width(v, c, &v->entries[rows[i]]));
 }
 
 static int stdio_event(struct prec_view *v, struct prec_graph *g)
@@ -684,15 +685,15 @@ static int stdio_event(struct prec_view *v, struct prec_graph *g)
 	pthread_t sorter;
 	int err = 0;
 
-	rows = malloc(((size_t)h->nr_entries + 1) * sizeof(*rows));
+	rows = malloc(((size_t)v->nr_entries + 1) * sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
-	for (i = 0; i < h->nr_entries; i++) {
-		const struct prec_entry *e = &h->entries[i];
+	for (i = 0; i < v->nr_entries; i++) {
+		const struct prec_entry *e = &v->entries[i];
 
 		if (e->key.evsel != v->evsel || !primary(v, e))
 			continue;
-		if ((h->opts.dso_filter || h->opts.sym_filter) &&
+		if ((v->ho->dso_filter || v->ho->sym_filter) &&
 		    !prec_hist__sframe_shown(h, e->sframe))
 			continue;
 		if (o->hide_unresolved && prec_hist__sframe(h, e->sframe)->kind != PREC_SF_SYM &&
@@ -729,11 +730,11 @@ static int stdio_event(struct prec_view *v, struct prec_graph *g)
 		size_t kept = 0;
 
 		for (i = 0; i < nr; i++)
-			if (pct(primary(v, &h->entries[rows[i]]), v->total) >= o->percent_limit)
+			if (pct(primary(v, &v->entries[rows[i]]), v->total) >= o->percent_limit)
 				rows[kept++] = rows[i];
 		nr = kept;
 	}
-	while (nr && pct(primary(v, &h->entries[rows[nr - 1]]), v->total) < o->percent_limit)
+	while (nr && pct(primary(v, &v->entries[rows[nr - 1]]), v->total) < o->percent_limit)
 		nr--;
 	print_event_header(v);
 	if (sep) {
@@ -761,7 +762,7 @@ static int stdio_event(struct prec_view *v, struct prec_graph *g)
 		err = prec_graph__print_entries(v, g, rows, nr, &row);
 	else
 		for (i = 0; i < nr; i++)
-			prec_view_print_row(v, &h->entries[rows[i]], &row);
+			prec_view_print_row(v, &v->entries[rows[i]], &row);
 	free(row.p);
 	fputs("\n\n", v->out);
 	free(rows);
@@ -778,7 +779,7 @@ static void add_fields(struct prec_view *v)
 
 	for (i = 0; i < o->nr_fields; i++)
 		children |= o->fields[i].col == PREC_COL_CHILDREN;
-	v->by_self = v->h->opts.children && !children;
+	v->by_self = v->ho->children && !children;
 	for (i = 0; i < o->nr_fields && i < PREC_VIEW_MAX_FIELDS; i++) {
 		static const struct {
 			const char *title;
@@ -796,8 +797,8 @@ static void add_fields(struct prec_view *v)
 	}
 	/* with --sort, perf adds the sort keys -F lacks and orders the entries by the keys */
 	v->by_keys = o->fields_sorted;
-	for (i = 0; i < v->h->opts.nr_keys && o->fields_sorted; i++) {
-		enum prec_sort_key k = v->h->opts.keys[i];
+	for (i = 0; i < v->ho->nr_keys && o->fields_sorted; i++) {
+		enum prec_sort_key k = v->ho->keys[i];
 		size_t j;
 
 		for (j = 0; j < o->nr_fields; j++)
@@ -810,9 +811,10 @@ static void add_fields(struct prec_view *v)
 
 int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *out)
 {
+	const struct prec_hist_opts *ho = prec_hist__opts(h);
+	uint32_t ev, nr_ev = prec_hist__nr_events(h);
 	struct prec_graph g;
 	struct prec_view v;
-	uint32_t ev;
 	size_t k;
 	int err = 0;
 
@@ -820,18 +822,20 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 	if (!o->field_sep)
 		fputs("# To display the recording's header, use --header or --header-only.\n#\n",
 		      out);
-	for (ev = 0; ev < h->nr_ev && !err; ev++) {
-		if (!h->ev[ev].nr_samples && h->nr_ev > 1)
+	for (ev = 0; ev < nr_ev && !err; ev++) {
+		if (!prec_hist__event(h, ev)->nr_samples && nr_ev > 1)
 			continue;
 		memset(&v, 0, sizeof(v));
 		v.h = h;
+		v.ho = ho;
+		v.entries = prec_hist__entries(h, &v.nr_entries);
 		v.o = o;
 		v.out = out;
 		v.evsel = ev;
-		v.total = h->ev[ev].period;
+		v.total = prec_hist__event(h, ev)->period;
 		if (o->nr_fields) {
 			add_fields(&v);
-		} else if (h->opts.children) {
+		} else if (ho->children) {
 			add_col(&v, PREC_COL_CHILDREN, 0, "Children", true, 8);
 			add_col(&v, PREC_COL_SELF, 0, "Self", true, 8);
 		} else {
@@ -841,9 +845,9 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 			add_col(&v, PREC_COL_SAMPLES, 0, "Samples", true, 12);
 		if (!o->nr_fields && o->show_total_period)
 			add_col(&v, PREC_COL_PERIOD, 0, "Period", true, 12);
-		for (k = 0; k < h->opts.nr_keys && !o->nr_fields; k++)
-			add_col(&v, PREC_COL_KEY, h->opts.keys[k], sort_keys[h->opts.keys[k]].title,
-				false, 0);
+		for (k = 0; k < ho->nr_keys && !o->nr_fields; k++)
+			add_col(&v, PREC_COL_KEY, ho->keys[k], sort_keys[ho->keys[k]].title, false,
+				0);
 		err = stdio_event(&v, &g);
 	}
 	prec_graph__release(&g);

@@ -25,31 +25,31 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 	const char **order = NULL;
 	uint64_t *counts = NULL;
 	size_t counts_cap = 0, order_cap = 0, seq_cap = 0, len_cap = 0, i;
-	uint32_t *seq = NULL, node;
+	uint32_t *seq = NULL, node, nr_stacks = prec_hist__nr_stacks(h);
 	char *line = NULL, buf[NAME_MAX_LEN];
 	int err = -ENOMEM;
 
 	memset(&lines, 0, sizeof(lines));
 	prec_keyset__init(&ids, sizeof(uintptr_t));
-	for (node = 0; node < h->nr_nodes; node++) {
-		const struct prec_ctx_key *ck;
-		const char *s;
+	for (node = 0; node < nr_stacks; node++) {
+		struct prec_path path;
+		const char *s, *comm;
 		uintptr_t key;
 		size_t len = 0;
 		long n, k, id;
 		bool is_new;
 
-		if (!prec_hist__node_count(h, node))
-			continue;
-		n = prec_hist__stack_seq(h, node, &seq, &seq_cap);
+		n = prec_hist__path(h, node, SIZE_MAX, &path, &seq, &seq_cap);
 		if (n < 0)
 			goto out;
-		ck = prec_hist__ctx(h, prec_hist__node_ctx(h, node));
+		if (!path.count)
+			continue;
+		comm = prec_hist__stack_comm(h, node);
 		for (k = n; k >= -1; k--) {
 			size_t l;
 
 			if (k == n)
-				s = ck->comm ? ck->comm : "[unknown]";
+				s = comm ? comm : "[unknown]";
 			else if (k >= 0)
 				s = prec_view_frame_name(h, seq[k], true, buf, sizeof(buf));
 			else
@@ -79,7 +79,7 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 			counts[id] = 0;
 			order[id] = s;
 		}
-		counts[id] += prec_hist__node_count(h, node);
+		counts[id] += path.count;
 	}
 	/* sorted lines, each with its count: find the count back through the id table */
 	if (ids.n)

@@ -76,6 +76,7 @@ static long gnode_child(struct prec_graph *g, uint32_t parent, uint32_t sf)
 static int graph_build(struct prec_graph *g, const struct prec_view *v, const struct prec_entry *e)
 {
 	const struct prec_hist *h = v->h;
+	const struct prec_occurrence *occ = prec_hist__occurrences(h, e);
 	bool caller = v->o->caller_order;
 	uint32_t i;
 
@@ -86,22 +87,19 @@ static int graph_build(struct prec_graph *g, const struct prec_view *v, const st
 	memset(&g->nodes[0], 0, sizeof(g->nodes[0]));
 	g->nr = 1;
 	for (i = 0; i < e->occ_n; i++) {
-		const struct prec_occurrence *oc = &h->occ[e->occ_start + i];
-		uint64_t p = prec_hist__node_period(h, oc->node);
-		/* counts only when shown: one more array read per occurrence */
-		uint64_t nc = v->o->graph_value == PREC_GRAPH_COUNT ?
-				      prec_hist__node_count(h, oc->node) : 0;
+		const struct prec_occurrence *oc = &occ[i];
+		struct prec_path path;
 		/* callers first from a non-leaf position need the stack only down from there */
-		long n = caller && oc->pos
-			     ? prec_hist__stack_seq_upto(h, oc->node, oc->pos, &g->seq, &g->seq_cap)
-			     : prec_hist__stack_seq(h, oc->node, &g->seq, &g->seq_cap);
+		long n = prec_hist__path(h, oc->node, caller && oc->pos ? oc->pos : SIZE_MAX, &path,
+					 &g->seq, &g->seq_cap);
+		uint64_t p = path.period;
+		uint64_t nc = v->o->graph_value == PREC_GRAPH_COUNT ? path.count : 0;
 		long k, id = 0;
 		long from, to, step;
 
 		if (n < 0)
 			return (int)n;
-		if ((long)oc->pos >= n ||
-		    (prec_node__frame(&h->node[oc->node]).flags & PREC_FRAME_NOCHAIN))
+		if ((long)oc->pos >= n || !path.chain)
 			continue;
 		if (caller) { /* outermost first; from the entry down, or whole for the leaf */
 			from = oc->pos == 0 ? n - 1 : (long)oc->pos;
@@ -325,7 +323,7 @@ static int print_branches(const struct prec_view *v, struct prec_graph *g, uint3
  * perf does when the sort keys start with sym (and then whatever the frame is). */
 static bool skips_own_frame(const struct prec_view *v)
 {
-	return v->h->opts.keys[0] == PREC_SORT_SYM;
+	return v->ho->keys[0] == PREC_SORT_SYM;
 }
 
 /*
@@ -527,12 +525,12 @@ static int print_entries(const struct prec_view *v, struct prec_graph *g, const 
 	for (i = 0; i < nr && !err; i++) {
 		/* the rows ahead: their entries, then (fetched by now) their sframes */
 		if (i + 2 * ROW_AHEAD < nr)
-			__builtin_prefetch(&v->h->entries[rows[i + 2 * ROW_AHEAD]]);
+			__builtin_prefetch(&v->entries[rows[i + 2 * ROW_AHEAD]]);
 		if (i + ROW_AHEAD < nr)
 			__builtin_prefetch(
-				prec_hist__sframe(v->h, v->h->entries[rows[i + ROW_AHEAD]].sframe));
-		prec_view_print_row(v, &v->h->entries[rows[i]], row);
-		err = prec_graph__print(g, v, &v->h->entries[rows[i]]);
+				prec_hist__sframe(v->h, v->entries[rows[i + ROW_AHEAD]].sframe));
+		prec_view_print_row(v, &v->entries[rows[i]], row);
+		err = prec_graph__print(g, v, &v->entries[rows[i]]);
 	}
 	return err;
 }

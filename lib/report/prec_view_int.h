@@ -28,6 +28,9 @@ struct prec_column {
 
 struct prec_view {
 	struct prec_hist *h;
+	const struct prec_hist_opts *ho; /* the hist's options */
+	const struct prec_entry *entries; /* the hist's, by entry id */
+	uint32_t nr_entries;
 	const struct prec_view_opts *o;
 	FILE *out;
 	uint32_t evsel;
@@ -56,7 +59,7 @@ static inline const char *u64_text(uint64_t v, char *buf)
 
 static inline uint64_t primary(const struct prec_view *v, const struct prec_entry *e)
 {
-	return v->h->opts.children ? e->acc_period : e->self_period;
+	return v->ho->children ? e->acc_period : e->self_period;
 }
 
 /* A row put together before it is written: one fwrite a row instead of one per piece (see

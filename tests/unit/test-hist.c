@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "prec_buf.h"
@@ -327,6 +328,106 @@ static void check_bad_frame(void)
 	prec_hist__free(h);
 }
 
+/* The API the views and the session read a finished hist through: threads to name, per-event
+ * totals, entries, their occurrences and stacks as call paths. */
+static void check_api(void)
+{
+	struct prec_hist_opts ho = { 0 };
+	struct prec_hist_frame fr[3];
+	struct prec_hist *h = NULL;
+	const struct prec_entry *ents, *e11 = NULL, *e12 = NULL;
+	const struct prec_occurrence *oc;
+	struct prec_path path = { 0 };
+	uint32_t nr, i, pid, tid, seen = 0, *seq = NULL, weigh_nothing = 0;
+	size_t cap = 0;
+	long n = -1, n0 = -1, nochain = -1;
+	int k;
+
+	ho.keys[0] = PREC_SORT_PID;
+	ho.keys[1] = PREC_SORT_SYM;
+	ho.nr_keys = 2;
+	ho.children = true;
+	ho.keep_occurrences = true;
+	if (prec_hist__new(&ho, NULL, 1, &h))
+		abort();
+	for (k = 0; k < 3; k++) {
+		fr[k] = (struct prec_hist_frame){ .addr = 0x10 * (uint64_t)(k + 1) };
+		if (k)
+			fr[k].flags = PREC_FRAME_RET;
+	}
+	for (k = 0; k < 3; k++) { /* tid 11: two samples on one stack, tid 12: no chain */
+		struct prec_hist_sample s = { .pid = 10, .tid = k < 2 ? 11 : 12, .period = 5 };
+		struct prec_hist_frame only = { .addr = 0x10, .flags = PREC_FRAME_NOCHAIN };
+		long ctx, node;
+
+		s.comm = k < 2 ? "a" : "b";
+		ctx = prec_hist__context(h, &s);
+		if (ctx < 0)
+			abort();
+		if (k < 2)
+			node = prec_hist__stack(h, (uint32_t)ctx, fr, 3);
+		else
+			node = prec_hist__stack(h, (uint32_t)ctx, &only, 1);
+		if (node < 0)
+			abort();
+		prec_hist__count(h, (uint32_t)ctx, (uint32_t)node, s.period);
+	}
+	prec_hist__count_filtered(h, 0, 7);
+	for (i = 0; prec_hist__thread(h, i, &pid, &tid); i++)
+		seen |= pid == 10 && (tid == 11 || tid == 12) ? 1u << (tid - 11) : 4u;
+	ok(i == 2 && seen == 3, "the threads to name: (10, 11) and (10, 12) (%u of them)", i);
+	if (prec_hist__finish(h))
+		abort();
+	ok(prec_hist__nr_events(h) == 1 && prec_hist__event(h, 0)->nr_samples == 4 &&
+		   prec_hist__event(h, 0)->period == 22,
+	   "per-event totals count the filtered sample too");
+	ents = prec_hist__entries(h, &nr);
+	for (i = 0; i < nr; i++) {
+		const struct prec_sframe *sf = prec_hist__sframe(h, ents[i].sframe);
+
+		if (sf->kind == PREC_SF_NOMAP && sf->addr == 0x10)
+			*(ents[i].key.tid == 11 ? &e11 : &e12) = &ents[i];
+	}
+	ok(nr == 4 && e11 && e12 && e11->self_count == 2 && e11->acc_period == 10 &&
+		   e11->occ_n == 1 && e12->occ_n == 1,
+	   "entries: one per thread and function (%u), the leaf's with its samples", nr);
+	if (e11 && e11->occ_n == 1) {
+		oc = prec_hist__occurrences(h, e11);
+		n = prec_hist__path(h, oc->node, SIZE_MAX, &path, &seq, &cap);
+		n0 = prec_hist__path(h, oc->node, 0, &path, &seq, &cap);
+		ok(n == 3 && n0 == 1 && oc->pos == 0 && path.count == 2 && path.period == 10 &&
+			   path.chain && prec_hist__sframe(h, seq[0]) == prec_hist__sframe(h, e11->sframe) &&
+			   !strcmp(prec_hist__stack_comm(h, oc->node), "a"),
+		   "an occurrence's path: 3 frames, leaf first, 1 up to position 0, its weight and "
+		   "command (%ld, %ld)",
+		   n, n0);
+	}
+	if (e12 && e12->occ_n == 1) {
+		oc = prec_hist__occurrences(h, e12);
+		nochain = prec_hist__path(h, oc->node, SIZE_MAX, &path, &seq, &cap);
+		ok(nochain == 1 && !path.chain && path.count == 1,
+		   "a stack whose chain was dropped says so");
+	}
+	for (i = 0; i < prec_hist__nr_stacks(h); i++)
+		weigh_nothing += prec_hist__path(h, i, SIZE_MAX, &path, &seq, &cap) == 0 &&
+				 !path.count;
+	ok(prec_hist__nr_stacks(h) == 6 && weigh_nothing == 4,
+	   "stacks: 2 roots and 4 frames, 2 of them with samples (%u, %u weigh nothing)",
+	   prec_hist__nr_stacks(h), weigh_nothing);
+	free(seq);
+	prec_hist__free(h);
+	ho.keys[0] = PREC_SORT_COMM;
+	if (prec_hist__new(&ho, NULL, 1, &h))
+		abort();
+	{
+		struct prec_hist_sample s = { .pid = 10, .tid = 11, .comm = "a" };
+
+		ok(prec_hist__context(h, &s) >= 0 && !prec_hist__thread(h, 0, &pid, &tid),
+		   "without the pid and tid keys there are no threads to name");
+	}
+	prec_hist__free(h);
+}
+
 int main(void)
 {
 	char *plain, *loader, *drained, *bg;
@@ -335,6 +436,7 @@ int main(void)
 	check_slots();
 	check_radix();
 	check_bad_frame();
+	check_api();
 
 	write_kallsyms();
 	plain = report(PLAIN);

@@ -144,7 +144,7 @@ static char *big_report(bool children, bool one_thread, uint32_t *ret_rows)
 	vo.evsels = &ev;
 	vo.one_thread = one_thread;
 	text = stdio_text(h, &vo);
-	*ret_rows = h->nr_entries;
+	prec_hist__entries(h, ret_rows);
 	prec_hist__free(h);
 	prec_symtab__free(st);
 	return text;
