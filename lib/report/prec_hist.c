@@ -66,10 +66,11 @@ static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, uint32_t nr_evsels,
 		   struct prec_hist **ret)
 {
-	struct prec_hist *h = calloc(1, sizeof(*h));
+	struct prec_hist *h = aligned_alloc(64, sizeof(*h)); /* see prec_hist_int.h */
 
 	if (!h)
 		return -ENOMEM;
+	memset(h, 0, sizeof(*h));
 	h->opts = *opts;
 	h->symtab = st;
 	h->ctx_comm = opts->need_comm || prec_hist_opts__has_key(opts, PREC_SORT_COMM) ||

@@ -60,8 +60,6 @@ struct prec_hist {
 	uint32_t *ctx_root; /* context id -> root node */
 	size_t cap_ctx;
 
-	struct prec_keyset frames; /* struct prec_hist_frame -> frame id (from index_frames) */
-
 	struct prec_node *node; /* by node id */
 	struct prec_node_total *node_total; /* by node id */
 	uint32_t nr_nodes;
@@ -70,22 +68,12 @@ struct prec_hist {
 	 * (hash tag << 32 | node id + 1), the keys are the nodes themselves */
 	uint64_t *nslot;
 	uint32_t nr_nslots, nr_hashed;
-	uint32_t *node_frame; /* node id -> frame id (roots: context id), from index_frames */
-	uint32_t nr_indexed; /* nodes below this have their frame id */
-	size_t cap_node_frame;
 	struct prec_hist_bg *bg; /* see prec_hist__background() */
 
 	struct prec_evsel_stats *ev;
 	uint32_t nr_ev;
 
-	/* after prec_hist__finish() (the background thread may do a part before) */
-	struct prec_keyset sframes; /* struct prec_sframe -> id */
-	struct prec_frame_sym *frame_sym; /* by frame id */
-	uint32_t nr_symbolized; /* frames below this have their sframes */
-	size_t cap_frame_sym;
-	uint32_t *sf_seq;
-	size_t nr_sf_seq, cap_sf_seq;
-	const char **frame_srcline; /* with the srcline key */
+	/* after prec_hist__finish() */
 	struct prec_keyset entry_ids;
 	struct prec_entry *entries; /* entry_ids's records, by id */
 	uint32_t nr_entries;
@@ -93,8 +81,27 @@ struct prec_hist {
 	size_t nr_occ;
 	struct prec_dso_unsym *unsym; /* sorted by period, descending */
 	size_t nr_unsym;
-	struct prec_strset strs;
 	bool finished;
+
+	/*
+	 * Steps 4 and 5, indexing and symbolizing, which the background thread may do while the
+	 * caller adds samples: on cache lines of their own (the hist is 64-byte aligned and its
+	 * size a multiple of 64), so that the thread's writes for every node do not take from the
+	 * reading thread the line of its trie's fields.  Sharing one cost that thread a quarter
+	 * of its time on A (doc/performance.md).
+	 */
+	_Alignas(64) struct prec_keyset frames; /* struct prec_hist_frame -> frame id */
+	uint32_t *node_frame; /* node id -> frame id (roots: context id) */
+	uint32_t nr_indexed; /* nodes below this have their frame id */
+	size_t cap_node_frame;
+	struct prec_keyset sframes; /* struct prec_sframe -> id */
+	struct prec_frame_sym *frame_sym; /* by frame id */
+	uint32_t nr_symbolized; /* frames below this have their sframes */
+	size_t cap_frame_sym;
+	uint32_t *sf_seq;
+	size_t nr_sf_seq, cap_sf_seq;
+	const char **frame_srcline; /* with the srcline key */
+	struct prec_strset strs;
 };
 
 /* Samples whose stack ends at `node`, and their period. */
