@@ -90,6 +90,8 @@ int prec_slots__grow(uint64_t **slots, uint32_t *nr, uint32_t first)
 		t = mremap(*slots, (size_t)old * sizeof(*t), (size_t)n * sizeof(*t), MREMAP_MAYMOVE);
 	if (t == MAP_FAILED)
 		return -ENOMEM;
+	if ((size_t)n * sizeof(*t) >= (2u << 20)) /* huge pages where aligned: see prec_buf.c */
+		(void)madvise(t, (size_t)n * sizeof(*t), MADV_HUGEPAGE);
 	/* the new pages are written at once: one call, not a fault per page (nor two: see
 	 * prec_calloc_written); an old kernel without it faults them in one by one */
 	(void)madvise(t + old, (size_t)(n - old) * sizeof(*t), MADV_POPULATE_WRITE);
