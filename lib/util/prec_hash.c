@@ -191,6 +191,35 @@ static inline void key_copy(void *dst, const void *src, size_t n)
 	}
 }
 
+/*
+ * A keyset's slot table: from 2 MiB on a mapping of its own in huge pages (see prec_buf.c;
+ * the frame and sframe tables of a large report, probed at random by the background thread),
+ * below that malloc'ed.
+ */
+#define HUGE_SLOTS ((2u << 20) / sizeof(uint64_t))
+
+static uint64_t *slots_alloc(uint32_t n)
+{
+	uint64_t *t;
+
+	if (n < HUGE_SLOTS)
+		return prec_calloc_written(n, sizeof(*t));
+	t = mmap(NULL, (size_t)n * sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	(void)madvise(t, (size_t)n * sizeof(*t), MADV_HUGEPAGE);
+	return t;
+}
+
+static void slots_free(uint64_t *t, uint32_t n)
+{
+	if (n < HUGE_SLOTS)
+		free(t);
+	else
+		munmap(t, (size_t)n * sizeof(*t));
+}
+
 static int keyset_grow_slots(struct prec_keyset *ks)
 {
 	uint32_t nslots = ks->nslots ? ks->nslots * 2 : 64, i, mask = nslots - 1;
@@ -201,13 +230,13 @@ static int keyset_grow_slots(struct prec_keyset *ks)
 	/* a new table, not prec_slots__grow(): the old one goes back to malloc, whose memory
 	 * the other thread's allocations then reuse instead of faulting in fresh pages (on A,
 	 * in place cost the reading thread 400 more page faults) */
-	slots = prec_calloc_written(nslots, sizeof(*slots));
+	slots = slots_alloc(nslots);
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < ks->nslots; i++)
 		if (ks->slots[i])
 			slot_put(slots, mask, ks->slots[i]);
-	free(ks->slots);
+	slots_free(ks->slots, ks->nslots);
 	ks->slots = slots;
 	ks->nslots = nslots;
 	return 0;
@@ -318,7 +347,7 @@ long prec_keyset__intern_hashed(struct prec_keyset *ks, const void *key, uint64_
 void prec_keyset__release(struct prec_keyset *ks)
 {
 	prec_maparray__free(ks->keys, ks->cap, ks->rsize);
-	free(ks->slots);
+	slots_free(ks->slots, ks->nslots);
 	prec_keyset__init_records(ks, ks->ksize, ks->rsize);
 }
 
