@@ -63,7 +63,9 @@ struct prec_radix *prec_radix__sort(struct prec_radix *a, struct prec_radix *b, 
  * prec_array__grow() for an array that may grow large: malloc'ed while under
  * PREC_MAPARRAY_MIN bytes, beyond that in a mapping of its own, which grows by moving its
  * pages instead of copying them (mremap).  A realloc'ed array fills fresh pages with each
- * copy; this one costs only the pages its items touch.  Capacities double from 16; free with prec_maparray__free().
+ * copy; this one costs only the pages its items touch.  From 2 MiB on the mapping is a
+ * multiple of 2 MiB in transparent huge pages where the kernel has them (prec_buf.c).
+ * Capacities double from 16; free with prec_maparray__free().
  */
 #define PREC_MAPARRAY_MIN (256u << 10)
 int prec_maparray__grow(void **arr, size_t *cap, size_t need, size_t elem);
