@@ -87,8 +87,8 @@ struct prec_hist {
 	 * Steps 4 and 5, indexing and symbolizing, which the background thread may do while the
 	 * caller adds samples: on cache lines of their own (the hist is 64-byte aligned and its
 	 * size a multiple of 64), so that the thread's writes for every node do not take from the
-	 * reading thread the line of its trie's fields.  Sharing one cost that thread a quarter
-	 * of its time on A (doc/performance.md).
+	 * reading thread the line of its trie's fields.  Sharing one cost that thread 11-19% of
+	 * its CPU in the read phase on A (doc/performance.md).
 	 */
 	_Alignas(64) struct prec_keyset frames; /* struct prec_hist_frame -> frame id */
 	uint32_t *node_frame; /* node id -> frame id (roots: context id) */
