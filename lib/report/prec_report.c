@@ -237,6 +237,7 @@ static long gev_intern(struct prec_report_session *rs, struct prec_reader *r, si
 		return -ENOMEM;
 	g->type = ev->attr.type;
 	g->config = ev->attr.config;
+	g->pub.dummy = g->type == PERF_TYPE_SOFTWARE && g->config == PERF_COUNT_SW_DUMMY;
 	return (long)rs->gev_n++;
 }
 

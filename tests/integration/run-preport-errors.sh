@@ -176,6 +176,29 @@ for f in stream.data plain.data $perf_file; do
 	cp "$out" "$workdir/$f.dump"
 done
 
+# ---- filters that leave nothing ----
+# perf record -a adds a tracking event (dummy) that has no samples: a filter that leaves no
+# sample prints the sampled event's empty report ("# Samples: 0"), as for a one-event file.
+if [ -n "$perf_file" ]; then
+	say "--- filters that leave no sample (perf record -a: the event and perf's dummy)"
+	if ! "$PERF" record -q -a -e "$PERF_EVENT" -o "$workdir/perf-a.data" -- "$DEMO" 100 \
+		>/dev/null 2>"$workdir/rec-a.err"; then
+		say "note: perf record -a failed, not checked: $(head -n 1 "$workdir/rec-a.err")"
+	else
+		for filter in "--cpu 4095" "--time 1000000,1000001"; do
+			# shellcheck disable=SC2086 # an option and its value
+			run empty-filter -i "$workdir/perf-a.data" --no-children $filter
+			if [ "$rc" -eq 0 ] && grep -q "^# Samples: 0  *of event '$PERF_EVENT" "$out" &&
+				grep -q '^# Overhead' "$out" && ! grep -q dummy "$out"; then
+				ok "perf -a file, $filter: the empty report of '$PERF_EVENT'"
+			else
+				bad "perf -a file, $filter: exit $rc, not the empty report:" \
+					"$(join_lines <"$out") / $(lines "$err" 2)"
+			fi
+		done
+	fi
+fi
+
 # ---- plain errors ----
 say "--- errors"
 run missing -D -i "$workdir/does-not-exist"
