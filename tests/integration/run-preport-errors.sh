@@ -6,7 +6,8 @@
 # file, empty standard input, random bytes, "PERFILE2" followed by random bytes, a directory,
 # a byte-swapped magic (the line must say "byte order"), a perf.data cut inside its header.
 # Usage errors (exit 2, one line): unknown long and short options, -i without its argument,
-# -g fractal,count, -g ...,address and a -g print limit (perf's, which preport does not do).
+# -g fractal,count, -g ...,address and a -g print limit (perf's, which preport does not do);
+# --kallsyms with a missing, random, empty file or a directory.
 # Truncation (exit 0, only warnings on stderr, one of them saying "truncated", and exactly
 # the records that lie wholly before the cut printed): perf's file form cut in the data
 # section and in the feature section, and our pipe stream (zstd and plain) cut at several
@@ -251,6 +252,22 @@ run cg-address -i "$workdir/stream.data" -g graph,0.5,caller,address
 expect_error "-g ...,address" 2 'address key.*not supported'
 run cg-limit -i "$workdir/stream.data" -g graph,0.5,10,caller
 expect_error "-g with a print limit" 2 'print limit.*not supported'
+# --kallsyms FILE that cannot serve is refused before anything is read (perf: "Invalid file")
+run kallsyms-missing -i "$workdir/stream.data" --kallsyms "$workdir/does-not-exist"
+expect_error "--kallsyms missing file" 2 "does-not-exist' cannot be read"
+run kallsyms-random -i "$workdir/stream.data" --kallsyms "$workdir/random1"
+expect_error "--kallsyms random bytes" 2 "random1' is not a kallsyms file"
+run kallsyms-empty -i "$workdir/stream.data" --kallsyms "$workdir/empty"
+expect_error "--kallsyms empty file" 2 "empty' is empty"
+run kallsyms-dir -i "$workdir/stream.data" --kallsyms "$workdir"
+expect_error "--kallsyms a directory" 2 "is not a regular file"
+printf 'ffffffff81000000 T _text\nffffffff81000100 T some_function\n' >"$workdir/kallsyms"
+run kallsyms-ok -i "$workdir/stream.data" --kallsyms "$workdir/kallsyms"
+if [ "$rc" -eq 0 ] && [ ! -s "$err" ]; then
+	ok "--kallsyms with a kallsyms file: exit 0, nothing on stderr"
+else
+	bad "--kallsyms with a kallsyms file: exit $rc: $(lines "$err")"
+fi
 
 # ---- truncation ----
 say "--- truncation"
