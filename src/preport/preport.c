@@ -165,6 +165,8 @@ static int run_dir(const struct preport_opts *o)
 		fprintf(stderr, "preport: out of memory reading '%s'\n", o->input);
 		return 1;
 	}
+	if (err == -ENODATA)
+		return 1; /* no segment could be read: said */
 	if (err) {
 		fprintf(stderr, "preport: cannot read '%s': %s\n", o->input, preport_why(err));
 		return 1;

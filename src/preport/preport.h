@@ -167,7 +167,8 @@ struct prec_report_session;
 /*
  * The first pass of a report: each picked stream's header into rs
  * (prec_report_session__add_stream); a damaged segment is warned about and skipped from then
- * on.  0, -EBADMSG for a single file whose header cannot be read, or -ENOMEM.
+ * on.  0, -EBADMSG for a single file whose header cannot be read, -ENODATA when no segment
+ * of a directory can be read (said on stderr, after each one's warning), or -ENOMEM.
  */
 int preport_input__survey(struct preport_input *in, struct prec_report_session *rs);
 /*

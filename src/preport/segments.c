@@ -339,12 +339,13 @@ int preport_input__survey(struct preport_input *in, struct prec_report_session *
 	}
 	if (err || nr_ok)
 		return err;
-	/* a single file's own error, or no segment readable */
+	/* a single file's own error, or no segment readable (each one's reason warned) */
 	if (!preport_input__is_dir(in))
 		return -EBADMSG;
-	if (n)
-		prec_warn("no segment could be read");
-	return 0;
+	if (!n)
+		return 0;
+	fprintf(stderr, "preport: no segment could be read in '%s'\n", in->path);
+	return -ENODATA;
 }
 
 struct progress {
