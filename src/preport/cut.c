@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The warning for a recording that was cut short: a precord stream that lacks its end marker
- * (precord killed, disk full, or still recording).  Said once, after the records were read, in one line with the
- * time the recording ends at.  Sample times are the perf clock's unless the events used
- * another clock (use_clockid); when they did and the CLOCK_DATA feature ties that clock to
- * the wall clock, the end is given as a date and time, otherwise relative to the first
- * sample and in the clock's seconds as `perf script` prints them.
+ * (precord killed, disk full, or still recording).  Said once, after the records were read,
+ * in one line with the time the recording ends at.  Sample times are the perf clock's unless
+ * the events used another clock (use_clockid); when they did and the CLOCK_DATA feature ties
+ * that clock to the wall clock, the end is given as a date and time, otherwise relative to
+ * the first sample and in the clock's seconds as `perf script` prints them.
  */
 #include <inttypes.h>
 #include <linux/perf_event.h>

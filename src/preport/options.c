@@ -47,7 +47,7 @@ static void usage(FILE *f)
 		"      --pid LIST           only these process ids\n"
 		"      --tid LIST           only these thread ids\n"
 		"      --cpu LIST           only these CPUs (e.g. 0-3,6)\n"
-		"      --time START,END     only samples in this time window (seconds, as -D shows)\n"
+		"      --time START,END     only samples in this time window (seconds; -D shows ns)\n"
 		"      --since TIME         only samples from this wall-clock time on (local time:\n"
 		"                           '2026-11-26 03:10:05', '03:10', 'yesterday', '-2h')\n"
 		"      --until TIME         only samples up to this wall-clock time (same forms)\n"

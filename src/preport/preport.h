@@ -111,6 +111,9 @@ int preport_print_header(struct prec_reader *r, const char *input, FILE *out);
 /* The library's last error message for err (or strerror), and forgetting it (preport.c). */
 const char *preport_why(int err);
 void preport_clear_error(void);
+/* The input as messages name it: 'PATH' quoted, or standard input for "-"; valid until the
+ * next call. */
+const char *preport_shown(const char *input);
 /* Name `name` (NULL: nothing) in the library's warnings from now on, or mute them. */
 void preport_log_subject(const char *name, bool mute);
 

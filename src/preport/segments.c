@@ -84,10 +84,10 @@ static int stream_window(const struct preport_input *in, struct prec_reader *r, 
 	if (err) {
 		if (in->single)
 			fprintf(stderr,
-				"preport: '%s' has %s wall-clock data (CLOCK_DATA), so --since and "
+				"preport: %s has %s wall-clock data (CLOCK_DATA), so --since and "
 				"--until cannot be applied; record with precord, or with perf "
 				"record -k mono\n",
-				name, err == -ENODATA ? "no" : "unusable");
+				preport_shown(name), err == -ENODATA ? "no" : "unusable");
 		else
 			prec_warn("segment %s has %s wall-clock data (CLOCK_DATA): all its "
 				  "samples are counted",

@@ -7,7 +7,9 @@
 # a byte-swapped magic (the line must say "byte order"), a perf.data cut inside its header.
 # Usage errors (exit 2, one line): unknown long and short options, -i without its argument,
 # -g fractal,count, -g ...,address and a -g print limit (perf's, which preport does not do);
-# --kallsyms with a missing, random, empty file or a directory.
+# --kallsyms with a missing, random, empty file or a directory.  Errors on standard input
+# name it so.  Words: one malformed sample is "1 malformed sample"; --time takes -D's times
+# (ns) in seconds, and --help says so.
 # Truncation (exit 0, only warnings on stderr, one of them saying "truncated", and exactly
 # the records that lie wholly before the cut printed): perf's file form cut in the data
 # section and in the feature section, and our pipe stream (zstd and plain) cut at several
@@ -211,7 +213,7 @@ expect_error "empty file" 1
 
 stdin=$workdir/empty
 run empty-stdin -D -i -
-expect_error "empty standard input" 1
+expect_error "empty standard input" 1 "cannot read standard input:"
 
 for seed in 1 2 3; do
 	random_bytes "$seed" 4096 >"$workdir/random$seed"
@@ -236,7 +238,7 @@ for f in stream.data $perf_file; do
 	expect_error "byte-swapped magic ($f)" 1 'byte order'
 	stdin=$workdir/$f.swapped
 	run swapped-stdin -D -i -
-	expect_error "byte-swapped magic ($f, stdin)" 1 'byte order'
+	expect_error "byte-swapped magic ($f, stdin)" 1 "standard input:.*byte order"
 done
 
 run bad-long --no-such-option
@@ -267,6 +269,49 @@ if [ "$rc" -eq 0 ] && [ ! -s "$err" ]; then
 	ok "--kallsyms with a kallsyms file: exit 0, nothing on stderr"
 else
 	bad "--kallsyms with a kallsyms file: exit $rc: $(lines "$err")"
+fi
+
+# ---- small things said right ----
+say "--- words"
+# one sample whose call chain claims 4096 entries: "1 malformed sample skipped"
+"$WRITE_STREAM" -o "$workdir/chain.data" --no-compress --caller main "$DEMO" hot_a:30 main:0 ||
+	fail "write-stream --caller failed"
+run chain-D -D -i "$workdir/chain.data"
+first=$(grep -m 1 ': SAMPLE .* callchain 3$' "$out" | cut -d' ' -f1)
+if [ -z "$first" ]; then
+	bad "no SAMPLE with a call chain of 3 in -D of chain.data: $(lines "$out")"
+else
+	# after the header, ip, pid/tid, time and period: the chain's u64 count (little-endian)
+	cp "$workdir/chain.data" "$workdir/chain-bad.data"
+	printf '\000\020\000\000\000\000\000\000' |
+		dd of="$workdir/chain-bad.data" bs=1 seek=$((first + 40)) conv=notrunc 2>/dev/null
+	run chain-bad -i "$workdir/chain-bad.data" --no-children
+	if [ "$rc" -eq 0 ] && [ "$(cat "$err")" = "preport: warning: 1 malformed sample skipped" ]
+	then
+		ok "one malformed sample: '$(cat "$err")'"
+	else
+		bad "one malformed sample: exit $rc, want one line '1 malformed sample skipped':" \
+			"$(lines "$err" 3)"
+	fi
+fi
+# --time takes seconds; -D shows the times in ns: the window around one sample's time / 1e9
+# holds that sample alone (write-stream's samples are 1 ms apart)
+t=$(grep -m 10 ': SAMPLE ' "$workdir/stream.data.dump" | tail -n 1 |
+	sed 's/.* time \([0-9]*\) .*/\1/')
+win=$(awk -v t="$t" 'BEGIN { printf "%.6f,%.6f", (t - 100000) / 1e9, (t + 100000) / 1e9 }')
+run time-window -i "$workdir/stream.data" --no-children --time "$win"
+if [ "$rc" -eq 0 ] && grep -q "^# Samples: 1 " "$out"; then
+	ok "--time $win (the 10th sample's time $t ns from -D, in seconds): one sample"
+else
+	bad "--time $win (-D's time $t ns): exit $rc, not one sample:" \
+		"$(grep '^# Samples' "$out") $(lines "$err")"
+fi
+"$PREPORT" --help >"$workdir/help.out" 2>&1
+if grep -q -e '--time START,END .*seconds; -D shows ns' "$workdir/help.out"; then
+	ok "--help: --time is in seconds, -D shows ns"
+else
+	bad "--help does not say --time is in seconds and -D's times in ns:" \
+		"$(grep -e '--time' "$workdir/help.out")"
 fi
 
 # ---- truncation ----
