@@ -56,7 +56,8 @@ static bool wall_time(const struct prec_reader *r, uint64_t t, char *buf, size_t
 void preport_warn_cut(const struct prec_reader *r, const char *input,
 		      const struct prec_time_range *t)
 {
-	const char *name, *why = "the recorder was killed, its disk filled up, or it is still recording";
+	const char *why = "the recorder was killed, its disk filled up, or it is still recording";
+	const char *name;
 	char when[128];
 
 	if (!input || !prec_reader__cut_short(r))
