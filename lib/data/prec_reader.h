@@ -95,7 +95,8 @@ bool prec_reader__ended(const struct prec_reader *r);
 bool prec_reader__from_precord(const struct prec_reader *r);
 /*
  * After the end of the stream (prec_reader__next() returned 0): a pipe-form stream written by
- * precord that lacks the end marker, i.e. the recorder was killed or its disk filled up.
+ * precord that lacks the end marker, i.e. the recorder was killed, its disk filled up, or it
+ * is still writing.
  * False for perf's streams and for file-form files (they have other signs of a cut).
  */
 bool prec_reader__cut_short(const struct prec_reader *r);

@@ -237,6 +237,7 @@ static long gev_intern(struct prec_report_session *rs, struct prec_reader *r, si
 		return -ENOMEM;
 	g->type = ev->attr.type;
 	g->config = ev->attr.config;
+	g->pub.dummy = g->type == PERF_TYPE_SOFTWARE && g->config == PERF_COUNT_SW_DUMMY;
 	return (long)rs->gev_n++;
 }
 
@@ -477,9 +478,11 @@ int prec_report_session__finish(struct prec_report_session *rs)
 	if (err)
 		return err;
 	if (rs->bad_samples)
-		prec_warn("%" PRIu64 " malformed samples skipped", rs->bad_samples);
+		prec_warn("%" PRIu64 " malformed sample%s skipped", rs->bad_samples,
+			  rs->bad_samples == 1 ? "" : "s");
 	if (rs->unknown_evsel)
-		prec_warn("%" PRIu64 " samples of an unknown event skipped", rs->unknown_evsel);
+		prec_warn("%" PRIu64 " sample%s of an unknown event skipped", rs->unknown_evsel,
+			  rs->unknown_evsel == 1 ? "" : "s");
 	err = name_threads(rs);
 	return err ? err : prec_hist__finish(rs->h);
 }

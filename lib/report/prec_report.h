@@ -72,6 +72,7 @@ struct prec_report_event {
 	uint64_t lost_samples; /* as perf reports them */
 	uint64_t broken_period; /* of the samples whose stack copy ended before the outermost
 				 * caller */
+	bool dummy; /* perf's tracking event (software, dummy): side records, never samples */
 };
 
 /* One stream to read. */

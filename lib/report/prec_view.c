@@ -809,12 +809,25 @@ static void add_fields(struct prec_view *v)
 	}
 }
 
+/*
+ * Of several events, those with samples are shown, as in perf; when filters leave none with
+ * samples, the sampled events' empty reports (not the tracking event's), as for one event.
+ */
+static bool shown_if_empty(const struct prec_view_opts *o, uint32_t ev, bool any_samples,
+			   const struct prec_evsel_stats *st)
+{
+	if (any_samples)
+		return st->nr_samples;
+	return !o->evsels || !o->evsels[ev].dummy;
+}
+
 int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *out)
 {
 	const struct prec_hist_opts *ho = prec_hist__opts(h);
 	uint32_t ev, nr_ev = prec_hist__nr_events(h);
 	struct prec_graph g;
 	struct prec_view v;
+	bool any_samples = false;
 	size_t k;
 	int err = 0;
 
@@ -822,8 +835,10 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 	if (!o->field_sep)
 		fputs("# To display the recording's header, use --header or --header-only.\n#\n",
 		      out);
+	for (ev = 0; ev < nr_ev && !any_samples; ev++)
+		any_samples = prec_hist__event(h, ev)->nr_samples;
 	for (ev = 0; ev < nr_ev && !err; ev++) {
-		if (!prec_hist__event(h, ev)->nr_samples && nr_ev > 1)
+		if (nr_ev > 1 && !shown_if_empty(o, ev, any_samples, prec_hist__event(h, ev)))
 			continue;
 		memset(&v, 0, sizeof(v));
 		v.h = h;

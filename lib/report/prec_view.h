@@ -46,6 +46,7 @@ struct prec_view_evsel {
 	uint64_t lost_samples; /* for "# Total Lost Samples" */
 	uint64_t broken_period; /* of the samples whose stack copy ended before the outermost
 				 * caller, for "# Broken stacks" */
+	bool dummy; /* perf's tracking event: when no event has samples, the others are shown */
 };
 
 /* A column that -F asks for: a percentage or count, or a sort key's column. */

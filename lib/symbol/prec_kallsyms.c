@@ -279,6 +279,16 @@ struct kallsyms_walk {
 	bool any, nonzero;
 };
 
+/* The start of a kallsyms line, "ADDRESS TYPE ": false if it is not that; else *ret_name. */
+static bool kallsyms_head(char *line, uint64_t *ret_addr, char *ret_type, char **ret_name)
+{
+	if (!parse_hex(&line, ret_addr) || line[0] != ' ' || !line[1] || line[2] != ' ')
+		return false;
+	*ret_type = line[1];
+	*ret_name = line + 3;
+	return true;
+}
+
 /* One line of kallsyms: "ADDRESS TYPE NAME[\t[MODULE]]". */
 static int kallsyms_line(void *arg, char *line, size_t len)
 {
@@ -289,10 +299,8 @@ static int kallsyms_line(void *arg, char *line, size_t len)
 	char type;
 	int err;
 
-	if (!parse_hex(&line, &addr) || line[0] != ' ' || !line[1] || line[2] != ' ')
+	if (!kallsyms_head(line, &addr, &type, &name))
 		return 0;
-	type = line[1];
-	name = line + 3;
 	w->any = true;
 	if (addr)
 		w->nonzero = true;
@@ -350,6 +358,41 @@ int prec_kallsyms_load(struct prec_dso *d, const char *path)
 	prec_symvec__dedup(&w.sv);
 	adopt(d, &w.sv, &w.nm);
 	return 0;
+}
+
+int prec_kallsyms_check(const char *path)
+{
+	char buf[512], *nl, *name, type;
+	struct stat st;
+	uint64_t addr;
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto out;
+	}
+	err = -EINVAL;
+	if (!S_ISREG(st.st_mode))
+		goto out;
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	err = n < 0 ? -errno : !n ? -ENODATA : -EBADMSG;
+	if (n <= 0)
+		goto out;
+	buf[n] = 0;
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = 0;
+	if (kallsyms_head(buf, &addr, &type, &name) && *name)
+		err = 0;
+out:
+	close(fd);
+	return err;
 }
 
 struct jitmap_walk {

@@ -43,6 +43,13 @@ struct prec_symtab_opts {
 };
 
 int prec_symtab__new(const struct prec_symtab_opts *opts, struct prec_symtab **ret);
+
+/*
+ * Whether `path` can serve as opts.kallsyms: 0 when it is a readable regular file whose
+ * first line reads "ADDRESS TYPE NAME"; else -errno of open or read, -EINVAL when it is not a
+ * regular file, -ENODATA when it is empty, -EBADMSG when its first line is not of that form.
+ */
+int prec_kallsyms_check(const char *path);
 void prec_symtab__free(struct prec_symtab *st); /* NULL-safe; frees every DSO */
 
 /*

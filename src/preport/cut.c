@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The warning for a recording that was cut short: a precord stream that lacks its end marker
- * (precord killed, disk full).  Said once, after the records were read, in one line with the
- * time the recording ends at.  Sample times are the perf clock's unless the events used
- * another clock (use_clockid); when they did and the CLOCK_DATA feature ties that clock to
- * the wall clock, the end is given as a date and time, otherwise relative to the first
- * sample and in the clock's seconds as `perf script` prints them.
+ * (precord killed, disk full, or still recording).  Said once, after the records were read,
+ * in one line with the time the recording ends at.  Sample times are the perf clock's unless
+ * the events used another clock (use_clockid); when they did and the CLOCK_DATA feature ties
+ * that clock to the wall clock, the end is given as a date and time, otherwise relative to
+ * the first sample and in the clock's seconds as `perf script` prints them.
  */
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -56,7 +56,8 @@ static bool wall_time(const struct prec_reader *r, uint64_t t, char *buf, size_t
 void preport_warn_cut(const struct prec_reader *r, const char *input,
 		      const struct prec_time_range *t)
 {
-	const char *name, *why = "the recorder was killed or its disk filled up";
+	const char *why = "the recorder was killed, its disk filled up, or it is still recording";
+	const char *name;
 	char when[128];
 
 	if (!input || !prec_reader__cut_short(r))

@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "prec_parse.h"
+#include "prec_symbol.h"
 #include "preport.h"
 
 static void usage(FILE *f)
@@ -46,7 +47,7 @@ static void usage(FILE *f)
 		"      --pid LIST           only these process ids\n"
 		"      --tid LIST           only these thread ids\n"
 		"      --cpu LIST           only these CPUs (e.g. 0-3,6)\n"
-		"      --time START,END     only samples in this time window (seconds, as -D shows)\n"
+		"      --time START,END     only samples in this time window (seconds; -D shows ns)\n"
 		"      --since TIME         only samples from this wall-clock time on (local time:\n"
 		"                           '2026-11-26 03:10:05', '03:10', 'yesterday', '-2h')\n"
 		"      --until TIME         only samples up to this wall-clock time (same forms)\n"
@@ -468,6 +469,26 @@ static int set_cpus(struct prec_report_opts *so, const char *s)
 	return err;
 }
 
+/* --kallsyms FILE is checked before anything is read, as perf refuses an unreadable one. */
+static bool kallsyms_usable(const char *path)
+{
+	static const char fix[] = "give a copy of the recorded machine's /proc/kallsyms, made "
+				  "as root";
+	int err = prec_kallsyms_check(path);
+
+	if (err == -EBADMSG)
+		fprintf(stderr, "preport: --kallsyms '%s' is not a kallsyms file (its first line "
+				"is not 'ADDRESS TYPE NAME'); %s\n", path, fix);
+	else if (err == -ENODATA)
+		fprintf(stderr, "preport: --kallsyms '%s' is empty; %s\n", path, fix);
+	else if (err == -EINVAL)
+		fprintf(stderr, "preport: --kallsyms '%s' is not a regular file; %s\n", path, fix);
+	else if (err)
+		fprintf(stderr, "preport: --kallsyms '%s' cannot be read: %s; %s\n", path,
+			strerror(-err), fix);
+	return !err;
+}
+
 bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret_status)
 {
 	enum {
@@ -794,7 +815,7 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 	}
 	if (ro->session.max_stack == UINT32_MAX)
 		ro->session.max_stack = default_max_stack();
-	return true;
+	return !ro->session.kallsyms || kallsyms_usable(ro->session.kallsyms);
 }
 
 void preport_opts__free(struct preport_opts *o)

@@ -46,6 +46,16 @@ const char *preport_why(int err)
 	return last_error[0] ? last_error : strerror(-err);
 }
 
+const char *preport_shown(const char *input)
+{
+	static char buf[PATH_MAX + 3];
+
+	if (!strcmp(input, "-"))
+		return "standard input";
+	snprintf(buf, sizeof(buf), "'%s'", input);
+	return buf;
+}
+
 void preport_clear_error(void)
 {
 	last_error[0] = 0;
@@ -118,8 +128,8 @@ static void on_sigbus(int sig)
 /* --cpu given, and no sample of input carries a CPU number: perf refuses it too. */
 static void refuse_cpu(const char *input)
 {
-	fprintf(stderr, "preport: '%s' does not contain CPU events (its samples carry no CPU "
-			"number); remove --cpu to proceed\n", input);
+	fprintf(stderr, "preport: %s does not contain CPU events (its samples carry no CPU "
+			"number); remove --cpu to proceed\n", preport_shown(input));
 }
 
 /* -D of one file with --since/--until: its samples outside them are left out. */
@@ -165,6 +175,8 @@ static int run_dir(const struct preport_opts *o)
 		fprintf(stderr, "preport: out of memory reading '%s'\n", o->input);
 		return 1;
 	}
+	if (err == -ENODATA)
+		return 1; /* no segment could be read: said */
 	if (err) {
 		fprintf(stderr, "preport: cannot read '%s': %s\n", o->input, preport_why(err));
 		return 1;
@@ -234,13 +246,15 @@ int main(int argc, char **argv)
 	err = prec_reader__open(o.input, &r);
 	if (err) {
 		if (err == -EBADMSG || err == -EPROTONOSUPPORT)
-			fprintf(stderr, "preport: cannot read '%s': %s; is it a perf.data or "
-					"precord recording?\n", o.input, preport_why(err));
+			fprintf(stderr, "preport: cannot read %s: %s; is it a perf.data or "
+					"precord recording?\n",
+				preport_shown(o.input), preport_why(err));
 		else if (err == -EISDIR)
 			fprintf(stderr, "preport: cannot read '%s': it is a directory; give the "
 					"recording file with -i\n", o.input);
 		else
-			fprintf(stderr, "preport: cannot open '%s': %s\n", o.input, strerror(-err));
+			fprintf(stderr, "preport: cannot open %s: %s\n", preport_shown(o.input),
+				strerror(-err));
 		goto out;
 	}
 
@@ -282,16 +296,18 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (err == -EBADMSG) {
-		fprintf(stderr, "preport: '%s' is corrupt: %s; the records before it were "
-				"%s\n", o.input, preport_why(err), o.dump_raw ? "printed" : "reported");
+		fprintf(stderr, "preport: %s is corrupt: %s; the records before it were "
+				"%s\n", preport_shown(o.input), preport_why(err),
+			o.dump_raw ? "printed" : "reported");
 		goto out;
 	}
 	if (err == -ENOMEM) {
-		fprintf(stderr, "preport: out of memory reading '%s'\n", o.input);
+		fprintf(stderr, "preport: out of memory reading %s\n", preport_shown(o.input));
 		goto out;
 	}
 	if (err) {
-		fprintf(stderr, "preport: cannot read '%s': %s\n", o.input, preport_why(err));
+		fprintf(stderr, "preport: cannot read %s: %s\n", preport_shown(o.input),
+			preport_why(err));
 		goto out;
 	}
 	rc = 0;

@@ -111,6 +111,9 @@ int preport_print_header(struct prec_reader *r, const char *input, FILE *out);
 /* The library's last error message for err (or strerror), and forgetting it (preport.c). */
 const char *preport_why(int err);
 void preport_clear_error(void);
+/* The input as messages name it: 'PATH' quoted, or standard input for "-"; valid until the
+ * next call. */
+const char *preport_shown(const char *input);
 /* Name `name` (NULL: nothing) in the library's warnings from now on, or mute them. */
 void preport_log_subject(const char *name, bool mute);
 
@@ -167,7 +170,8 @@ struct prec_report_session;
 /*
  * The first pass of a report: each picked stream's header into rs
  * (prec_report_session__add_stream); a damaged segment is warned about and skipped from then
- * on.  0, -EBADMSG for a single file whose header cannot be read, or -ENOMEM.
+ * on.  0, -EBADMSG for a single file whose header cannot be read, -ENODATA when no segment
+ * of a directory can be read (said on stderr, after each one's warning), or -ENOMEM.
  */
 int preport_input__survey(struct preport_input *in, struct prec_report_session *rs);
 /*

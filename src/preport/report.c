@@ -229,6 +229,7 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 		ve[i].name = ev->name;
 		ve[i].lost_samples = ev->lost_samples;
 		ve[i].broken_period = ev->broken_period;
+		ve[i].dummy = ev->dummy;
 	}
 	vo.evsels = ve;
 	if (!o->folded)

@@ -84,10 +84,10 @@ static int stream_window(const struct preport_input *in, struct prec_reader *r, 
 	if (err) {
 		if (in->single)
 			fprintf(stderr,
-				"preport: '%s' has %s wall-clock data (CLOCK_DATA), so --since and "
+				"preport: %s has %s wall-clock data (CLOCK_DATA), so --since and "
 				"--until cannot be applied; record with precord, or with perf "
 				"record -k mono\n",
-				name, err == -ENODATA ? "no" : "unusable");
+				preport_shown(name), err == -ENODATA ? "no" : "unusable");
 		else
 			prec_warn("segment %s has %s wall-clock data (CLOCK_DATA): all its "
 				  "samples are counted",
@@ -339,12 +339,13 @@ int preport_input__survey(struct preport_input *in, struct prec_report_session *
 	}
 	if (err || nr_ok)
 		return err;
-	/* a single file's own error, or no segment readable */
+	/* a single file's own error, or no segment readable (each one's reason warned) */
 	if (!preport_input__is_dir(in))
 		return -EBADMSG;
-	if (n)
-		prec_warn("no segment could be read");
-	return 0;
+	if (!n)
+		return 0;
+	fprintf(stderr, "preport: no segment could be read in '%s'\n", in->path);
+	return -ENODATA;
 }
 
 struct progress {

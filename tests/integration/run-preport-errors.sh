@@ -6,7 +6,10 @@
 # file, empty standard input, random bytes, "PERFILE2" followed by random bytes, a directory,
 # a byte-swapped magic (the line must say "byte order"), a perf.data cut inside its header.
 # Usage errors (exit 2, one line): unknown long and short options, -i without its argument,
-# -g fractal,count, -g ...,address and a -g print limit (perf's, which preport does not do).
+# -g fractal,count, -g ...,address and a -g print limit (perf's, which preport does not do);
+# --kallsyms with a missing, random, empty file or a directory.  Errors on standard input
+# name it so.  Words: one malformed sample is "1 malformed sample"; --time takes -D's times
+# (ns) in seconds, and --help says so.
 # Truncation (exit 0, only warnings on stderr, one of them saying "truncated", and exactly
 # the records that lie wholly before the cut printed): perf's file form cut in the data
 # section and in the feature section, and our pipe stream (zstd and plain) cut at several
@@ -176,6 +179,29 @@ for f in stream.data plain.data $perf_file; do
 	cp "$out" "$workdir/$f.dump"
 done
 
+# ---- filters that leave nothing ----
+# perf record -a adds a tracking event (dummy) that has no samples: a filter that leaves no
+# sample prints the sampled event's empty report ("# Samples: 0"), as for a one-event file.
+if [ -n "$perf_file" ]; then
+	say "--- filters that leave no sample (perf record -a: the event and perf's dummy)"
+	if ! "$PERF" record -q -a -e "$PERF_EVENT" -o "$workdir/perf-a.data" -- "$DEMO" 100 \
+		>/dev/null 2>"$workdir/rec-a.err"; then
+		say "note: perf record -a failed, not checked: $(head -n 1 "$workdir/rec-a.err")"
+	else
+		for filter in "--cpu 4095" "--time 1000000,1000001"; do
+			# shellcheck disable=SC2086 # an option and its value
+			run empty-filter -i "$workdir/perf-a.data" --no-children $filter
+			if [ "$rc" -eq 0 ] && grep -q "^# Samples: 0  *of event '$PERF_EVENT" "$out" &&
+				grep -q '^# Overhead' "$out" && ! grep -q dummy "$out"; then
+				ok "perf -a file, $filter: the empty report of '$PERF_EVENT'"
+			else
+				bad "perf -a file, $filter: exit $rc, not the empty report:" \
+					"$(join_lines <"$out") / $(lines "$err" 2)"
+			fi
+		done
+	fi
+fi
+
 # ---- plain errors ----
 say "--- errors"
 run missing -D -i "$workdir/does-not-exist"
@@ -187,7 +213,7 @@ expect_error "empty file" 1
 
 stdin=$workdir/empty
 run empty-stdin -D -i -
-expect_error "empty standard input" 1
+expect_error "empty standard input" 1 "cannot read standard input:"
 
 for seed in 1 2 3; do
 	random_bytes "$seed" 4096 >"$workdir/random$seed"
@@ -212,7 +238,7 @@ for f in stream.data $perf_file; do
 	expect_error "byte-swapped magic ($f)" 1 'byte order'
 	stdin=$workdir/$f.swapped
 	run swapped-stdin -D -i -
-	expect_error "byte-swapped magic ($f, stdin)" 1 'byte order'
+	expect_error "byte-swapped magic ($f, stdin)" 1 "standard input:.*byte order"
 done
 
 run bad-long --no-such-option
@@ -228,6 +254,65 @@ run cg-address -i "$workdir/stream.data" -g graph,0.5,caller,address
 expect_error "-g ...,address" 2 'address key.*not supported'
 run cg-limit -i "$workdir/stream.data" -g graph,0.5,10,caller
 expect_error "-g with a print limit" 2 'print limit.*not supported'
+# --kallsyms FILE that cannot serve is refused before anything is read (perf: "Invalid file")
+run kallsyms-missing -i "$workdir/stream.data" --kallsyms "$workdir/does-not-exist"
+expect_error "--kallsyms missing file" 2 "does-not-exist' cannot be read"
+run kallsyms-random -i "$workdir/stream.data" --kallsyms "$workdir/random1"
+expect_error "--kallsyms random bytes" 2 "random1' is not a kallsyms file"
+run kallsyms-empty -i "$workdir/stream.data" --kallsyms "$workdir/empty"
+expect_error "--kallsyms empty file" 2 "empty' is empty"
+run kallsyms-dir -i "$workdir/stream.data" --kallsyms "$workdir"
+expect_error "--kallsyms a directory" 2 "is not a regular file"
+printf 'ffffffff81000000 T _text\nffffffff81000100 T some_function\n' >"$workdir/kallsyms"
+run kallsyms-ok -i "$workdir/stream.data" --kallsyms "$workdir/kallsyms"
+if [ "$rc" -eq 0 ] && [ ! -s "$err" ]; then
+	ok "--kallsyms with a kallsyms file: exit 0, nothing on stderr"
+else
+	bad "--kallsyms with a kallsyms file: exit $rc: $(lines "$err")"
+fi
+
+# ---- small things said right ----
+say "--- words"
+# one sample whose call chain claims 4096 entries: "1 malformed sample skipped"
+"$WRITE_STREAM" -o "$workdir/chain.data" --no-compress --caller main "$DEMO" hot_a:30 main:0 ||
+	fail "write-stream --caller failed"
+run chain-D -D -i "$workdir/chain.data"
+first=$(grep -m 1 ': SAMPLE .* callchain 3$' "$out" | cut -d' ' -f1)
+if [ -z "$first" ]; then
+	bad "no SAMPLE with a call chain of 3 in -D of chain.data: $(lines "$out")"
+else
+	# after the header, ip, pid/tid, time and period: the chain's u64 count (little-endian)
+	cp "$workdir/chain.data" "$workdir/chain-bad.data"
+	printf '\000\020\000\000\000\000\000\000' |
+		dd of="$workdir/chain-bad.data" bs=1 seek=$((first + 40)) conv=notrunc 2>/dev/null
+	run chain-bad -i "$workdir/chain-bad.data" --no-children
+	if [ "$rc" -eq 0 ] && [ "$(cat "$err")" = "preport: warning: 1 malformed sample skipped" ]
+	then
+		ok "one malformed sample: '$(cat "$err")'"
+	else
+		bad "one malformed sample: exit $rc, want one line '1 malformed sample skipped':" \
+			"$(lines "$err" 3)"
+	fi
+fi
+# --time takes seconds; -D shows the times in ns: the window around one sample's time / 1e9
+# holds that sample alone (write-stream's samples are 1 ms apart)
+t=$(grep -m 10 ': SAMPLE ' "$workdir/stream.data.dump" | tail -n 1 |
+	sed 's/.* time \([0-9]*\) .*/\1/')
+win=$(awk -v t="$t" 'BEGIN { printf "%.6f,%.6f", (t - 100000) / 1e9, (t + 100000) / 1e9 }')
+run time-window -i "$workdir/stream.data" --no-children --time "$win"
+if [ "$rc" -eq 0 ] && grep -q "^# Samples: 1 " "$out"; then
+	ok "--time $win (the 10th sample's time $t ns from -D, in seconds): one sample"
+else
+	bad "--time $win (-D's time $t ns): exit $rc, not one sample:" \
+		"$(grep '^# Samples' "$out") $(lines "$err")"
+fi
+"$PREPORT" --help >"$workdir/help.out" 2>&1
+if grep -q -e '--time START,END .*seconds; -D shows ns' "$workdir/help.out"; then
+	ok "--help: --time is in seconds, -D shows ns"
+else
+	bad "--help does not say --time is in seconds and -D's times in ns:" \
+		"$(grep -e '--time' "$workdir/help.out")"
+fi
 
 # ---- truncation ----
 say "--- truncation"

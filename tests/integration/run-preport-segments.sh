@@ -21,7 +21,8 @@
 #   - a segment cut to 10 bytes and one of random bytes each give one warning naming it,
 #     and the rest still reports; the listing marks them damaged;
 #   - a FIFO and a symbolic link named like segments, and other files, are ignored;
-#   - an empty directory is a one-line error; a bad --since a usage error.
+#   - an empty directory is a one-line error; one whose only segment is empty warns and
+#     exits 1 with one error line; a bad --since a usage error.
 # Then, where precord can record: two recordings of the demo workload by precord put in a
 # directory (its folded stacks are the sum of the two files' own), and precord daemon with
 # 1 s segments while demo runs (merged profile = sum of the segments', --since/--until
@@ -269,6 +270,18 @@ if [ "$rc" -eq 1 ] && [ "$(grep -c . "$err")" -eq 1 ] && grep -q 'no segments in
 	ok "an empty directory: one line, exit 1: $(cat "$err")"
 else
 	bad "an empty directory: exit $rc, want 1 and one line: $(lines "$err" 3)"
+fi
+# no segment can be read: each one's warning, then one error line, exit 1 (no empty report)
+mkdir -m 700 "$workdir/unreadable"
+: >"$workdir/unreadable/$(segname "$((now - 600))" 1)"
+run unreadable -i "$workdir/unreadable"
+if [ "$rc" -eq 1 ] && [ ! -s "$out" ] && grep -q '^preport: warning: segment .* skipped' "$err" &&
+	[ "$(grep -v '^preport: warning: ' "$err" | grep -c .)" -eq 1 ] &&
+	grep -q "^preport: no segment could be read in '.*unreadable'" "$err"; then
+	ok "a directory whose one segment is empty: exit 1: $(join_lines <"$err")"
+else
+	bad "a directory whose one segment is empty: exit $rc, want 1, its warning and one" \
+		"error line, no report: $(lines "$err" 3) / $(lines "$out" 1)"
 fi
 
 say "--- recordings by precord"
