@@ -78,6 +78,7 @@ procs() {
 			delete named; delete samples; delete fk; delete ex; delete mmaps
 			round = 0
 		}
+		BEGIN { round = 0 } # a number from the start: a FORK before the first round prints 0
 		/^END-OF-SEGMENT$/ { flush_seg(); next }
 		/: FINISHED_ROUND/ { round++; next }
 		/: COMM / && field("comm") == name && / exec / { named[field("pid")] = 1 }
