@@ -187,20 +187,6 @@ void prec_maparray__free(void *arr, size_t cap, size_t elem)
 		free(arr);
 }
 
-void prec_maparray__prefault(void *arr, size_t cap, size_t elem, size_t from, size_t n)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), start, end;
-
-	if (!is_mapped(cap, elem) || from >= cap)
-		return;
-	if (n > cap - from)
-		n = cap - from;
-	start = from * elem / pg * pg;
-	end = map_bytes(from + n, elem);
-	if (end > start) /* an old kernel without MADV_POPULATE_WRITE says EINVAL: faults it is */
-		(void)madvise((unsigned char *)arr + start, end - start, MADV_POPULATE_WRITE);
-}
-
 struct prec_radix *prec_radix__sort(struct prec_radix *a, struct prec_radix *b, size_t n)
 {
 	size_t cnt[8][256], i, sum, c;

@@ -70,8 +70,5 @@ struct prec_radix *prec_radix__sort(struct prec_radix *a, struct prec_radix *b, 
 #define PREC_MAPARRAY_MIN (256u << 10)
 int prec_maparray__grow(void **arr, size_t *cap, size_t need, size_t elem);
 void prec_maparray__free(void *arr, size_t cap, size_t elem);
-/* Fault in, writable, the pages of items [from, from + n) (up to cap) of a map array at once:
- * one system call instead of a page fault per page.  Nothing for a malloc'ed one. */
-void prec_maparray__prefault(void *arr, size_t cap, size_t elem, size_t from, size_t n);
 
 #endif
