@@ -80,7 +80,7 @@ static int process_now(void *arg, const struct perf_event_header *rec, size_t si
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return evsel >= 0 ? prec_stacks__sample(rs, rec, size, rec->misc, evsel) : 0;
 	/* a side record too short for its type is left out */
-	err = prec_machine__process(rs->m, rec->type, rec->misc, rec, size);
+	err = prec_machine__process(rs->m, rec->type, rec, size);
 	return err == -ENOMEM ? err : 0;
 }
 

@@ -470,10 +470,8 @@ static int do_fork(struct prec_machine *m, const void *rec, size_t size)
 	return 0;
 }
 
-int prec_machine__process(struct prec_machine *m, uint32_t type, uint16_t misc, const void *rec,
-			  size_t size)
+int prec_machine__process(struct prec_machine *m, uint32_t type, const void *rec, size_t size)
 {
-	(void)misc; /* the decoders read type and misc from the record itself */
 	switch (type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

@@ -74,12 +74,11 @@ void prec_machine__free(struct prec_machine *m); /* NULL-safe */
 
 /*
  * Apply one kernel side record (COMM, MMAP, MMAP2, FORK, EXIT; others are ignored): `rec`
- * points to the whole record, header included, `size` bytes; `type` and `misc` are its
- * header's.  Returns 0, -EBADMSG for a record too short or corrupt for its type (see
+ * points to the whole record, header included, `size` bytes; `type` is its header's (the
+ * decoders read the rest of the header, misc included, from the record).  Returns 0, -EBADMSG for a record too short or corrupt for its type (see
  * prec_record.h), or -ENOMEM.
  */
-int prec_machine__process(struct prec_machine *m, uint32_t type, uint16_t misc, const void *rec,
-			  size_t size);
+int prec_machine__process(struct prec_machine *m, uint32_t type, const void *rec, size_t size);
 
 /*
  * Build-ids from the BUILD_ID header feature, by path: a map of that path without a build-id

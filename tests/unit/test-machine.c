@@ -43,7 +43,7 @@ static int mmap2(struct prec_machine *m, uint32_t pid, uint64_t addr, uint64_t l
 	put64(32, 0);
 	put32(64, 5); /* r-x */
 	strcpy((char *)rec + 72, path);
-	return prec_machine__process(m, PERF_RECORD_MMAP2, 0, rec, size);
+	return prec_machine__process(m, PERF_RECORD_MMAP2, rec, size);
 }
 
 static int comm(struct prec_machine *m, uint32_t pid, const char *name, bool exec)
@@ -55,7 +55,7 @@ static int comm(struct prec_machine *m, uint32_t pid, const char *name, bool exe
 	put32(8, pid);
 	put32(12, pid);
 	strcpy((char *)rec + 16, name);
-	return prec_machine__process(m, PERF_RECORD_COMM, misc, rec, size);
+	return prec_machine__process(m, PERF_RECORD_COMM, rec, size);
 }
 
 static int fork_rec(struct prec_machine *m, uint32_t pid, uint32_t ppid)
@@ -66,7 +66,7 @@ static int fork_rec(struct prec_machine *m, uint32_t pid, uint32_t ppid)
 	put32(12, ppid);
 	put32(16, pid);
 	put32(20, ppid);
-	return prec_machine__process(m, PERF_RECORD_FORK, 0, rec, size);
+	return prec_machine__process(m, PERF_RECORD_FORK, rec, size);
 }
 
 /* The MMAP2 record in rec[] (size bytes), moved to `addr`, processed with `misc`: its map. */
@@ -75,7 +75,7 @@ static struct prec_map *remap(struct prec_machine *m, struct prec_thread *t, siz
 {
 	memcpy(rec + 4, &misc, 2); /* perf_event_header.misc */
 	put64(16, addr);
-	if (prec_machine__process(m, PERF_RECORD_MMAP2, misc, rec, size))
+	if (prec_machine__process(m, PERF_RECORD_MMAP2, rec, size))
 		return NULL;
 	return t ? prec_mspace__find(t->ms, addr) : NULL;
 }
