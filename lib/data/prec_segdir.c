@@ -270,7 +270,7 @@ static int write_seq(struct prec_segdir *d, uint64_t seq)
 static int recover(struct prec_segdir *d)
 {
 	struct prec_segment *segs;
-	bool renamed = false;
+	bool changed = false; /* a name renamed or removed: the directory wants a sync */
 	size_t n;
 	int err;
 
@@ -295,7 +295,7 @@ static int recover(struct prec_segdir *d)
 			close(fd);
 			/* killed between its creation and its first write: nothing to keep */
 			if (empty && !unlinkat(d->dirfd, segs[i].name, 0)) {
-				renamed = true;
+				changed = true;
 				prec_warn("%s: removed %s, left empty by an earlier run that did "
 					  "not end cleanly", d->path, segs[i].name);
 				continue;
@@ -310,11 +310,11 @@ static int recover(struct prec_segdir *d)
 				  d->path, segs[i].name, strerror(-err));
 			continue;
 		}
-		renamed = true;
+		changed = true;
 		prec_warn("%s: closed %s, left live by an earlier run that did not end cleanly",
 			  d->path, final);
 	}
-	if (renamed)
+	if (changed)
 		sync_dir(d);
 	free(segs);
 	return 0;
