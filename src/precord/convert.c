@@ -188,10 +188,11 @@ int convert_main(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *in = "precord.data", *out = "perf.data";
+	const char *in = "precord.data", *out = "perf.data", *arg;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
+	opterr = 0; /* bad_option() says it, once */
+	while ((c = next_option(argc, argv, ":i:o:qh", longopts, &arg)) != -1) {
 		switch (c) {
 		case 'i':
 			in = optarg;
@@ -206,8 +207,7 @@ int convert_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "precord convert: unknown option or missing value; run "
-					"'precord convert --help'\n");
+			bad_option("precord convert", longopts, arg, c);
 			return 2;
 		}
 	}

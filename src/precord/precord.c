@@ -79,7 +79,7 @@ static void daemon_usage(FILE *f)
 		"                          (64M, 1G), or both: 10m,256M (the default); 'signal'\n"
 		"                          or no SPEC: only on SIGUSR2 or 'precord ctl rotate'\n"
 		"      --switch-max-files N  keep at most N closed segments\n"
-		"      --max-disk SIZE     keep all segments together under SIZE\n"
+		"      --max-disk SIZE     keep all segments together under SIZE (1M or more)\n"
 		"      --max-age DURATION  delete segments that ended longer ago (e.g. 7d)\n"
 		"      --min-free SIZE|PCT%%  leave this much free on the file system\n"
 		"      --background        detach from the terminal (log in DIR/precord.log)\n"

@@ -243,5 +243,14 @@ if [ "$rc" -eq 2 ] && [ "$(grep -c . "$workdir/stdout.err")" -eq 1 ]; then
 else
 	bad "-o -: exit $rc: $(lines "$workdir/stdout.err")"
 fi
+# an unknown option: one line naming it (getopt's own message came first, before)
+"$PRECORD" convert --bogus -i "$in" >/dev/null 2>"$workdir/opt.err"
+rc=$?
+if [ "$rc" -eq 2 ] && [ "$(grep -c . "$workdir/opt.err")" -eq 1 ] &&
+	grep -q "'--bogus'" "$workdir/opt.err"; then
+	ok "unknown option: one line: $(cat "$workdir/opt.err")"
+else
+	bad "unknown option: exit $rc, want 2 and one line naming it: $(lines "$workdir/opt.err")"
+fi
 
 finish
