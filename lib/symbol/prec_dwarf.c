@@ -28,6 +28,7 @@
 
 struct dw_answer {
 	const char *srcline;
+	const char *outer; /* the line executing in the function the inlined ones are in */
 	uint32_t first, n; /* into frames */
 };
 
@@ -345,6 +346,7 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 		a->n++;
 		where = call_site(d, &cu, &path->die[i]);
 	}
+	a->outer = where;
 	free(path);
 	if (err)
 		w->nframes = a->first;
@@ -412,4 +414,13 @@ const char *prec_dso__srcline(struct prec_dso *d, uint64_t addr)
 
 	a = answer(d, addr, &err);
 	return a ? a->srcline : NULL;
+}
+
+const char *prec_dso__outer_srcline(struct prec_dso *d, uint64_t addr)
+{
+	const struct dw_answer *a;
+	int err;
+
+	a = answer(d, addr, &err);
+	return a ? a->outer : NULL;
 }
