@@ -160,6 +160,8 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	ho->need_thread = o->pprof != NULL;
 	if (o->pprof && !o->inline_given)
 		ho->inline_frames = true;
+	if (o->pprof) /* pprof reads stacks, not entries: no cumulative totals to make */
+		ho->children = false;
 	vo->graph = o->graph < 0 ? (callchains ? PREC_GRAPH_GRAPH : PREC_GRAPH_NONE)
 				 : (enum prec_graph_mode)o->graph;
 	if (!callchains && vo->graph != PREC_GRAPH_NONE) {
