@@ -92,7 +92,7 @@ static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 }
 
 struct func {
-	int64_t name, filename;
+	int64_t name, filename, start_line;
 };
 
 struct line {
@@ -193,8 +193,9 @@ static int64_t srcline_split(struct pp *p, const char *srcline, int64_t *ret_lin
 	return str_n(p, srcline, (size_t)(colon - srcline));
 }
 
-/* The function of sframe sf, with `file` as its file if it has none yet; its id or -ENOMEM. */
-static long func_of(struct pp *p, uint32_t sf, int64_t file)
+/* The function of sframe sf, with `file` and `start` (its declaration's line) if it has none
+ * yet; its id or -ENOMEM. */
+static long func_of(struct pp *p, uint32_t sf, int64_t file, int start)
 {
 	const struct prec_sframe *s = prec_hist__sframe(p->h, sf);
 	struct func *f;
@@ -206,6 +207,8 @@ static long func_of(struct pp *p, uint32_t sf, int64_t file)
 		f = &p->funcs[p->func_of[sf] - 1];
 		if (!f->filename)
 			f->filename = file;
+		if (!f->start_line)
+			f->start_line = start;
 		return p->func_of[sf];
 	}
 	name = str(p, s->name ? s->name : "[unknown]");
@@ -214,18 +217,19 @@ static long func_of(struct pp *p, uint32_t sf, int64_t file)
 	f = &p->funcs[p->nr_funcs++];
 	f->name = name;
 	f->filename = file;
+	f->start_line = start;
 	p->func_of[sf] = (uint32_t)p->nr_funcs;
 	return (long)p->nr_funcs;
 }
 
-static int line_push(struct pp *p, uint32_t sf, const char *srcline)
+static int line_push(struct pp *p, uint32_t sf, const char *srcline, int start)
 {
 	int64_t lineno, file = srcline_split(p, srcline, &lineno);
 	long fn;
 
 	if (file < 0)
 		return -ENOMEM;
-	fn = func_of(p, sf, file);
+	fn = func_of(p, sf, file, start);
 	if (fn < 0 || grow((void **)&p->lines, &p->cap_lines, p->nr_lines + 1, sizeof(*p->lines)))
 		return -ENOMEM;
 	p->lines[p->nr_lines].func = (uint32_t)fn;
@@ -279,11 +283,16 @@ static long loc_of(struct pp *p, uint32_t fid)
 				return nr;
 		}
 		for (k = 0; k < nsf; k++) {
-			const char *sl = k + 1 == nsf ? prec_dso__outer_srcline(d, at)
-				       : (int)k < nr  ? inl[k].srcline
-						      : NULL;
+			const char *sl = NULL;
+			int start = 0;
 
-			if (line_push(p, sfs[k], sl))
+			if (k + 1 == nsf) {
+				sl = prec_dso__outer_srcline(d, at, &start);
+			} else if ((int)k < nr) {
+				sl = inl[k].srcline;
+				start = inl[k].decl_line;
+			}
+			if (line_push(p, sfs[k], sl, start))
 				return -ENOMEM;
 			if (sl)
 				p->dsos[f.dso].lines = true;
@@ -503,6 +512,7 @@ static int write_tables(struct pp *p, struct gz *g, int64_t *types, int64_t *uni
 		/* the name as the symbol table has it: we keep the demangled one only */
 		fn[i].system_name = p->funcs[i].name;
 		fn[i].filename = p->funcs[i].filename;
+		fn[i].start_line = p->funcs[i].start_line;
 		fnp[i] = &fn[i];
 	}
 	/* last: the mappings added their names */

@@ -29,6 +29,7 @@
 struct dw_answer {
 	const char *srcline;
 	const char *outer; /* the line executing in the function the inlined ones are in */
+	int outer_decl; /* the line where that function is declared; 0: unknown */
 	uint32_t first, n; /* into frames */
 };
 
@@ -230,7 +231,8 @@ static const char *call_site(struct prec_dso *d, Dwarf_Die *cu, Dwarf_Die *die)
  * it; the DWARF name of a C++ function is another text ("mix<long unsigned int>" for
  * app::mix<unsigned long>) that drops its namespace.
  */
-static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret_id)
+static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret_id,
+			       int *ret_line)
 {
 	Dwarf_Attribute a;
 	const char *linkage = NULL, *name = dwarf_diename(die), *file, *base, *shown;
@@ -245,6 +247,7 @@ static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret
 	base = base ? base + 1 : file;
 	if (dwarf_decl_line(die, &line))
 		line = 0;
+	*ret_line = line;
 	/* where it is declared, by file name (units may spell the directory differently) */
 	shown = linkage ? linkage : name ? name : "??";
 	n = snprintf(key, sizeof(key), "%s:%s:%d", shown, base ? base : "", line);
@@ -259,7 +262,8 @@ static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret
 	return shown;
 }
 
-static int push_frame(struct prec_dwarf *w, const char *name, const char *srcline, uint64_t id)
+static int push_frame(struct prec_dwarf *w, const char *name, const char *srcline, uint64_t id,
+		      int decl_line)
 {
 	if (w->nframes == UINT32_MAX)
 		return -E2BIG;
@@ -269,6 +273,7 @@ static int push_frame(struct prec_dwarf *w, const char *name, const char *srclin
 	w->frames[w->nframes].name = name;
 	w->frames[w->nframes].srcline = srcline;
 	w->frames[w->nframes].id = id;
+	w->frames[w->nframes].decl_line = decl_line;
 	w->nframes++;
 	return 0;
 }
@@ -460,7 +465,7 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 	Dwarf_Line *line;
 	const char *where, *name;
 	uint64_t id;
-	int i, lineno, err = 0;
+	int i, lineno, decl, err = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->first = w->nframes;
@@ -488,16 +493,19 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 	for (i = path->n - 1; i >= 0 && a->n < INLINE_MAX; i--) {
 		int tag = dwarf_tag(&path->die[i]);
 
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram) {
+			if (dwarf_decl_line(&path->die[i], &a->outer_decl))
+				a->outer_decl = 0;
 			break;
+		}
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
-		name = inline_name(d, &path->die[i], &id);
+		name = inline_name(d, &path->die[i], &id, &decl);
 		if (!name) {
 			err = -ENOMEM;
 			break;
 		}
-		err = push_frame(w, name, where, id);
+		err = push_frame(w, name, where, id, decl);
 		if (err)
 			break;
 		a->n++;
@@ -573,11 +581,12 @@ const char *prec_dso__srcline(struct prec_dso *d, uint64_t addr)
 	return a ? a->srcline : NULL;
 }
 
-const char *prec_dso__outer_srcline(struct prec_dso *d, uint64_t addr)
+const char *prec_dso__outer_srcline(struct prec_dso *d, uint64_t addr, int *ret_decl_line)
 {
 	const struct dw_answer *a;
 	int err;
 
 	a = answer(d, addr, &err);
+	*ret_decl_line = a ? a->outer_decl : 0;
 	return a ? a->outer : NULL;
 }

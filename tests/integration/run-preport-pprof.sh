@@ -231,6 +231,10 @@ for (const l of p.location) {
 for (const f of p.function) { s(f.name, 'name'); s(f.systemName, 'system name'); s(f.filename, 'file'); }
 for (const m of p.mapping) { s(m.filename, 'mapping file'); s(m.buildId, 'build-id'); }
 if (bad.length) { console.log('bad: ' + bad.slice(0, 5).join(', ')); process.exit(1); }
+if (process.argv[4]) /* where that function starts, "file:line" */
+	for (const f of p.function)
+		if (str[f.name] === process.argv[4])
+			console.error(str[f.filename] + ':' + f.startLine);
 console.log(total + ' samples, ' + p.sample.length + ' stacks, ' + p.location.length +
 	' locations, ' + p.function.length + ' functions, ' + p.mapping.length + ' mappings, types ' +
 	p.sampleType.map((t) => str[t.type] + '/' + str[t.unit]).join(' '));
@@ -325,6 +329,13 @@ for rec in precord-g precord-sys precord-dwarf perf-file perf-z-dwarf; do
 	check_recording "$rec" "$rec" -i "$rec.data" --symfs symfs --kallsyms kallsyms \
 		--max-stack 127
 done
+# the function main of mangled.c starts where its source says
+if [ "$have_decoder" = 1 ]; then
+	want=mangled.c:$(grep -n '^int main(' "$G/src/mangled.c" | cut -d : -f 1)
+	got=$(node "$workdir/decode.js" "$NM" "$workdir/precord-g.pb.gz" main 2>&1 >/dev/null)
+	[ "$got" = "$want" ]
+	check $? "precord-g: function main starts at $want (got $got)"
+fi
 # some source lines where there is debug info
 if grep -q 'mangled\.c:[0-9]' "$workdir/precord-g.lines"; then
 	ok "precord-g: -lines shows source lines: $(grep -m 1 'mangled\.c:[0-9]' \
