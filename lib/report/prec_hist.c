@@ -52,13 +52,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t size)
 /* grow(), with the new elements zeroed. */
 static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
 {
-	size_t old = *cap;
-
-	if (grow(arr, cap, need, size))
-		return -ENOMEM;
-	if (*cap > old)
-		memset((char *)*arr + old * size, 0, (*cap - old) * size);
-	return 0;
+	return prec_array__grow_zero(arr, cap, need, size, 64);
 }
 
 #define NSLOT_FIRST 512
@@ -73,12 +67,14 @@ int prec_hist__new(const struct prec_hist_opts *opts, struct prec_symtab *st, ui
 	memset(h, 0, sizeof(*h));
 	h->opts = *opts;
 	h->symtab = st;
-	h->ctx_comm = opts->need_comm || prec_hist_opts__has_key(opts, PREC_SORT_COMM) ||
+	h->ctx_comm = opts->need_comm || opts->need_thread ||
+		      prec_hist_opts__has_key(opts, PREC_SORT_COMM) ||
 		      prec_hist_opts__has_key(opts, PREC_SORT_PID) ||
 		      prec_hist_opts__has_key(opts, PREC_SORT_TID);
 	h->ctx_pid = prec_hist_opts__has_key(opts, PREC_SORT_PID);
 	h->ctx_tid = prec_hist_opts__has_key(opts, PREC_SORT_TID);
 	h->ctx_cpu = prec_hist_opts__has_key(opts, PREC_SORT_CPU);
+	h->ctx_thread = opts->need_thread;
 	prec_keyset__init(&h->dso_ids, sizeof(uintptr_t));
 	prec_keyset__init(&h->ctxs, sizeof(struct prec_ctx_key));
 	prec_keyset__init_records(&h->thread_comms, 2 * sizeof(uint32_t),
@@ -312,8 +308,9 @@ long prec_hist__context(struct prec_hist *h, const struct prec_hist_sample *s)
 	memset(&ck, 0, sizeof(ck));
 	ck.evsel = s->evsel < h->nr_ev ? s->evsel : 0;
 	ck.comm = h->ctx_comm ? s->comm : NULL;
-	ck.pid = h->ctx_pid || h->ctx_tid ? s->pid : 0;
-	ck.tid = h->ctx_pid || h->ctx_tid ? s->tid : 0; /* perf's pid key is the thread's */
+	ck.pid = h->ctx_pid || h->ctx_tid || h->ctx_thread ? s->pid : 0;
+	/* perf's pid key is the thread's */
+	ck.tid = h->ctx_pid || h->ctx_tid || h->ctx_thread ? s->tid : 0;
 	ck.cpu = h->ctx_cpu ? s->cpu : 0;
 	/* consecutive samples are mostly of one thread: remember the last context */
 	if (h->has_last_ctx && ck.comm == h->last_ctx_key.comm &&
@@ -438,6 +435,62 @@ const char *prec_hist__stack_comm(const struct prec_hist *h, uint32_t stack)
 	while (h->node[stack].parent != ROOT_PARENT)
 		stack = h->node[stack].parent;
 	return prec_hist__ctx(h, h->node[stack].frame.dso)->comm;
+}
+
+uint32_t prec_hist__nr_frames(const struct prec_hist *h)
+{
+	return h->frames.n;
+}
+
+struct prec_hist_frame prec_hist__frame(const struct prec_hist *h, uint32_t fid)
+{
+	return prec_hist__frame_at(h, fid);
+}
+
+uint32_t prec_hist__frame_sframes(const struct prec_hist *h, uint32_t fid, const uint32_t **ret)
+{
+	*ret = h->sf_seq + h->frame_sym[fid].sf_start;
+	return h->frame_sym[fid].sf_n;
+}
+
+bool prec_hist__frame_symbolized(const struct prec_hist *h, uint32_t fid)
+{
+	return !h->frame_sym[fid].unsym;
+}
+
+long prec_hist__stack_frames(const struct prec_hist *h, uint32_t stack, struct prec_path *ret,
+			     uint32_t **seq, size_t *cap)
+{
+	const struct prec_node_total *t = &h->node_total[stack];
+	size_t n = 0;
+
+	ret->period = t->period;
+	ret->count = t->count;
+	ret->chain = !(h->node[stack].frame.flags & PREC_FRAME_NOCHAIN);
+	if (!t->count)
+		return 0;
+	for (; h->node[stack].parent != ROOT_PARENT; stack = h->node[stack].parent) {
+		if (grow((void **)seq, cap, n + 1, sizeof(uint32_t)))
+			return -ENOMEM;
+		(*seq)[n++] = h->node_frame[stack];
+	}
+	return (long)n;
+}
+
+void prec_hist__stack_sample(const struct prec_hist *h, uint32_t stack,
+			     struct prec_hist_sample *ret)
+{
+	const struct prec_ctx_key *ck;
+
+	while (h->node[stack].parent != ROOT_PARENT)
+		stack = h->node[stack].parent;
+	ck = prec_hist__ctx(h, h->node[stack].frame.dso);
+	memset(ret, 0, sizeof(*ret));
+	ret->evsel = ck->evsel;
+	ret->pid = ck->pid;
+	ret->tid = ck->tid;
+	ret->cpu = ck->cpu;
+	ret->comm = ck->comm;
 }
 
 int prec_hist__set_thread_comm(struct prec_hist *h, uint32_t pid, uint32_t tid, const char *comm)

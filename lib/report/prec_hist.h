@@ -52,6 +52,7 @@ struct prec_hist_opts {
 	bool children; /* cumulative totals for every function on a stack */
 	bool inline_frames; /* expand inlined functions into frames of their own (libdw) */
 	bool need_comm; /* keep comm in contexts even if not a sort key (--folded) */
+	bool need_thread; /* keep pid, tid and comm in contexts (--pprof's labels) */
 	bool keep_occurrences; /* remember where each entry occurs, for call graphs */
 	bool callee_order; /* which occurrence of a recursive function a graph starts from */
 	const char *const *dso_filter; /* NULL-terminated short or long names; NULL: all */
@@ -250,5 +251,24 @@ long prec_hist__path(const struct prec_hist *h, uint32_t stack, size_t upto, str
 /* The command of a stack's samples, if the hist keeps commands (need_comm, or a comm, pid or
  * tid key), else NULL. */
 const char *prec_hist__stack_comm(const struct prec_hist *h, uint32_t stack);
+
+/*
+ * Stacks as their frames, for exports that need addresses (pprof): frames have ids
+ * 0 .. prec_hist__nr_frames() - 1, and each is a (DSO, flags, address) with its sframes.
+ */
+uint32_t prec_hist__nr_frames(const struct prec_hist *h);
+struct prec_hist_frame prec_hist__frame(const struct prec_hist *h, uint32_t fid);
+/* Frame fid's sframe ids into *ret (the hist's array): the functions inlined there, innermost
+ * first (with inline_frames), then its own function last.  Returns how many (at least 1). */
+uint32_t prec_hist__frame_sframes(const struct prec_hist *h, uint32_t fid, const uint32_t **ret);
+/* Is frame fid's own function a symbol of its DSO? */
+bool prec_hist__frame_symbolized(const struct prec_hist *h, uint32_t fid);
+/* Like prec_hist__path(), but the stack's frame ids, leaf first, one per frame (all of it). */
+long prec_hist__stack_frames(const struct prec_hist *h, uint32_t stack, struct prec_path *ret,
+			     uint32_t **seq, size_t *cap);
+/* The context of a stack's samples into *ret: its event, and the command, pid and tid if the
+ * hist keeps them (else NULL and 0); cpu as kept, period 0. */
+void prec_hist__stack_sample(const struct prec_hist *h, uint32_t stack,
+			     struct prec_hist_sample *ret);
 
 #endif

@@ -45,6 +45,7 @@ struct prec_hist {
 	struct prec_hist_opts opts;
 	struct prec_symtab *symtab; /* not owned */
 	bool ctx_comm, ctx_pid, ctx_tid, ctx_cpu; /* which context parts are kept */
+	bool ctx_thread; /* pid and tid kept, though no sort key (need_thread) */
 
 	struct prec_dso **dsos; /* [0] = NULL (no mapping) */
 	uint32_t nr_dsos, cap_dsos;

@@ -28,7 +28,24 @@
 
 struct dw_answer {
 	const char *srcline;
+	const char *outer; /* the line executing in the function the inlined ones are in */
+	int outer_decl; /* the line where that function is declared; 0: unknown */
 	uint32_t first, n; /* into frames */
+};
+
+/* A range of a unit's outermost scope (a function, usually): see unit_index(). */
+struct scope_range {
+	uint64_t lo, hi;
+	uint64_t max_hi; /* the largest hi of the ranges up to this one, in lo order */
+	Dwarf_Off off; /* of the DIE: which comes first */
+	Dwarf_Die die;
+};
+
+/* The outermost scopes of one compile unit, by address. */
+struct unit_index {
+	struct scope_range *r;
+	size_t n;
+	bool usable; /* built within the limits; else lookups walk the unit */
 };
 
 struct prec_dwarf {
@@ -41,10 +58,15 @@ struct prec_dwarf {
 	struct prec_inline_frame *frames;
 	uint32_t nframes;
 	size_t capframes;
+	struct prec_keyset units; /* uint64_t unit DIE offset -> index in unit_idx */
+	struct unit_index *unit_idx;
+	size_t capunits;
 };
 
 void prec_dwarf__free(struct prec_dwarf *w)
 {
+	size_t i;
+
 	if (!w)
 		return;
 	if (w->dw)
@@ -54,6 +76,10 @@ void prec_dwarf__free(struct prec_dwarf *w)
 	prec_elf_close(&w->alt);
 	prec_elf_close(&w->own);
 	prec_keyset__release(&w->cache);
+	for (i = 0; i < w->units.n; i++)
+		free(w->unit_idx[i].r);
+	free(w->unit_idx);
+	prec_keyset__release(&w->units);
 	free(w->answers);
 	free(w->frames);
 	free(w);
@@ -133,6 +159,7 @@ int prec_dwarf__open(struct prec_dso *d)
 	if (!w)
 		return -ENOMEM;
 	prec_keyset__init(&w->cache, sizeof(uint64_t));
+	prec_keyset__init(&w->units, sizeof(uint64_t));
 	w->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
 	if (!w->dw && d->kind == PREC_DSO_KIND_ELF &&
 	    prec_dso__open_debug_file(d, &w->own, &path) == PREC_OPEN_OK) {
@@ -204,7 +231,8 @@ static const char *call_site(struct prec_dso *d, Dwarf_Die *cu, Dwarf_Die *die)
  * it; the DWARF name of a C++ function is another text ("mix<long unsigned int>" for
  * app::mix<unsigned long>) that drops its namespace.
  */
-static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret_id)
+static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret_id,
+			       int *ret_line)
 {
 	Dwarf_Attribute a;
 	const char *linkage = NULL, *name = dwarf_diename(die), *file, *base, *shown;
@@ -219,6 +247,7 @@ static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret
 	base = base ? base + 1 : file;
 	if (dwarf_decl_line(die, &line))
 		line = 0;
+	*ret_line = line;
 	/* where it is declared, by file name (units may spell the directory differently) */
 	shown = linkage ? linkage : name ? name : "??";
 	n = snprintf(key, sizeof(key), "%s:%s:%d", shown, base ? base : "", line);
@@ -233,7 +262,8 @@ static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret
 	return shown;
 }
 
-static int push_frame(struct prec_dwarf *w, const char *name, const char *srcline, uint64_t id)
+static int push_frame(struct prec_dwarf *w, const char *name, const char *srcline, uint64_t id,
+		      int decl_line)
 {
 	if (w->nframes == UINT32_MAX)
 		return -E2BIG;
@@ -243,6 +273,7 @@ static int push_frame(struct prec_dwarf *w, const char *name, const char *srclin
 	w->frames[w->nframes].name = name;
 	w->frames[w->nframes].srcline = srcline;
 	w->frames[w->nframes].id = id;
+	w->frames[w->nframes].decl_line = decl_line;
 	w->nframes++;
 	return 0;
 }
@@ -303,15 +334,138 @@ static bool find_scopes(Dwarf_Die *parent, Dwarf_Addr pc, struct scope_path *p, 
 	return false;
 }
 
+/*
+ * The outermost scopes of a unit (its functions, also those inside namespaces and classes),
+ * each range of each, sorted by address: an address then finds its function by a binary
+ * search where find_scopes() would walk the unit's DIEs from the top, which was a third of
+ * a report with --inline on a system-wide recording.  Built with find_scopes()'s limits;
+ * -E2BIG past them (then lookups walk, as before).
+ */
+static int index_scopes(Dwarf_Die *parent, struct unit_index *ix, size_t *cap, long *visits,
+			int depth)
+{
+	Dwarf_Die child;
+	Dwarf_Off last = 0;
+
+	if (depth >= SCOPE_DEPTH_MAX)
+		return -E2BIG;
+	if (dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		Dwarf_Off off = dwarf_dieoffset(&child);
+		int tag = dwarf_tag(&child), err;
+
+		if (off <= last || ++*visits > SCOPE_VISITS_MAX)
+			return -E2BIG;
+		last = off;
+		if (is_scope(tag)) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t ro = 0;
+
+			/* what dwarf_haspc() asks: pc in one of its ranges */
+			while ((ro = dwarf_ranges(&child, ro, &base, &lo, &hi)) > 0) {
+				struct scope_range *r;
+
+				if (lo >= hi)
+					continue;
+				if (prec_array__grow((void **)&ix->r, cap, ix->n + 1, sizeof(*ix->r),
+						     64))
+					return -ENOMEM;
+				r = &ix->r[ix->n++];
+				r->lo = lo;
+				r->hi = hi;
+				r->off = off;
+				r->die = child;
+			}
+		} else if (is_container(tag)) {
+			err = index_scopes(&child, ix, cap, visits, depth + 1);
+			if (err)
+				return err;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct scope_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The index of unit `cu`, built on its first lookup; NULL when there is none (-ENOMEM). */
+static struct unit_index *unit_index(struct prec_dwarf *w, Dwarf_Die *cu)
+{
+	uint64_t key = dwarf_dieoffset(cu), max_hi = 0;
+	struct unit_index *ix;
+	size_t cap = 0, i;
+	long id, visits = 0;
+	bool is_new;
+
+	id = prec_keyset__intern(&w->units, &key, &is_new);
+	if (id < 0 || prec_array__grow((void **)&w->unit_idx, &w->capunits, (size_t)id + 1,
+				       sizeof(*w->unit_idx), 16))
+		return NULL;
+	ix = &w->unit_idx[id];
+	if (!is_new)
+		return ix;
+	memset(ix, 0, sizeof(*ix));
+	if (index_scopes(cu, ix, &cap, &visits, 0)) {
+		free(ix->r);
+		ix->r = NULL;
+		ix->n = 0;
+		return ix; /* not usable: walk */
+	}
+	if (ix->n)
+		qsort(ix->r, ix->n, sizeof(*ix->r), cmp_range);
+	for (i = 0; i < ix->n; i++) {
+		max_hi = ix->r[i].hi > max_hi ? ix->r[i].hi : max_hi;
+		ix->r[i].max_hi = max_hi;
+	}
+	ix->usable = true;
+	return ix;
+}
+
+/* The outermost scope of unit cu that holds pc, by its index: 1 and *ret; 0 for none; -1
+ * without an index (then find_scopes() walks).  Of several, the first in DIE order, which
+ * is the one the walk would find. */
+static int unit_find(struct prec_dwarf *w, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *ret)
+{
+	struct unit_index *ix = unit_index(w, cu);
+	const struct scope_range *best = NULL;
+	size_t lo = 0, hi, i;
+
+	if (!ix || !ix->usable)
+		return -1;
+	hi = ix->n;
+	while (lo < hi) { /* the first range that starts after pc */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0 && ix->r[i].max_hi > pc;)
+		if (ix->r[i].hi > pc && (!best || ix->r[i].off < best->off))
+			best = &ix->r[i];
+	if (!best)
+		return 0;
+	*ret = best->die;
+	return 1;
+}
+
 /* Source line and inline chain at pc, into a new answer. */
 static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct dw_answer *a)
 {
 	struct scope_path *path;
-	Dwarf_Die cu;
+	Dwarf_Die cu, top;
 	Dwarf_Line *line;
 	const char *where, *name;
 	uint64_t id;
-	int i, lineno, err = 0;
+	int i, lineno, decl, err = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->first = w->nframes;
@@ -324,27 +478,40 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 	path = calloc(1, sizeof(*path));
 	if (!path)
 		return -ENOMEM;
-	find_scopes(&cu, pc, path, 0);
+	switch (unit_find(w, &cu, pc, &top)) {
+	case 1:
+		path->die[path->n++] = top;
+		find_scopes(&path->die[0], pc, path, 1);
+		break;
+	case 0:
+		break;
+	default:
+		find_scopes(&cu, pc, path, 0);
+	}
 	/* innermost first: inlined instances up to the function they were inlined into */
 	where = a->srcline;
 	for (i = path->n - 1; i >= 0 && a->n < INLINE_MAX; i--) {
 		int tag = dwarf_tag(&path->die[i]);
 
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram) {
+			if (dwarf_decl_line(&path->die[i], &a->outer_decl))
+				a->outer_decl = 0;
 			break;
+		}
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
-		name = inline_name(d, &path->die[i], &id);
+		name = inline_name(d, &path->die[i], &id, &decl);
 		if (!name) {
 			err = -ENOMEM;
 			break;
 		}
-		err = push_frame(w, name, where, id);
+		err = push_frame(w, name, where, id, decl);
 		if (err)
 			break;
 		a->n++;
 		where = call_site(d, &cu, &path->die[i]);
 	}
+	a->outer = where;
 	free(path);
 	if (err)
 		w->nframes = a->first;
@@ -412,4 +579,14 @@ const char *prec_dso__srcline(struct prec_dso *d, uint64_t addr)
 
 	a = answer(d, addr, &err);
 	return a ? a->srcline : NULL;
+}
+
+const char *prec_dso__outer_srcline(struct prec_dso *d, uint64_t addr, int *ret_decl_line)
+{
+	const struct dw_answer *a;
+	int err;
+
+	a = answer(d, addr, &err);
+	*ret_decl_line = a ? a->outer_decl : 0;
+	return a ? a->outer : NULL;
 }

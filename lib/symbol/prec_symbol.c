@@ -1033,6 +1033,16 @@ bool prec_dso__is_kernel(const struct prec_dso *d)
 	return d->kind == PREC_DSO_KIND_KERNEL;
 }
 
+size_t prec_dso__build_id(const struct prec_dso *d, const uint8_t **ret)
+{
+	if (d->build_id_len && d->build_id_len <= PREC_FILE_BUILD_ID_MAX) {
+		*ret = d->build_id;
+		return d->build_id_len;
+	}
+	*ret = d->file_build_id;
+	return d->file_build_id_len <= PREC_FILE_BUILD_ID_MAX ? d->file_build_id_len : 0;
+}
+
 uint64_t prec_dso__off_to_vaddr(const struct prec_dso *d, uint64_t off)
 {
 	const struct prec_seg *best = NULL;

@@ -149,6 +149,9 @@ const char *prec_dso__long_name(const struct prec_dso *d);
 /* The file actually read for symbols (may be a debug file), or NULL. Loads if needed. */
 const char *prec_dso__file_used(struct prec_dso *d);
 bool prec_dso__is_kernel(const struct prec_dso *d);
+/* The build-id recorded for the DSO, else that of the file found for it (once loaded): its
+ * length (0: none) and *ret its bytes, owned by the DSO. */
+size_t prec_dso__build_id(const struct prec_dso *d, const uint8_t **ret);
 /* For the kernel DSO: the module whose symbol covers `addr` ("[ext4]", as perf's Shared
  * Object column shows it), or NULL for vmlinux, unknown addresses and other DSOs. */
 const char *prec_dso__kernel_module(struct prec_dso *d, uint64_t addr);
@@ -231,11 +234,17 @@ struct prec_inline_frame {
 	const char *name;
 	const char *srcline; /* where this frame's code is ("file.c:12"), or NULL */
 	uint64_t id; /* the function's: a hash of its linkage name (else name) and declaration */
+	int decl_line; /* the line where the function is declared; 0: unknown */
 };
 int prec_dso__inlines(struct prec_dso *d, uint64_t addr, struct prec_inline_frame *ret, size_t max);
 
 /* Source line of `addr` as "file.c:LINE" (basename, like perf's srcline), or NULL when there
  * is no line info.  Cached per address. */
 const char *prec_dso__srcline(struct prec_dso *d, uint64_t addr);
+/* The position "file.c:LINE" executing at `addr` in the function prec_dso__lookup() finds
+ * there: where the outermost function of prec_dso__inlines() was inlined into it, else
+ * prec_dso__srcline(); NULL when not known.  *ret_decl_line: the line where that function
+ * is declared, 0 when not known.  Cached per address. */
+const char *prec_dso__outer_srcline(struct prec_dso *d, uint64_t addr, int *ret_decl_line);
 
 #endif

@@ -106,6 +106,17 @@ int prec_array__grow(void **arr, size_t *cap, size_t need, size_t elem, size_t f
 	return 0;
 }
 
+int prec_array__grow_zero(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t old = *cap;
+
+	if (prec_array__grow(arr, cap, need, elem, first))
+		return -ENOMEM;
+	if (*cap > old)
+		memset((char *)*arr + old * elem, 0, (*cap - old) * elem);
+	return 0;
+}
+
 void *prec_calloc_written(size_t n, size_t size)
 {
 	volatile unsigned char *p = calloc(n, size);

@@ -37,6 +37,8 @@ void prec_buf__release(struct prec_buf *b);
  * and *cap unchanged.  New items are not initialised.
  */
 int prec_array__grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
+/* The same, with the new items zeroed. */
+int prec_array__grow_zero(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
 
 /*
  * calloc() for tables that are read before they are written (hash slots): the new pages

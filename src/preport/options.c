@@ -42,6 +42,8 @@ static void usage(FILE *f)
 		"      --no-call-graph      no call graphs (as -g none)\n"
 		"  -G, --inverted           call graphs from the outermost caller down\n"
 		"      --folded             one line per stack: comm;outer;...;leaf COUNT (flame graphs)\n"
+		"      --pprof FILE         write a pprof profile (gzip'ed profile.proto) to FILE\n"
+		"                           instead of a report: go tool pprof -http=: FILE\n"
 		"  -t, --field-separator S  separate fields with S, no padding (for scripts)\n"
 		"      --comms LIST         only these commands\n"
 		"      --pid LIST           only these process ids\n"
@@ -500,6 +502,7 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 		OPT_NO_CHILDREN,
 		OPT_PERCENT_LIMIT,
 		OPT_FOLDED,
+		OPT_PPROF,
 		OPT_COMMS,
 		OPT_PID,
 		OPT_TID,
@@ -534,6 +537,7 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "inverted", no_argument, NULL, 'G' },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "field-separator", required_argument, NULL, 't' },
 		{ "comms", required_argument, NULL, OPT_COMMS },
 		{ "pid", required_argument, NULL, OPT_PID },
@@ -702,6 +706,9 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 		case OPT_FOLDED:
 			ro->folded = true;
 			break;
+		case OPT_PPROF:
+			ro->pprof = optarg;
+			break;
 		case 't':
 			ro->field_sep = optarg;
 			break;
@@ -756,9 +763,11 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 			break;
 		case OPT_INLINE:
 			ro->inline_frames = true;
+			ro->inline_given = true;
 			break;
 		case OPT_NO_INLINE:
 			ro->inline_frames = false;
+			ro->inline_given = true;
 			break;
 		case OPT_DEMANGLE:
 			ro->session.no_demangle = false;
@@ -806,6 +815,10 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 	}
 	if (parse_range(since, until, &o->range))
 		return false;
+	if (ro->pprof && ro->folded) {
+		fprintf(stderr, "preport: --pprof and --folded are two outputs; give one of them\n");
+		return false;
+	}
 	if (fields_arg && parse_fields(fields_arg, ro, sort_given, &bad, &bad_len)) {
 		fprintf(stderr, "preport: bad field '%.*s' in -F '%s': the fields are "
 				"overhead, overhead_children, sample, period and the sort keys "

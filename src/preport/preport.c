@@ -6,6 +6,7 @@
  * once, here, in one line that says what failed and what to do.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -196,6 +198,72 @@ static bool has_cpu_numbers(const struct prec_reader *r)
 }
 
 /*
+ * --pprof FILE: opened before the input is read, so that a bad path fails at once: 0600, never
+ * through a symbolic link, a regular file or a new one (emptied only when it is written, and
+ * removed again if we made it and the report fails).  0, or 1 after a one-line error.
+ */
+static int pprof_open(struct preport_report_opts *ro, bool *ret_created)
+{
+	const char *path = ro->pprof;
+	struct stat st;
+	int fd, err;
+
+	*ret_created = true;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		*ret_created = false;
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	}
+	if (fd < 0) {
+		err = errno;
+		fprintf(stderr, "preport: cannot write the pprof profile to '%s': %s\n", path,
+			err == ELOOP ? "it is a symbolic link; give the file itself or a new name"
+			: err == EISDIR ? "it is a directory; give a file name"
+					: strerror(err));
+		return 1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "preport: cannot write the pprof profile to '%s': not a regular "
+				"file; give a file name\n", path);
+		close(fd);
+		return 1;
+	}
+	if ((st.st_mode & 07777) != 0600)
+		(void)fchmod(fd, 0600); /* recorded data is never world-readable */
+	ro->pprof_out = fdopen(fd, "w");
+	if (!ro->pprof_out) {
+		close(fd);
+		fprintf(stderr, "preport: out of memory\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* After the report: the profile written out and closed, or removed if we made it and the
+ * report failed (rc != 0).  The status to exit with. */
+static int pprof_close(struct preport_report_opts *ro, bool created, int rc)
+{
+	int err = 0;
+
+	if (!ro->pprof_out)
+		return rc;
+	errno = 0;
+	if (rc == 0 && (ferror(ro->pprof_out) || fflush(ro->pprof_out)))
+		err = errno ? errno : EIO;
+	if (fclose(ro->pprof_out) && !err && rc == 0)
+		err = errno;
+	ro->pprof_out = NULL;
+	if (err) {
+		fprintf(stderr, "preport: cannot write the pprof profile to '%s': %s\n", ro->pprof,
+			strerror(err));
+		rc = 1;
+	}
+	if (rc && created)
+		unlink(ro->pprof);
+	return rc;
+}
+
+/*
  * preport is a batch process whose memory only grows until it exits, and the hash tables at
  * its heart are probed at random.  These settings of glibc's malloc:
  *  - large blocks come from the heap and freed memory stays there for reuse (by default
@@ -219,6 +287,7 @@ int main(int argc, char **argv)
 	struct prec_reader *r = NULL;
 	struct preport_input *in = NULL;
 	char cache_buf[PATH_MAX];
+	bool pprof_created = false;
 	int err, rc;
 
 	if (!preport_opts__parse(&o, argc, argv, &rc))
@@ -239,6 +308,8 @@ int main(int argc, char **argv)
 	o.report.no_teardown = !LEAK_CHECKED;
 
 	rc = 1;
+	if (o.report.pprof && pprof_open(&o.report, &pprof_created))
+		goto out;
 	if (preport_is_dir(o.input)) {
 		rc = run_dir(&o);
 		goto out;
@@ -315,6 +386,7 @@ int main(int argc, char **argv)
 out_reader:
 	prec_reader__free(r);
 out:
+	rc = pprof_close(&o.report, pprof_created, rc);
 	preport_opts__free(&o);
 	return rc;
 }

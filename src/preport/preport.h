@@ -31,6 +31,10 @@ struct preport_report_opts {
 	double percent_limit;
 	const char *field_sep;
 	bool inline_frames;
+	bool inline_given; /* --inline or --no-inline was given */
+	/* --pprof FILE: the profile goes there instead of a view; opened by main() */
+	const char *pprof;
+	FILE *pprof_out;
 	bool quiet;
 	/* what the session needs: symbols, -U, -T (thread_counts), --max-stack, the sample
 	 * filters */
@@ -148,6 +152,10 @@ int preport_input__new_file(struct prec_reader *r, const char *path,
 int preport_input__new_dir(const char *path, const struct preport_range *range,
 			   struct preport_input **ret);
 void preport_input__free(struct preport_input *in);
+/* After preport_input__read(): the wall-clock time of the first sample read (ns since the
+ * epoch; 0 when no stream has wall-clock data) and the time from the first to the last. */
+void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_first,
+			  uint64_t *ret_duration);
 bool preport_input__is_dir(const struct preport_input *in);
 /* Streams to read (segments picked), and all segments of the directory (0 for a file). */
 size_t preport_input__count(const struct preport_input *in);

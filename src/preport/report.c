@@ -11,9 +11,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "prec_hist.h"
 #include "prec_log.h"
+#include "prec_pprof.h"
 #include "prec_report.h"
 #include "prec_view.h"
 #include "preport.h"
@@ -153,6 +155,13 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	ho->children = o->children < 0 ? callchains : o->children && callchains;
 	ho->inline_frames = o->inline_frames;
 	ho->need_comm = o->folded;
+	/* pprof: pid, tid and comm are labels, and a location's lines are its inlined
+	 * functions unless --no-inline says otherwise */
+	ho->need_thread = o->pprof != NULL;
+	if (o->pprof && !o->inline_given)
+		ho->inline_frames = true;
+	if (o->pprof) /* pprof reads stacks, not entries: no cumulative totals to make */
+		ho->children = false;
 	vo->graph = o->graph < 0 ? (callchains ? PREC_GRAPH_GRAPH : PREC_GRAPH_NONE)
 				 : (enum prec_graph_mode)o->graph;
 	if (!callchains && vo->graph != PREC_GRAPH_NONE) {
@@ -169,7 +178,8 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	/* perf's defaults: callers first with children, callees first without */
 	vo->caller_order = o->order < 0 ? ho->children : o->order == 1;
 	ho->callee_order = !vo->caller_order;
-	ho->keep_occurrences = vo->graph != PREC_GRAPH_NONE && !o->folded && !o->field_sep;
+	ho->keep_occurrences = vo->graph != PREC_GRAPH_NONE && !o->folded && !o->field_sep &&
+			       !o->pprof;
 	ho->dso_filter = o->dsos;
 	ho->sym_filter = o->syms;
 	vo->show_nr_samples = o->show_nr_samples;
@@ -182,6 +192,34 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	vo->field_sep = o->field_sep;
 	vo->graph_threshold = o->graph_threshold;
 	vo->graph_value = (enum prec_graph_value)o->graph_value;
+}
+
+/* --pprof: the hist as a pprof profile into out (failures to write stay in ferror(out)). */
+static int write_pprof(struct preport_input *in, struct prec_report_session *rs,
+		       const struct prec_view_evsel *ve, size_t nev, bool hide_unresolved,
+		       FILE *out)
+{
+	const char **names = calloc(nev ? nev : 1, sizeof(*names));
+	struct prec_pprof_opts po;
+	size_t i;
+	int err;
+
+	if (!names)
+		return -ENOMEM;
+	for (i = 0; i < nev; i++)
+		names[i] = ve[i].name;
+	memset(&po, 0, sizeof(po));
+	po.event_names = names;
+	po.hide_unresolved = hide_unresolved;
+	preport_input__times(in, &po.time_nanos, &po.duration_nanos);
+	/* an existing file is emptied only now that there is a profile to write */
+	if (ftruncate(fileno(out), 0)) {
+		free(names);
+		return -errno;
+	}
+	err = prec_pprof__write(prec_report_session__hist(rs), &po, out);
+	free(names);
+	return err == -EIO && ferror(out) ? 0 : err;
 }
 
 int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
@@ -232,6 +270,14 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 		ve[i].dummy = ev->dummy;
 	}
 	vo.evsels = ve;
+	if (o->pprof) {
+		e2 = write_pprof(in, rs, ve, f.nr_events, o->session.hide_unresolved,
+				 o->pprof_out);
+		if (e2)
+			err = e2;
+		phase_end(&ph, "pprof");
+		goto out;
+	}
 	if (!o->folded)
 		print_range(in, out);
 	e2 = o->folded ? prec_view__folded(prec_report_session__hist(rs), out)

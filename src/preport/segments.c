@@ -43,6 +43,8 @@ struct preport_input {
 	int fd; /* of the open segment, -1 if none */
 	bool *bad; /* per picked stream: damaged in the first pass, skipped */
 	int writer; /* prec_segdir__writer_active(): a .partial is live only if a daemon runs */
+	uint64_t wall_first, wall_last; /* of the samples read, where streams map to the wall */
+	uint64_t span; /* the streams' times from first to last sample, added up */
 };
 
 bool preport_is_dir(const char *path)
@@ -389,6 +391,33 @@ static int read_stream(struct prec_report_session *rs, const struct preport_stre
 	return err;
 }
 
+/* The times of a stream's samples t into in's, on the wall clock where the stream says how. */
+static void add_times(struct preport_input *in, const struct prec_reader *r,
+		      const struct prec_time_range *t)
+{
+	struct prec_clock c;
+	uint64_t a, b;
+
+	if (!t->first || t->last < t->first)
+		return;
+	in->span += t->last - t->first;
+	if (prec_clock__from_stream(r, &c))
+		return;
+	a = prec_clock__wall(&c, t->first);
+	b = prec_clock__wall(&c, t->last);
+	if (!in->wall_first || a < in->wall_first)
+		in->wall_first = a;
+	if (b > in->wall_last)
+		in->wall_last = b;
+}
+
+void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_first,
+			  uint64_t *ret_duration)
+{
+	*ret_wall_first = in->wall_first;
+	*ret_duration = in->wall_first ? in->wall_last - in->wall_first : in->span;
+}
+
 int preport_input__read(struct preport_input *in, struct prec_report_session *rs,
 			bool show_progress)
 {
@@ -406,6 +435,8 @@ int preport_input__read(struct preport_input *in, struct prec_report_session *rs
 		if (err)
 			continue; /* changed since the first pass; warned */
 		err = read_stream(rs, &s, show_progress);
+		if (!err || err == -EBADMSG)
+			add_times(in, s.r, prec_report_session__times(rs));
 		if (!err) /* a live segment has no end marker yet */
 			preport_warn_cut(s.r, s.live ? NULL : s.name,
 					 prec_report_session__times(rs));

@@ -1,0 +1,655 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preport --pprof: the finished hist as a pprof profile, encoded by protobuf-c from our own
+ * prec_profile.proto and gzip-compressed by zlib as it is written.
+ *
+ * A protobuf message that is several encodings one after another is the message with their
+ * fields merged (repeated fields appended), so the profile is written in pieces: each sample
+ * as a Profile of its own as soon as its stack is walked, then one Profile with everything
+ * the samples refer to (string table, mappings, locations, functions, sample types, times).
+ * Memory therefore grows with the distinct frames, functions and DSOs, never with the
+ * samples, and the packed bytes go straight into the deflate stream.
+ *
+ * Ids: location i + 1 is the i-th frame met (a frame is a (DSO, flags, address) of the hist);
+ * function i + 1 the i-th symbolized frame's function met (one per sframe); mapping i + 1 the
+ * i-th DSO met.  String 0 is "".  Addresses are the hist's: a file offset for an ELF file, so
+ * a mapping's memory_start equals its file_offset and pprof's address - start + offset gives
+ * the offset back; absolute for the kernel and JIT maps (file_offset 0 for the kernel).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "prec_buf.h"
+#include "prec_hash.h"
+#include "prec_pprof.h"
+#include "prec_profile.pb-c.h"
+#include "prec_symbol.h"
+
+#define MAX_INLINE 16 /* as the hist keeps them (prec_hist_sym.c) */
+#define OUT_CHUNK (64 * 1024)
+
+/* The gzip stream: a protobuf-c buffer whose bytes are gathered in ibuf, then deflated into
+ * `out` (protobuf-c appends a few bytes at a time: a deflate() call for each took 4 times
+ * the CPU of the whole export). */
+struct gz {
+	ProtobufCBuffer base; /* first: protobuf-c calls append with it */
+	z_stream z;
+	FILE *out;
+	size_t ilen;
+	unsigned char ibuf[OUT_CHUNK];
+	unsigned char obuf[OUT_CHUNK];
+	int err;
+};
+
+static void gz_push(struct gz *g, const uint8_t *p, size_t len, int flush)
+{
+	int rc;
+
+	if (g->err)
+		return;
+	g->z.next_in = (unsigned char *)p;
+	g->z.avail_in = (uInt)len;
+	do {
+		g->z.next_out = g->obuf;
+		g->z.avail_out = sizeof(g->obuf);
+		rc = deflate(&g->z, flush);
+		if (rc == Z_STREAM_ERROR) {
+			g->err = -EIO;
+			return;
+		}
+		len = sizeof(g->obuf) - g->z.avail_out;
+		if (len && fwrite(g->obuf, 1, len, g->out) != len) {
+			g->err = -EIO;
+			return;
+		}
+	} while (g->z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+}
+
+static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	struct gz *g = (struct gz *)b;
+
+	if (g->ilen + len > sizeof(g->ibuf)) {
+		gz_push(g, g->ibuf, g->ilen, Z_NO_FLUSH);
+		g->ilen = 0;
+	}
+	if (len > sizeof(g->ibuf)) {
+		/* avail_in is 32 bits wide */
+		while (len > (1u << 30)) {
+			gz_push(g, data, 1u << 30, Z_NO_FLUSH);
+			data += 1u << 30;
+			len -= 1u << 30;
+		}
+		gz_push(g, data, len, Z_NO_FLUSH);
+		return;
+	}
+	memcpy(g->ibuf + g->ilen, data, len);
+	g->ilen += len;
+}
+
+struct func {
+	int64_t name, filename, start_line;
+};
+
+struct line {
+	uint32_t func; /* function id */
+	int64_t line;
+};
+
+struct loc {
+	uint32_t mapping; /* mapping id, 0: none */
+	uint64_t addr;
+	uint32_t line_start, nr_lines;
+};
+
+/* What is known of a DSO of the hist (by hist DSO id). */
+struct dso_info {
+	uint64_t lo, hi; /* its frames' addresses */
+	uint32_t mapping; /* mapping id, 0: none yet */
+	bool lines; /* some location of it has line numbers */
+};
+
+struct pp {
+	struct prec_hist *h;
+	const struct prec_pprof_opts *o;
+	/* the string table: index i + 1 is strs[i]; text is looked up by interned pointer */
+	struct prec_strset text;
+	struct prec_keyset str_ids;
+	const char **strs;
+	size_t cap_strs;
+	uint32_t *loc_of; /* frame id -> location id, 0: none yet */
+	struct loc *locs;
+	size_t nr_locs, cap_locs;
+	struct line *lines;
+	size_t nr_lines, cap_lines;
+	uint32_t *func_of; /* sframe id -> function id, 0: none yet */
+	size_t cap_func_of;
+	struct func *funcs;
+	size_t nr_funcs, cap_funcs;
+	struct dso_info *dsos; /* by hist DSO id */
+	size_t cap_dsos;
+	uint32_t *map_dso; /* mapping id - 1 -> hist DSO id */
+	size_t nr_maps, cap_maps;
+	int64_t *col; /* event -> index of its value, 0: not sampled */
+	size_t nr_cols;
+};
+
+static int grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	return prec_array__grow(arr, cap, need, size, 64);
+}
+
+static int grow_zero(void **arr, size_t *cap, size_t need, size_t size)
+{
+	return prec_array__grow_zero(arr, cap, need, size, 64);
+}
+
+/* The index of string s (an interned, stable pointer) in the table; -ENOMEM. */
+static int64_t str_of(struct pp *p, const char *s)
+{
+	uintptr_t key = (uintptr_t)s;
+	bool is_new;
+	long id;
+
+	if (!s || !*s)
+		return 0;
+	id = prec_keyset__intern(&p->str_ids, &key, &is_new);
+	if (id < 0)
+		return id;
+	if (is_new) {
+		if (grow((void **)&p->strs, &p->cap_strs, (size_t)id + 1, sizeof(*p->strs)))
+			return -ENOMEM;
+		p->strs[id] = s;
+	}
+	return id + 1;
+}
+
+/* The same for any text, or its first len bytes. */
+static int64_t str_n(struct pp *p, const char *s, size_t len)
+{
+	const char *in = prec_strset__intern_n(&p->text, s, len);
+
+	return in ? str_of(p, in) : -ENOMEM;
+}
+
+static int64_t str(struct pp *p, const char *s)
+{
+	return str_n(p, s, strlen(s));
+}
+
+/* "file.c:12" into the file's string index and the line; 0 for a NULL srcline. */
+static int64_t srcline_split(struct pp *p, const char *srcline, int64_t *ret_line)
+{
+	const char *colon = srcline ? strrchr(srcline, ':') : NULL;
+
+	*ret_line = 0;
+	if (!colon)
+		return 0;
+	*ret_line = strtoll(colon + 1, NULL, 10);
+	return str_n(p, srcline, (size_t)(colon - srcline));
+}
+
+/* The function of sframe sf, with `file` and `start` (its declaration's line) if it has none
+ * yet; its id or -ENOMEM. */
+static long func_of(struct pp *p, uint32_t sf, int64_t file, int start)
+{
+	const struct prec_sframe *s = prec_hist__sframe(p->h, sf);
+	struct func *f;
+	int64_t name;
+
+	if (grow_zero((void **)&p->func_of, &p->cap_func_of, (size_t)sf + 1, sizeof(uint32_t)))
+		return -ENOMEM;
+	if (p->func_of[sf]) {
+		f = &p->funcs[p->func_of[sf] - 1];
+		if (!f->filename)
+			f->filename = file;
+		if (!f->start_line)
+			f->start_line = start;
+		return p->func_of[sf];
+	}
+	name = str(p, s->name ? s->name : "[unknown]");
+	if (name < 0 || grow((void **)&p->funcs, &p->cap_funcs, p->nr_funcs + 1, sizeof(*f)))
+		return -ENOMEM;
+	f = &p->funcs[p->nr_funcs++];
+	f->name = name;
+	f->filename = file;
+	f->start_line = start;
+	p->func_of[sf] = (uint32_t)p->nr_funcs;
+	return (long)p->nr_funcs;
+}
+
+static int line_push(struct pp *p, uint32_t sf, const char *srcline, int start)
+{
+	int64_t lineno, file = srcline_split(p, srcline, &lineno);
+	long fn;
+
+	if (file < 0)
+		return -ENOMEM;
+	fn = func_of(p, sf, file, start);
+	if (fn < 0 || grow((void **)&p->lines, &p->cap_lines, p->nr_lines + 1, sizeof(*p->lines)))
+		return -ENOMEM;
+	p->lines[p->nr_lines].func = (uint32_t)fn;
+	p->lines[p->nr_lines].line = lineno;
+	p->nr_lines++;
+	return 0;
+}
+
+/* The location of frame fid, made when first met: its id, or -ENOMEM. */
+static long loc_of(struct pp *p, uint32_t fid)
+{
+	struct prec_hist_frame f;
+	struct prec_dso *d;
+	struct loc *l;
+	const uint32_t *sfs;
+	uint32_t nsf, k;
+
+	if (p->loc_of[fid])
+		return p->loc_of[fid];
+	f = prec_hist__frame(p->h, fid);
+	d = prec_hist__dso(p->h, f.dso);
+	if (grow((void **)&p->locs, &p->cap_locs, p->nr_locs + 1, sizeof(*p->locs)))
+		return -ENOMEM;
+	l = &p->locs[p->nr_locs];
+	l->addr = f.addr;
+	l->mapping = 0;
+	l->line_start = (uint32_t)p->nr_lines;
+	l->nr_lines = 0;
+	if (d) {
+		struct dso_info *di = &p->dsos[f.dso];
+
+		if (!di->mapping) {
+			if (grow((void **)&p->map_dso, &p->cap_maps, p->nr_maps + 1,
+				 sizeof(*p->map_dso)))
+				return -ENOMEM;
+			p->map_dso[p->nr_maps++] = f.dso;
+			di->mapping = (uint32_t)p->nr_maps;
+		}
+		l->mapping = di->mapping;
+	}
+	nsf = prec_hist__frame_sframes(p->h, fid, &sfs);
+	if (d && prec_hist__frame_symbolized(p->h, fid)) {
+		/* a return address is looked up at the call, as the hist did */
+		uint64_t at = f.addr - ((f.flags & PREC_FRAME_RET) && f.addr ? 1 : 0);
+		struct prec_inline_frame inl[MAX_INLINE];
+		int nr = 0;
+
+		if (nsf > 1) {
+			nr = prec_dso__inlines(d, at, inl, MAX_INLINE);
+			if (nr < 0)
+				return nr;
+		}
+		for (k = 0; k < nsf; k++) {
+			const char *sl = NULL;
+			int start = 0;
+
+			if (k + 1 == nsf) {
+				sl = prec_dso__outer_srcline(d, at, &start);
+			} else if ((int)k < nr) {
+				sl = inl[k].srcline;
+				start = inl[k].decl_line;
+			}
+			if (line_push(p, sfs[k], sl, start))
+				return -ENOMEM;
+			if (sl)
+				p->dsos[f.dso].lines = true;
+		}
+		l->nr_lines = nsf;
+	}
+	p->nr_locs++;
+	p->loc_of[fid] = (uint32_t)p->nr_locs;
+	return (long)p->nr_locs;
+}
+
+/* The unit of an event's period: cpu time for the clock events, else a count. */
+static bool is_time_event(const char *name)
+{
+	size_t n = strcspn(name, ":/");
+
+	return (n == 9 && !strncmp(name, "cpu-clock", 9)) ||
+	       (n == 10 && !strncmp(name, "task-clock", 10));
+}
+
+static int pack(struct gz *g, const Prec__Pprof__Profile *prof)
+{
+	protobuf_c_message_pack_to_buffer(&prof->base, &g->base);
+	return g->err;
+}
+
+/* Pack the samples, one stack at a time. */
+static int write_samples(struct pp *p, struct gz *g)
+{
+	struct prec_hist *h = p->h;
+	uint32_t nr_stacks = prec_hist__nr_stacks(h), stack, *fids = NULL;
+	uint64_t *locids = NULL;
+	size_t cap = 0, cap_ids = 0;
+	int64_t *values = calloc(p->nr_cols, sizeof(*values));
+	int64_t k_pid = str(p, "pid"), k_tid = str(p, "tid"), k_comm = str(p, "comm"), comm_str = 0;
+	const char *comm = NULL; /* the last stack's, whose string is comm_str */
+	int err = -ENOMEM;
+
+	if (!values || k_pid < 0 || k_tid < 0 || k_comm < 0)
+		goto out;
+	for (stack = 0; stack < nr_stacks; stack++) {
+		Prec__Pprof__Profile prof = PREC__PPROF__PROFILE__INIT;
+		Prec__Pprof__Sample smp = PREC__PPROF__SAMPLE__INIT, *sp = &smp;
+		Prec__Pprof__Label lab[3], *labp[3];
+		struct prec_hist_sample hs;
+		struct prec_path path;
+		const uint32_t *sfs;
+		long n, i, id;
+
+		n = prec_hist__stack_frames(h, stack, &path, &fids, &cap);
+		if (n < 0)
+			goto out;
+		if (!n)
+			continue;
+		prec_hist__frame_sframes(h, fids[0], &sfs);
+		if (!prec_hist__sframe_shown(h, sfs[0]) ||
+		    (p->o->hide_unresolved && !prec_hist__frame_symbolized(h, fids[0])))
+			continue;
+		prec_hist__stack_sample(h, stack, &hs);
+		if (grow((void **)&locids, &cap_ids, (size_t)n, sizeof(*locids)))
+			goto out;
+		for (i = 0; i < n; i++) {
+			id = loc_of(p, fids[i]);
+			if (id < 0)
+				goto out;
+			locids[i] = (uint64_t)id;
+		}
+		memset(values, 0, p->nr_cols * sizeof(*values));
+		values[0] = (int64_t)path.count;
+		values[p->col[hs.evsel]] = (int64_t)path.period;
+		for (i = 0; i < 3; i++) {
+			prec__pprof__label__init(&lab[i]);
+			labp[i] = &lab[i];
+		}
+		lab[0].key = k_pid;
+		lab[0].num = hs.pid;
+		lab[1].key = k_tid;
+		lab[1].num = hs.tid;
+		lab[2].key = k_comm;
+		if (!comm_str || hs.comm != comm) { /* stacks come mostly thread by thread */
+			comm = hs.comm;
+			comm_str = str(p, comm ? comm : "[unknown]");
+			if (comm_str < 0)
+				goto out;
+		}
+		lab[2].str = comm_str;
+		smp.n_location_id = (size_t)n;
+		smp.location_id = locids;
+		smp.n_value = p->nr_cols;
+		smp.value = values;
+		smp.n_label = 3;
+		smp.label = labp;
+		prof.n_sample = 1;
+		prof.sample = &sp;
+		err = pack(g, &prof);
+		if (err)
+			goto out;
+	}
+	err = 0;
+out:
+	free(fids);
+	free(locids);
+	free(values);
+	return err;
+}
+
+/* Each DSO's lowest and highest frame address, for its mapping. */
+static int dso_ranges(struct pp *p)
+{
+	uint32_t n = prec_hist__nr_frames(p->h), fid;
+
+	for (fid = 0; fid < n; fid++) {
+		struct prec_hist_frame f = prec_hist__frame(p->h, fid);
+		struct dso_info *di;
+
+		if (grow_zero((void **)&p->dsos, &p->cap_dsos, (size_t)f.dso + 1, sizeof(*p->dsos)))
+			return -ENOMEM;
+		di = &p->dsos[f.dso];
+		if (!di->hi || f.addr < di->lo)
+			di->lo = f.addr;
+		if (f.addr + 1 > di->hi)
+			di->hi = f.addr + 1;
+	}
+	return 0;
+}
+
+/* The build-id of DSO d in hex, as a string index; 0 for none. */
+static int64_t build_id_str(struct pp *p, struct prec_dso *d)
+{
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *b;
+	size_t n = prec_dso__build_id(d, &b), i;
+	char buf[2 * 64 + 1];
+
+	if (!n || n > 64)
+		return 0;
+	for (i = 0; i < n; i++) {
+		buf[2 * i] = hex[b[i] >> 4];
+		buf[2 * i + 1] = hex[b[i] & 15];
+	}
+	buf[2 * n] = 0;
+	return str(p, buf);
+}
+
+/* Everything the samples refer to, in one last Profile. */
+static int write_tables(struct pp *p, struct gz *g, int64_t *types, int64_t *units,
+			int64_t period)
+{
+	Prec__Pprof__Profile prof = PREC__PPROF__PROFILE__INIT;
+	Prec__Pprof__ValueType *vt = NULL, **vtp = NULL, period_type = PREC__PPROF__VALUE_TYPE__INIT;
+	Prec__Pprof__Mapping *mp = NULL, **mpp = NULL;
+	Prec__Pprof__Location *lp = NULL, **lpp = NULL;
+	Prec__Pprof__Line *ln = NULL, **lnp = NULL;
+	Prec__Pprof__Function *fn = NULL, **fnp = NULL;
+	char **strs = NULL;
+	size_t i, nstr;
+	int err = -ENOMEM;
+
+	vt = calloc(p->nr_cols, sizeof(*vt));
+	vtp = calloc(p->nr_cols, sizeof(*vtp));
+	mp = calloc(p->nr_maps + 1, sizeof(*mp));
+	mpp = calloc(p->nr_maps + 1, sizeof(*mpp));
+	lp = calloc(p->nr_locs + 1, sizeof(*lp));
+	lpp = calloc(p->nr_locs + 1, sizeof(*lpp));
+	ln = calloc(p->nr_lines + 1, sizeof(*ln));
+	lnp = calloc(p->nr_lines + 1, sizeof(*lnp));
+	fn = calloc(p->nr_funcs + 1, sizeof(*fn));
+	fnp = calloc(p->nr_funcs + 1, sizeof(*fnp));
+	if (!vt || !vtp || !mp || !mpp || !lp || !lpp || !ln || !lnp || !fn || !fnp)
+		goto out;
+	for (i = 0; i < p->nr_cols; i++) {
+		prec__pprof__value_type__init(&vt[i]);
+		vt[i].type = types[i];
+		vt[i].unit = units[i];
+		vtp[i] = &vt[i];
+	}
+	for (i = 0; i < p->nr_maps; i++) {
+		uint32_t dso = p->map_dso[i];
+		struct prec_dso *d = prec_hist__dso(p->h, dso);
+		const struct dso_info *di = &p->dsos[dso];
+		bool ok = prec_dso__status(d) == PREC_DSO_OK;
+
+		prec__pprof__mapping__init(&mp[i]);
+		mp[i].id = i + 1;
+		mp[i].memory_start = di->lo;
+		mp[i].memory_limit = di->hi;
+		mp[i].file_offset = prec_dso__is_kernel(d) ? 0 : di->lo;
+		mp[i].filename = str(p, prec_dso__long_name(d));
+		mp[i].build_id = build_id_str(p, d);
+		if (mp[i].filename < 0 || mp[i].build_id < 0)
+			goto out;
+		mp[i].has_functions = ok;
+		mp[i].has_filenames = ok && di->lines;
+		mp[i].has_line_numbers = ok && di->lines;
+		mp[i].has_inline_frames = ok && di->lines && prec_hist__opts(p->h)->inline_frames;
+		mpp[i] = &mp[i];
+	}
+	for (i = 0; i < p->nr_lines; i++) {
+		prec__pprof__line__init(&ln[i]);
+		ln[i].function_id = p->lines[i].func;
+		ln[i].line = p->lines[i].line;
+		lnp[i] = &ln[i];
+	}
+	for (i = 0; i < p->nr_locs; i++) {
+		prec__pprof__location__init(&lp[i]);
+		lp[i].id = i + 1;
+		lp[i].mapping_id = p->locs[i].mapping;
+		lp[i].address = p->locs[i].addr;
+		lp[i].n_line = p->locs[i].nr_lines;
+		lp[i].line = lnp + p->locs[i].line_start;
+		lpp[i] = &lp[i];
+	}
+	for (i = 0; i < p->nr_funcs; i++) {
+		prec__pprof__function__init(&fn[i]);
+		fn[i].id = i + 1;
+		fn[i].name = p->funcs[i].name;
+		/* the name as the symbol table has it: we keep the demangled one only */
+		fn[i].system_name = p->funcs[i].name;
+		fn[i].filename = p->funcs[i].filename;
+		fn[i].start_line = p->funcs[i].start_line;
+		fnp[i] = &fn[i];
+	}
+	/* last: the mappings added their names */
+	nstr = p->str_ids.n + 1;
+	strs = calloc(nstr, sizeof(*strs));
+	if (!strs)
+		goto out;
+	strs[0] = "";
+	for (i = 1; i < nstr; i++)
+		strs[i] = (char *)p->strs[i - 1];
+	prof.n_sample_type = p->nr_cols;
+	prof.sample_type = vtp;
+	prof.n_mapping = p->nr_maps;
+	prof.mapping = mpp;
+	prof.n_location = p->nr_locs;
+	prof.location = lpp;
+	prof.n_function = p->nr_funcs;
+	prof.function = fnp;
+	prof.n_string_table = nstr;
+	prof.string_table = strs;
+	prof.time_nanos = (int64_t)p->o->time_nanos;
+	prof.duration_nanos = (int64_t)p->o->duration_nanos;
+	if (p->nr_cols > 1) {
+		period_type.type = types[1];
+		period_type.unit = units[1];
+		prof.period_type = &period_type;
+		prof.period = period;
+		prof.default_sample_type = types[1];
+	}
+	err = pack(g, &prof);
+out:
+	free(vt);
+	free(vtp);
+	free(mp);
+	free(mpp);
+	free(lp);
+	free(lpp);
+	free(ln);
+	free(lnp);
+	free(fn);
+	free(fnp);
+	free(strs);
+	return err;
+}
+
+/* The value columns: samples, then one per event with samples.  0 or -ENOMEM. */
+static int columns(struct pp *p, int64_t **ret_types, int64_t **ret_units, int64_t *ret_period)
+{
+	uint32_t nev = prec_hist__nr_events(p->h), e, sampled = 0;
+	int64_t *types, *units;
+
+	for (e = 0; e < nev; e++)
+		sampled += prec_hist__event(p->h, e)->nr_samples > 0;
+	p->col = calloc(nev, sizeof(*p->col));
+	types = calloc((size_t)sampled + 1, sizeof(*types));
+	units = calloc((size_t)sampled + 1, sizeof(*units));
+	*ret_types = types;
+	*ret_units = units;
+	if (!p->col || !types || !units)
+		return -ENOMEM;
+	types[0] = str(p, "samples");
+	units[0] = str(p, "count");
+	p->nr_cols = 1;
+	*ret_period = 0;
+	for (e = 0; e < nev; e++) {
+		const struct prec_evsel_stats *st = prec_hist__event(p->h, e);
+		const char *name = p->o->event_names[e] ? p->o->event_names[e] : "events";
+		bool t = is_time_event(name);
+		size_t c = p->nr_cols;
+
+		if (!st->nr_samples)
+			continue;
+		/* one event: pprof's usual names; more: each by its own */
+		types[c] = str(p, sampled == 1 ? (t ? "cpu" : "events") : name);
+		units[c] = str(p, t ? "nanoseconds" : "count");
+		if (c == 1) /* the period of the first: its mean */
+			*ret_period = (int64_t)(st->period / st->nr_samples);
+		p->col[e] = (int64_t)c;
+		p->nr_cols++;
+	}
+	for (e = 0; e < p->nr_cols; e++)
+		if (types[e] < 0 || units[e] < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+int prec_pprof__write(struct prec_hist *h, const struct prec_pprof_opts *o, FILE *out)
+{
+	struct gz *g = calloc(1, sizeof(*g));
+	int64_t *types = NULL, *units = NULL, period;
+	struct pp p;
+	int err = -ENOMEM;
+
+	memset(&p, 0, sizeof(p));
+	p.h = h;
+	p.o = o;
+	prec_keyset__init(&p.str_ids, sizeof(uintptr_t));
+	if (!g)
+		goto out_free;
+	g->base.append = gz_append;
+	g->out = out;
+	/* windowBits 15 + 16: a gzip header and trailer around the deflate stream */
+	if (deflateInit2(&g->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		goto out_free;
+	p.loc_of = calloc((size_t)prec_hist__nr_frames(h) + 1, sizeof(*p.loc_of));
+	if (!p.loc_of)
+		goto out;
+	err = dso_ranges(&p);
+	if (!err)
+		err = columns(&p, &types, &units, &period);
+	if (!err)
+		err = write_samples(&p, g);
+	if (!err)
+		err = write_tables(&p, g, types, units, period);
+	if (!err) {
+		gz_push(g, g->ibuf, g->ilen, Z_FINISH);
+		err = g->err;
+	}
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+out:
+	deflateEnd(&g->z);
+out_free:
+	free(g);
+	free(types);
+	free(units);
+	free(p.col);
+	free(p.loc_of);
+	free(p.locs);
+	free(p.lines);
+	free(p.func_of);
+	free(p.funcs);
+	free(p.dsos);
+	free(p.map_dso);
+	free(p.strs);
+	prec_keyset__release(&p.str_ids);
+	prec_strset__release(&p.text);
+	return err;
+}

@@ -1,0 +1,392 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# preport --pprof, checked with its real readers: go tool pprof (Debian's golang-go) and npm's
+# pprof-format, a second decoder written independently of Go's.  Over the golden recordings
+# (with their --symfs and --kallsyms, so this part runs where perf_event_open is refused) and
+# over a fresh system-wide recording where it is allowed:
+#   - `go tool pprof -top` lists the functions of `preport --no-children --sort sym` with the
+#     same flat shares (within 0.1 points; unsymbolized addresses, which pprof groups by
+#     binary, left out);
+#   - `-traces`, folded into "comm;outer;...;leaf COUNT" lines, equals `preport --folded`;
+#   - `-lines` gives the source lines of `preport --sort srcline` with the same shares, and
+#     some where the binary has debug info;
+#   - `-tagfocus comm=X` gives the shares of `preport --comms X`;
+#   - pprof-format decodes every file, every id it refers to exists, and its samples add up
+#     to preport's;
+#   - a bad --pprof path (a directory, a symbolic link, an unwritable place) is one line on
+#     stderr and exit status 1, and the file written is 0600.
+# The pprof-format part skips (exit 77 at the end, if all else passed) without the npm
+# modules in $PRECORD_NODE_MODULES (default tests/node/node_modules of the source tree:
+# npm install --prefix tests/node --no-audit --no-fund pprof-format).
+# shellcheck disable=SC2154 # top_srcdir and workdir come from test-lib.sh
+
+. "$(dirname "$0")/test-lib.sh"
+. "$(dirname "$0")/record-lib.sh"
+
+need_file "$PREPORT" preport
+G=$top_srcdir/tests/data/golden
+[ -d "$G" ] || fail "no golden data in $G"
+command -v go >/dev/null 2>&1 ||
+	skip "go is not installed (Debian package golang-go): go tool pprof reads the profiles"
+
+# go and pprof: never the network, nothing outside the scratch directory
+GOCACHE=$workdir/gocache
+GOPATH=$workdir/gopath
+GOFLAGS=-mod=mod
+GOPROXY=off
+GOTOOLCHAIN=local
+PPROF_TMPDIR=$workdir/pprof-tmp
+PPROF_BINARY_PATH=$workdir/no-binaries
+export GOCACHE GOPATH GOFLAGS GOPROXY GOTOOLCHAIN PPROF_TMPDIR PPROF_BINARY_PATH
+go tool pprof -h >"$workdir/pprof-help" 2>&1 ||
+	skip "go tool pprof does not run: $(lines "$workdir/pprof-help")"
+
+NM=${PRECORD_NODE_MODULES:-$top_srcdir/tests/node/node_modules}
+have_decoder=0
+if command -v node >/dev/null 2>&1 && [ -d "$NM/pprof-format" ]; then
+	have_decoder=1
+else
+	say "no node or no pprof-format in $NM: the second decoder's checks are skipped"
+fi
+
+# pprof NAME OUT ARGS...: go tool pprof ARGS on NAME's profile into OUT (-symbolize=none: what
+# the file says, nothing looked up on this host).
+pprof() {
+	_f=$workdir/$1.pb.gz
+	_o=$2
+	shift 2
+	go tool pprof -symbolize=none -nodecount=1000000 -nodefraction=0 -edgefraction=0 \
+		"$@" "$_f" >"$_o" 2>"$_o.err"
+}
+
+# top_shares: pprof's -top on stdin as "NAME<TAB>FLAT%" lines, summed per name, of the
+# functions it has names for ("[binary]" and "<unknown>" are addresses without a symbol).
+top_shares() {
+	awk '
+	/^ *flat  *flat%/ { on = 1; next }
+	on {
+		pct = $2
+		sub(/%$/, "", pct)
+		name = $0
+		sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+  /, "", name)
+		sub(/ \(inline\)$/, "", name)
+		if (name ~ /^\[.*\]$/ || name == "<unknown>")
+			next
+		s[name] += pct
+	}
+	END { for (n in s) printf "%s\t%.2f\n", n, s[n] }' | sort
+}
+
+# preport_shares: a preport report (-g none) on stdin the same way: the Symbol column, names
+# of functions only (not "0x..." nor "[unknown]").
+preport_shares() {
+	awk '
+	/^ +[0-9.]+%  \[[.k]\] / {
+		pct = $1
+		sub(/%$/, "", pct)
+		name = $0
+		sub(/^ +[0-9.]+%  \[[.k]\] /, "", name)
+		sub(/ +$/, "", name)
+		sub(/ \(inlined\)$/, "", name)
+		if (name ~ /^0x/ || name == "[unknown]")
+			next
+		s[name] += pct
+	}
+	END { for (n in s) printf "%s\t%.2f\n", n, s[n] }' | sort
+}
+
+# lines_shares: pprof's -lines -top on stdin as "FILE:LINE<TAB>FLAT%", summed; and preport's
+# --sort srcline report the same way (its rows with a file and line).
+lines_shares() {
+	awk '
+	/^ *flat  *flat%/ { on = 1; next }
+	on {
+		sub(/ \(inline\)$/, "")
+		if ($NF !~ /^[^ ]+:[0-9]+$/)
+			next
+		pct = $2
+		sub(/%$/, "", pct)
+		s[$NF] += pct
+	}
+	END { for (n in s) printf "%s\t%.2f\n", n, s[n] }' | sort
+}
+srcline_shares() {
+	awk '
+	/^ +[0-9.]+%  [^ ]+:[0-9]+ *$/ && $2 !~ /^\?\?:/ {
+		pct = $1
+		sub(/%$/, "", pct)
+		s[$2] += pct
+	}
+	END { for (n in s) printf "%s\t%.2f\n", n, s[n] }' | sort
+}
+
+# same_shares LABEL A B: the name<TAB>share lists A and B agree within 0.1 points, a name
+# missing on one side counting as 0 there.
+same_shares() {
+	_diff=$(awk -F '\t' '
+	FNR == NR { a[$1] = $2; seen[$1] = 1; next }
+	{ b[$1] = $2; seen[$1] = 1 }
+	END {
+		for (n in seen) {
+			d = a[n] - b[n]
+			if (d > 0.1 || d < -0.1)
+				printf "%s: %s%% vs %s%%; ", n, a[n] + 0, b[n] + 0
+		}
+	}' "$2" "$3")
+	if [ -n "$_diff" ]; then
+		bad "$1: shares differ: $_diff"
+	elif [ ! -s "$2" ]; then
+		bad "$1: no function at all"
+	else
+		ok "$1: the same $(wc -l <"$2") functions with the same shares"
+	fi
+}
+
+# traces_folded: pprof's -traces (sample_index=samples) on stdin as preport's --folded lines:
+# "comm;outer;...;leaf COUNT", merged and sorted.  pprof names a frame without a function
+# "[binary]" (the basename of its mapping's file) or "<unknown>" (no mapping), where --folded
+# says "[DSO]" and "[unknown]".
+traces_folded() {
+	awk '
+	function flush() {
+		if (n) {
+			line = comm == "" ? "[unknown]" : comm
+			for (i = n; i >= 1; i--)
+				line = line ";" f[i]
+			c[line] += v
+		}
+		n = 0
+		comm = ""
+	}
+	/^-----------\+/ { flush(); next }
+	substr($0, 11, 3) == ":  " {
+		key = substr($0, 1, 10)
+		gsub(/ /, "", key)
+		if (key == "comm")
+			comm = substr($0, 14)
+		next
+	}
+	substr($0, 11, 3) == "   " && length($0) > 13 {
+		val = substr($0, 1, 10)
+		gsub(/ /, "", val)
+		if (val != "")
+			v = val
+		name = substr($0, 14)
+		sub(/ \(inline\)$/, "", name)
+		if (name == "<unknown>")
+			name = "[unknown]"
+		if (name ~ /^\[\[.*\]\]$/)
+			name = substr(name, 2, length(name) - 2)
+		f[++n] = name
+	}
+	END {
+		flush()
+		for (l in c)
+			print l " " c[l]
+	}' | sort
+}
+
+# check_traces LABEL NAME FOLDED: -traces of NAME's profile against preport's --folded.
+check_traces() {
+	if ! pprof "$2" "$workdir/$2.traces" -sample_index=samples -traces; then
+		bad "$1: go tool pprof -traces failed: $(lines "$workdir/$2.traces.err" 3)"
+		return
+	fi
+	traces_folded <"$workdir/$2.traces" >"$workdir/$2.traces.folded"
+	sort "$3" >"$workdir/$2.folded.sorted"
+	if cmp -s "$workdir/$2.traces.folded" "$workdir/$2.folded.sorted"; then
+		ok "$1: -traces gives the $(wc -l <"$3") stacks of --folded"
+	else
+		bad "$1: -traces and --folded differ: $(diff "$workdir/$2.folded.sorted" \
+			"$workdir/$2.traces.folded" | grep '^[<>]' | head -n 4 | join_lines)"
+	fi
+}
+
+# decode LABEL NAME SAMPLES: pprof-format reads NAME's profile, and its samples (values
+# 0) add up to SAMPLES.
+cat >"$workdir/decode.js" <<'EOF'
+'use strict';
+const fs = require('fs');
+const zlib = require('zlib');
+const { Profile } = require(process.argv[2] + '/pprof-format');
+const p = Profile.decode(zlib.gunzipSync(fs.readFileSync(process.argv[3])));
+const str = p.stringTable.strings;
+const ids = (arr) => new Set(arr.map((x) => Number(x.id)));
+const loc = ids(p.location), fn = ids(p.function), map = ids(p.mapping);
+const bad = [];
+const s = (i, what) => { if (Number(i) < 0 || Number(i) >= str.length) bad.push(what); };
+let total = 0;
+if (str[0] !== '') bad.push('string 0 is not empty');
+for (const t of p.sampleType) { s(t.type, 'sample type'); s(t.unit, 'sample unit'); }
+for (const x of p.sample) {
+	if (x.value.length !== p.sampleType.length) bad.push('values');
+	for (const l of x.locationId) if (!loc.has(Number(l))) bad.push('location ' + l);
+	for (const l of x.label) { s(l.key, 'label key'); s(l.str, 'label'); }
+	total += Number(x.value[0]);
+}
+for (const l of p.location) {
+	if (Number(l.mappingId) && !map.has(Number(l.mappingId))) bad.push('mapping ' + l.mappingId);
+	for (const n of l.line) if (!fn.has(Number(n.functionId))) bad.push('function ' + n.functionId);
+}
+for (const f of p.function) { s(f.name, 'name'); s(f.systemName, 'system name'); s(f.filename, 'file'); }
+for (const m of p.mapping) { s(m.filename, 'mapping file'); s(m.buildId, 'build-id'); }
+if (bad.length) { console.log('bad: ' + bad.slice(0, 5).join(', ')); process.exit(1); }
+if (process.argv[4]) /* where that function starts, "file:line" */
+	for (const f of p.function)
+		if (str[f.name] === process.argv[4])
+			console.error(str[f.filename] + ':' + f.startLine);
+console.log(total + ' samples, ' + p.sample.length + ' stacks, ' + p.location.length +
+	' locations, ' + p.function.length + ' functions, ' + p.mapping.length + ' mappings, types ' +
+	p.sampleType.map((t) => str[t.type] + '/' + str[t.unit]).join(' '));
+EOF
+decode() {
+	[ "$have_decoder" = 1 ] || return 0
+	if node "$workdir/decode.js" "$NM" "$workdir/$2.pb.gz" >"$workdir/$2.dec" 2>&1 &&
+		[ "$(cut -d ' ' -f 1 "$workdir/$2.dec")" = "$3" ]; then
+		ok "$1: pprof-format decodes it: $(cat "$workdir/$2.dec")"
+	else
+		bad "$1: pprof-format: $(lines "$workdir/$2.dec" 3) (want $3 samples)"
+	fi
+}
+
+# samples_of FOLDED: the number of samples in preport's --folded output.
+samples_of() {
+	awk '{ n += $NF } END { print n + 0 }' "$1"
+}
+
+# check_recording LABEL NAME PREPORT-ARGS...: every check on one recording; its profile is
+# $workdir/NAME.pb.gz.
+check_recording() {
+	_l=$1
+	_n=$2
+	shift 2
+	if ! "$PREPORT" "$@" --pprof "$workdir/$_n.pb.gz" >"$workdir/$_n.pp.out" \
+		2>"$workdir/$_n.pp.err"; then
+		bad "$_l: preport --pprof failed: $(lines "$workdir/$_n.pp.err" 3)"
+		return
+	fi
+	if [ -s "$workdir/$_n.pp.out" ]; then
+		bad "$_l: preport --pprof wrote to stdout: $(lines "$workdir/$_n.pp.out")"
+	fi
+	"$PREPORT" "$@" --inline --no-children --sort sym -g none >"$workdir/$_n.sym" \
+		2>"$workdir/$_n.sym.err" ||
+		bad "$_l: preport --sort sym failed: $(lines "$workdir/$_n.sym.err" 3)"
+	if pprof "$_n" "$workdir/$_n.top" -top; then
+		top_shares <"$workdir/$_n.top" >"$workdir/$_n.top.sh"
+		preport_shares <"$workdir/$_n.sym" >"$workdir/$_n.sym.sh"
+		same_shares "$_l: -top vs --no-children --sort sym" "$workdir/$_n.top.sh" \
+			"$workdir/$_n.sym.sh"
+	else
+		bad "$_l: go tool pprof -top failed: $(lines "$workdir/$_n.top.err" 3)"
+	fi
+	"$PREPORT" "$@" --inline --folded >"$workdir/$_n.folded" 2>"$workdir/$_n.folded.err" ||
+		bad "$_l: preport --folded failed: $(lines "$workdir/$_n.folded.err" 3)"
+	check_traces "$_l" "$_n" "$workdir/$_n.folded"
+	"$PREPORT" "$@" --inline --no-children --sort srcline -g none >"$workdir/$_n.src" \
+		2>"$workdir/$_n.src.err" ||
+		bad "$_l: preport --sort srcline failed: $(lines "$workdir/$_n.src.err" 3)"
+	if pprof "$_n" "$workdir/$_n.lines" -lines -top; then
+		lines_shares <"$workdir/$_n.lines" >"$workdir/$_n.lines.sh"
+		srcline_shares <"$workdir/$_n.src" >"$workdir/$_n.src.sh"
+		if [ -s "$workdir/$_n.src.sh" ]; then
+			same_shares "$_l: -lines vs --sort srcline" "$workdir/$_n.lines.sh" \
+				"$workdir/$_n.src.sh"
+		elif [ -s "$workdir/$_n.lines.sh" ]; then
+			bad "$_l: -lines shows source lines preport does not know: $(lines \
+				"$workdir/$_n.lines.sh")"
+		else
+			ok "$_l: no source lines in either (no debug info)"
+		fi
+	else
+		bad "$_l: go tool pprof -lines failed: $(lines "$workdir/$_n.lines.err" 3)"
+	fi
+	# -tagfocus on the command with the most samples whose name is a plain word
+	_comm=$(awk '{ sub(/ [0-9]+$/, ""); split($0, a, ";"); c = a[1] }
+		c ~ /^[A-Za-z0-9_.-]+$/ { n[c] += $NF } END { for (k in n) print n[k], k }' \
+		"$workdir/$_n.folded" | sort -k1,1nr -k2 | awk 'NR == 1 { print $2 }')
+	if [ -n "$_comm" ]; then
+		"$PREPORT" "$@" --inline --no-children --sort sym -g none --comms "$_comm" \
+			>"$workdir/$_n.comm" 2>"$workdir/$_n.comm.err" ||
+			bad "$_l: preport --comms failed: $(lines "$workdir/$_n.comm.err" 3)"
+		if pprof "$_n" "$workdir/$_n.tf" -tagfocus "comm=^$_comm\$" -top; then
+			top_shares <"$workdir/$_n.tf" >"$workdir/$_n.tf.sh"
+			preport_shares <"$workdir/$_n.comm" >"$workdir/$_n.comm.sh"
+			same_shares "$_l: -tagfocus comm=$_comm vs --comms $_comm" \
+				"$workdir/$_n.tf.sh" "$workdir/$_n.comm.sh"
+		else
+			bad "$_l: go tool pprof -tagfocus failed: $(lines "$workdir/$_n.tf.err" 3)"
+		fi
+	fi
+	decode "$_l" "$_n" "$(samples_of "$workdir/$_n.folded")"
+}
+
+# ---- the golden recordings ----
+HOME=$workdir/home
+export HOME
+cd "$G" || fail "cannot enter $G"
+for rec in precord-g precord-sys precord-dwarf perf-file perf-z-dwarf; do
+	[ -f "$rec.data" ] || fail "no $G/$rec.data"
+	check_recording "$rec" "$rec" -i "$rec.data" --symfs symfs --kallsyms kallsyms \
+		--max-stack 127
+done
+# the function main of mangled.c starts where its source says
+if [ "$have_decoder" = 1 ]; then
+	want=mangled.c:$(grep -n '^int main(' "$G/src/mangled.c" | cut -d : -f 1)
+	got=$(node "$workdir/decode.js" "$NM" "$workdir/precord-g.pb.gz" main 2>&1 >/dev/null)
+	[ "$got" = "$want" ]
+	check $? "precord-g: function main starts at $want (got $got)"
+fi
+# some source lines where there is debug info
+if grep -q 'mangled\.c:[0-9]' "$workdir/precord-g.lines"; then
+	ok "precord-g: -lines shows source lines: $(grep -m 1 'mangled\.c:[0-9]' \
+		"$workdir/precord-g.lines" | sed 's/^ *//')"
+else
+	bad "precord-g: -lines shows no line of mangled.c: $(lines "$workdir/precord-g.lines" 8)"
+fi
+cd "$workdir" || fail "cannot enter $workdir"
+
+# ---- the file, and bad paths ----
+mode=$(stat -c %a "$workdir/precord-g.pb.gz")
+[ "$mode" = 600 ]
+check $? "the profile is mode 0600 (got $mode)"
+gzip -t "$workdir/precord-g.pb.gz"
+check $? "the profile is gzip-compressed"
+
+# bad_path LABEL PATH: preport refuses to write the profile to PATH in one line, exit 1.
+bad_path() {
+	"$PREPORT" -i "$G/precord-g.data" --symfs "$G/symfs" --kallsyms "$G/kallsyms" \
+		--pprof "$2" >"$workdir/bad.out" 2>"$workdir/bad.err"
+	check_status "$1" $? 1 "$workdir/bad.err"
+	one_line "$1" "$workdir/bad.err" "$2"
+}
+mkdir "$workdir/adir"
+bad_path "--pprof to a directory" "$workdir/adir"
+echo keep >"$workdir/target"
+ln -s "$workdir/target" "$workdir/link.pb.gz"
+bad_path "--pprof to a symbolic link" "$workdir/link.pb.gz"
+[ "$(cat "$workdir/target")" = keep ]
+check $? "the symbolic link's target is left alone"
+bad_path "--pprof into a missing directory" "$workdir/nowhere/x.pb.gz"
+if [ "$(id -u)" != 0 ]; then
+	mkdir "$workdir/ro" && chmod 0500 "$workdir/ro"
+	bad_path "--pprof into a read-only directory" "$workdir/ro/x.pb.gz"
+fi
+"$PREPORT" -i "$workdir/missing.data" --pprof "$workdir/new.pb.gz" >/dev/null 2>&1
+[ ! -e "$workdir/new.pb.gz" ]
+check $? "a report that fails leaves no profile behind"
+
+# ---- a fresh system-wide recording ----
+if "$PRECORD" -q -a -g -F 499 -o "$workdir/sys.data" -- sleep 1 >/dev/null \
+	2>"$workdir/sys.err"; then
+	check_recording "system-wide" sys -i "$workdir/sys.data"
+elif have_perf && ! probe_perf_event; then
+	say "no fresh system-wide recording: $PERF_REFUSED"
+else
+	bad "precord -a -g -- sleep 1 failed: $(lines "$workdir/sys.err" 3)"
+fi
+
+if [ "$have_decoder" = 0 ] && [ "$nr_bad" = 0 ]; then
+	skip "all $nr_ok checks passed, but pprof-format is not in $NM (npm install --prefix" \
+		"tests/node --no-audit --no-fund pprof-format)"
+fi
+finish
