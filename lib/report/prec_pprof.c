@@ -11,7 +11,7 @@
  * samples, and the packed bytes go straight into the deflate stream.
  *
  * Ids: location i + 1 is the i-th frame met (a frame is a (DSO, flags, address) of the hist);
- * function i + 1 the i-th symbolized frame's function met (one per sframe); mapping i + 1 the
+ * function i + 1 the i-th (symbolized frame, source file) met; mapping i + 1 the
  * i-th DSO met.  String 0 is "".  Addresses are the hist's: a file offset for an ELF file, so
  * a mapping's memory_start equals its file_offset and pprof's address - start + offset gives
  * the offset back; absolute for the kernel and JIT maps (file_offset 0 for the kernel).
@@ -91,8 +91,12 @@ static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	g->ilen += len;
 }
 
+/* A function is a name in a file: code of one symbol that comes from an #included file
+ * (glibc's vfprintf-process-arg.c in __vfprintf_internal) is a function of its own there,
+ * since a pprof line has only a number and takes its file from its function. */
 struct func {
 	int64_t name, filename, start_line;
+	uint32_t next; /* the next function of the same sframe in another file; 0: none */
 };
 
 struct line {
@@ -111,6 +115,13 @@ struct dso_info {
 	uint64_t lo, hi; /* its frames' addresses */
 	uint32_t mapping; /* mapping id, 0: none yet */
 	bool lines; /* some location of it has line numbers */
+	/* for choosing the main binary: is this the program of command `comm` (its file name
+	 * begins with the command, as the kernel cuts it), and the samples of such a command
+	 * on it */
+	const char *comm;
+	bool is_program;
+	uint32_t last_stack; /* + 1: the last stack counted */
+	uint64_t program_samples;
 };
 
 struct pp {
@@ -133,6 +144,7 @@ struct pp {
 	struct dso_info *dsos; /* by hist DSO id */
 	size_t cap_dsos;
 	uint32_t *map_dso; /* mapping id - 1 -> hist DSO id */
+	uint32_t main_map; /* mapping id of the main binary (pprof's first mapping); 0: the first */
 	size_t nr_maps, cap_maps;
 	int64_t *col; /* event -> index of its value, 0: not sampled */
 	size_t nr_cols;
@@ -193,23 +205,26 @@ static int64_t srcline_split(struct pp *p, const char *srcline, int64_t *ret_lin
 	return str_n(p, srcline, (size_t)(colon - srcline));
 }
 
-/* The function of sframe sf, with `file` and `start` (its declaration's line) if it has none
- * yet; its id or -ENOMEM. */
+/* The function of sframe sf in source file `file` (0: not known), with `start` (its
+ * declaration's line) if it has none yet; its id or -ENOMEM. */
 static long func_of(struct pp *p, uint32_t sf, int64_t file, int start)
 {
 	const struct prec_sframe *s = prec_hist__sframe(p->h, sf);
 	struct func *f;
+	uint32_t id, last = 0; /* the last function of sf looked at */
 	int64_t name;
 
 	if (grow_zero((void **)&p->func_of, &p->cap_func_of, (size_t)sf + 1, sizeof(uint32_t)))
 		return -ENOMEM;
-	if (p->func_of[sf]) {
-		f = &p->funcs[p->func_of[sf] - 1];
+	for (id = p->func_of[sf]; id; last = id, id = p->funcs[id - 1].next) {
+		f = &p->funcs[id - 1];
 		if (!f->filename)
 			f->filename = file;
+		if (file && f->filename != file)
+			continue;
 		if (!f->start_line)
 			f->start_line = start;
-		return p->func_of[sf];
+		return id;
 	}
 	name = str(p, s->name ? s->name : "[unknown]");
 	if (name < 0 || grow((void **)&p->funcs, &p->cap_funcs, p->nr_funcs + 1, sizeof(*f)))
@@ -218,7 +233,11 @@ static long func_of(struct pp *p, uint32_t sf, int64_t file, int start)
 	f->name = name;
 	f->filename = file;
 	f->start_line = start;
-	p->func_of[sf] = (uint32_t)p->nr_funcs;
+	f->next = 0;
+	if (last)
+		p->funcs[last - 1].next = (uint32_t)p->nr_funcs;
+	else
+		p->func_of[sf] = (uint32_t)p->nr_funcs;
 	return (long)p->nr_funcs;
 }
 
@@ -319,6 +338,41 @@ static int pack(struct gz *g, const Prec__Pprof__Profile *prof)
 	return g->err;
 }
 
+/* pprof takes its first mapping for the profiled program ("File:"): the one whose file is
+ * named as the command of the most samples it is on. */
+static bool names_program(const char *path, const char *comm)
+{
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(comm);
+
+	base = base ? base + 1 : path;
+	/* the kernel keeps 15 bytes of a command */
+	return n && (n >= 15 ? !strncmp(base, comm, n) : !strcmp(base, comm));
+}
+
+static void count_program(struct pp *p, uint32_t fid, uint32_t stack, const char *comm,
+			  uint64_t count)
+{
+	struct prec_hist_frame f = prec_hist__frame(p->h, fid);
+	struct prec_dso *d = prec_hist__dso(p->h, f.dso);
+	struct dso_info *di = &p->dsos[f.dso];
+
+	if (!d || !comm || di->last_stack == stack + 1)
+		return;
+	di->last_stack = stack + 1;
+	if (di->comm != comm) {
+		di->comm = comm;
+		di->is_program = !prec_dso__is_kernel(d) &&
+				 names_program(prec_dso__long_name(d), comm);
+	}
+	if (di->is_program) {
+		di->program_samples += count;
+		if (!p->main_map ||
+		    di->program_samples > p->dsos[p->map_dso[p->main_map - 1]].program_samples)
+			p->main_map = di->mapping;
+	}
+}
+
 /* Pack the samples, one stack at a time. */
 static int write_samples(struct pp *p, struct gz *g)
 {
@@ -359,6 +413,7 @@ static int write_samples(struct pp *p, struct gz *g)
 			if (id < 0)
 				goto out;
 			locids[i] = (uint64_t)id;
+			count_program(p, fids[i], stack, hs.comm, path.count);
 		}
 		memset(values, 0, p->nr_cols * sizeof(*values));
 		values[0] = (int64_t)path.count;
@@ -489,6 +544,10 @@ static int write_tables(struct pp *p, struct gz *g, int64_t *types, int64_t *uni
 		mp[i].has_line_numbers = ok && di->lines;
 		mp[i].has_inline_frames = ok && di->lines && prec_hist__opts(p->h)->inline_frames;
 		mpp[i] = &mp[i];
+	}
+	if (p->main_map > 1) { /* the main binary first, ids unchanged */
+		memmove(mpp + 1, mpp, (p->main_map - 1) * sizeof(*mpp));
+		mpp[0] = &mp[p->main_map - 1];
 	}
 	for (i = 0; i < p->nr_lines; i++) {
 		prec__pprof__line__init(&ln[i]);

@@ -69,7 +69,7 @@ top_shares() {
 		sub(/%$/, "", pct)
 		name = $0
 		sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+  /, "", name)
-		sub(/ \(inline\)$/, "", name)
+		sub(/ \((partial-)?inline\)$/, "", name)
 		if (name ~ /^\[.*\]$/ || name == "<unknown>")
 			next
 		s[name] += pct
@@ -101,7 +101,7 @@ lines_shares() {
 	awk '
 	/^ *flat  *flat%/ { on = 1; next }
 	on {
-		sub(/ \(inline\)$/, "")
+		sub(/ \((partial-)?inline\)$/, "")
 		if ($NF !~ /^[^ ]+:[0-9]+$/)
 			next
 		pct = $2
@@ -172,7 +172,7 @@ traces_folded() {
 		if (val != "")
 			v = val
 		name = substr($0, 14)
-		sub(/ \(inline\)$/, "", name)
+		sub(/ \((partial-)?inline\)$/, "", name)
 		if (name == "<unknown>")
 			name = "[unknown]"
 		if (name ~ /^\[\[.*\]\]$/)
@@ -336,6 +336,13 @@ if [ "$have_decoder" = 1 ]; then
 	[ "$got" = "$want" ]
 	check $? "precord-g: function main starts at $want (got $got)"
 fi
+# pprof takes the first mapping for the program ("File:"): the workload's, not the first
+# file met (ld.so in the system-wide one)
+for rf in precord-g:mangled precord-sys:demo; do
+	file=$(sed -n 's/^File: //p' "$workdir/${rf%%:*}.top")
+	[ "$file" = "${rf#*:}" ]
+	check $? "${rf%%:*}: go tool pprof names the program ${rf#*:} (File: $file)"
+done
 # some source lines where there is debug info
 if grep -q 'mangled\.c:[0-9]' "$workdir/precord-g.lines"; then
 	ok "precord-g: -lines shows source lines: $(grep -m 1 'mangled\.c:[0-9]' \
