@@ -56,6 +56,7 @@ struct preport_opts {
 	bool header_only; /* --header-only */
 	bool verbose; /* -v; -q is report.quiet */
 	bool no_symbol_cache;
+	const char *since, *until, *fields; /* as given; NULL: not given */
 	struct preport_range range; /* --since, --until */
 	/* the lists behind report's pointers (--comms, --pid, --tid, --cpu, --dsos, --symbols)
 	 * are owned here: preport_opts__free() */
