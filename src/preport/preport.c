@@ -132,17 +132,46 @@ static void refuse_cpu(const char *input)
 			"number); remove --cpu to proceed\n", preport_shown(input));
 }
 
-/* -D of one file with --since/--until: its samples outside them are left out. */
-static int dump_input(struct preport_input *in, const char *input, FILE *out)
+/* -D of one file; with --since/--until, its samples outside them are left out. */
+static int dump_input(struct preport_input *in, struct prec_reader *r, const char *input)
 {
 	struct preport_stream s;
-	int err = preport_input__open_stream(in, 0, &s);
+	int err;
 
+	if (!preport_input__range(in)->set)
+		return preport_dump(r, input, NULL, stdout);
+	err = preport_input__open_stream(in, 0, &s);
 	if (err)
 		return err;
-	err = preport_dump(s.r, input, &s, out);
+	err = preport_dump(s.r, input, &s, stdout);
 	preport_input__close_stream(in, &s);
 	return err;
+}
+
+/*
+ * The exit status after a run that returned err, with the one line that says what failed.
+ * The output is flushed first: a report that could not be written is a failure too.
+ */
+static int exit_status(const struct preport_opts *o, int err)
+{
+	if (err == -ENOTSUP) {
+		refuse_cpu(o->input);
+		return 2;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "preport: cannot write the output: %s\n", strerror(errno));
+		return 1;
+	}
+	if (err == -EBADMSG)
+		fprintf(stderr, "preport: %s is corrupt: %s; the records before it were %s\n",
+			preport_shown(o->input), preport_why(err),
+			o->dump_raw ? "printed" : "reported");
+	else if (err == -ENOMEM)
+		fprintf(stderr, "preport: out of memory reading %s\n", preport_shown(o->input));
+	else if (err && err != -ENODATA) /* -ENODATA: no segment could be read, said */
+		fprintf(stderr, "preport: cannot read %s: %s\n", preport_shown(o->input),
+			preport_why(err));
+	return err ? 1 : 0;
 }
 
 /* A directory of segments: the listing, the dump or the report.  Returns the exit status. */
@@ -163,25 +192,7 @@ static int run_dir(const struct preport_opts *o)
 		err = o->dump_raw ? preport_input__dump(in, stdout)
 				  : preport_report_input(in, &o->report, stdout);
 	preport_input__free(in);
-	if (err == -ENOTSUP) {
-		refuse_cpu(o->input);
-		return 2;
-	}
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "preport: cannot write the output: %s\n", strerror(errno));
-		return 1;
-	}
-	if (err == -ENOMEM) {
-		fprintf(stderr, "preport: out of memory reading '%s'\n", o->input);
-		return 1;
-	}
-	if (err == -ENODATA)
-		return 1; /* no segment could be read: said */
-	if (err) {
-		fprintf(stderr, "preport: cannot read '%s': %s\n", o->input, preport_why(err));
-		return 1;
-	}
-	return 0;
+	return exit_status(o, err);
 }
 
 /* Whether some event of the recording records the CPU of its samples (header read). */
@@ -262,12 +273,8 @@ int main(int argc, char **argv)
 	/* as perf: --cpu on samples without CPU numbers would silently select none, or all */
 	if (o.report.session.cpus && !o.header_only && !o.dump_raw) {
 		err = prec_reader__read_header(r);
-		if (!err && !has_cpu_numbers(r)) {
-			refuse_cpu(o.input);
-			prec_reader__free(r);
-			rc = 2;
-			goto out;
-		}
+		if (!err && !has_cpu_numbers(r))
+			err = -ENOTSUP;
 	}
 	if (!err && (o.header || o.header_only)) {
 		/* pipe form: the features come as records; read them now, -D still sees them */
@@ -276,41 +283,17 @@ int main(int argc, char **argv)
 			err = preport_print_header(r, o.input, stdout);
 	}
 	if (!err && !o.header_only) {
-		if (o.dump_raw && !o.range.set)
-			err = preport_dump(r, o.input, NULL, stdout);
-		else if (o.dump_raw && preport_input__new_file(r, o.input, &o.range, &in))
+		/* with --since/--until, a recording without wall-clock data is refused here */
+		err = preport_input__new_file(r, o.input, &o.range, &in);
+		if (err && err != -ENOMEM)
 			goto out_reader; /* said why */
-		else if (o.dump_raw)
-			err = dump_input(in, o.input, stdout);
-		else if (!o.range.set)
-			err = preport_report(r, o.input, &o.report, stdout);
-		else if (preport_input__new_file(r, o.input, &o.range, &in))
-			goto out_reader; /* said why */
-		else
-			err = preport_report_input(in, &o.report, stdout);
+		if (!err)
+			err = o.dump_raw ? dump_input(in, r, o.input)
+					 : preport_report_input(in, &o.report, stdout);
 	}
 	preport_input__free(in);
 	prec_reader__free(r);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "preport: cannot write the output: %s\n", strerror(errno));
-		goto out;
-	}
-	if (err == -EBADMSG) {
-		fprintf(stderr, "preport: %s is corrupt: %s; the records before it were "
-				"%s\n", preport_shown(o.input), preport_why(err),
-			o.dump_raw ? "printed" : "reported");
-		goto out;
-	}
-	if (err == -ENOMEM) {
-		fprintf(stderr, "preport: out of memory reading %s\n", preport_shown(o.input));
-		goto out;
-	}
-	if (err) {
-		fprintf(stderr, "preport: cannot read %s: %s\n", preport_shown(o.input),
-			preport_why(err));
-		goto out;
-	}
-	rc = 0;
+	rc = exit_status(&o, err);
 	goto out;
 out_reader:
 	prec_reader__free(r);

@@ -74,13 +74,6 @@ void preport_opts__free(struct preport_opts *o);
 
 /* ---- the report (report.c) ---- */
 
-/*
- * Read the records and print the report.  Returns 0, -EBADMSG after printing what came
- * before a corrupt part, or -errno (-ENOMEM, -EIO).
- */
-int preport_report(struct prec_reader *r, const char *input, const struct preport_report_opts *o,
-		   FILE *out);
-
 struct preport_stream;
 
 /*
@@ -184,8 +177,11 @@ int preport_input__survey(struct preport_input *in, struct prec_report_session *
 int preport_input__read(struct preport_input *in, struct prec_report_session *rs,
 			bool show_progress);
 
-/* Read the streams of `in` as one recording and print the report (as preport_report); or,
- * with o->cpus and no event that records CPU numbers, -ENOTSUP before printing anything. */
+/*
+ * Read the streams of `in` as one recording and print the report.  Returns 0, -EBADMSG
+ * after printing what came before a corrupt part of a single file, -errno (-ENOMEM, -EIO);
+ * or, with o->cpus and no event that records CPU numbers, -ENOTSUP before printing anything.
+ */
 int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
 			 FILE *out);
 

@@ -127,19 +127,6 @@ static void print_range(struct preport_input *in, FILE *out)
 	fputs("\n#\n", out);
 }
 
-int preport_report(struct prec_reader *r, const char *input, const struct preport_report_opts *o,
-		   FILE *out)
-{
-	struct preport_input *in;
-	int err = preport_input__new_file(r, input, NULL, &in);
-
-	if (err)
-		return err;
-	err = preport_report_input(in, o, out);
-	preport_input__free(in);
-	return err;
-}
-
 /* The hist's options and the view's, from preport's and what the recording holds. */
 static void choose(const struct preport_report_opts *o, const struct prec_report_facts *f,
 		   struct prec_hist_opts *ho, struct prec_view_opts *vo)
