@@ -100,20 +100,29 @@ static int stream_window(const struct preport_input *in, struct prec_reader *r, 
 	return 0;
 }
 
+static struct preport_input *input_new(const char *path, const struct preport_range *range)
+{
+	struct preport_input *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	in->path = path;
+	in->fd = -1;
+	if (range)
+		in->range = *range;
+	return in;
+}
+
 int preport_input__new_file(struct prec_reader *r, const char *path,
 			    const struct preport_range *range, struct preport_input **ret)
 {
-	struct preport_input *in = calloc(1, sizeof(*in));
+	struct preport_input *in = input_new(path, range);
 	struct preport_stream s;
 	int err;
 
 	if (!in)
 		return -ENOMEM;
-	in->path = path;
 	in->single = r;
-	in->fd = -1;
-	if (range)
-		in->range = *range;
 	if (in->range.set) {
 		/* in pipe form the clock comes with the header records */
 		err = prec_reader__read_header(r);
@@ -142,16 +151,12 @@ static bool overlaps(const struct preport_input *in, size_t i)
 int preport_input__new_dir(const char *path, const struct preport_range *range,
 			   struct preport_input **ret)
 {
-	struct preport_input *in = calloc(1, sizeof(*in));
+	struct preport_input *in = input_new(path, range);
 	size_t i;
 	int err;
 
 	if (!in)
 		return -ENOMEM;
-	in->path = path;
-	in->fd = -1;
-	if (range)
-		in->range = *range;
 	err = prec_segdir__open_read(path, &in->d);
 	if (!err)
 		err = prec_segdir__list(in->d, &in->segs, &in->nsegs);
@@ -254,6 +259,13 @@ static int open_segment(struct preport_input *in, size_t k, struct prec_reader *
 	return 0;
 }
 
+/* The path of segs[k], in in->pathbuf. */
+static const char *segment_path(struct preport_input *in, size_t k)
+{
+	snprintf(in->pathbuf, sizeof(in->pathbuf), "%s/%s", in->path, in->segs[k].name);
+	return in->pathbuf;
+}
+
 static void close_segment(struct preport_input *in, struct prec_reader *r)
 {
 	prec_reader__free(r);
@@ -292,8 +304,7 @@ int preport_input__open_stream(struct preport_input *in, size_t i, struct prepor
 	preport_log_subject(seg->name, false);
 	ret->r = r;
 	ret->name = seg->name;
-	snprintf(in->pathbuf, sizeof(in->pathbuf), "%s/%s", in->path, seg->name);
-	ret->path = in->pathbuf;
+	ret->path = segment_path(in, in->pick[i]);
 	ret->segment = true;
 	ret->live = seg->live;
 	/* without a clock the segment still counts whole: it was picked by its span */
@@ -524,9 +535,7 @@ int preport_input__print_first_header(struct preport_input *in, FILE *out)
 		if (open_segment(in, in->pick[i], &r, &why))
 			continue;
 		fprintf(out, "# header of %s:\n", in->segs[in->pick[i]].name);
-		snprintf(in->pathbuf, sizeof(in->pathbuf), "%s/%s", in->path,
-			 in->segs[in->pick[i]].name);
-		err = preport_print_header(r, in->pathbuf, out);
+		err = preport_print_header(r, segment_path(in, in->pick[i]), out);
 		close_segment(in, r);
 		return err;
 	}
@@ -540,27 +549,18 @@ int preport_input__dump(struct preport_input *in, FILE *out)
 	for (i = 0; i < in->npick; i++) {
 		const struct prec_segment *seg = &in->segs[in->pick[i]];
 		struct preport_stream s;
-		struct prec_reader *r;
-		const char *why;
 		int err;
 
 		fprintf(out, "# ======== segment %s%s%s%s ========\n", seg->name,
 			seg->live ? " (" : "", seg->live ? live_label(in) : "",
 			seg->live ? ")" : "");
-		if (open_segment(in, in->pick[i], &r, &why)) {
-			prec_warn("segment %s is damaged (%s); skipped", seg->name, why);
-			continue;
-		}
-		preport_log_subject(seg->name, false);
-		memset(&s, 0, sizeof(s));
-		err = stream_window(in, r, seg->name, &s);
-		if (err == -ENOMEM) {
-			close_segment(in, r);
+		err = preport_input__open_stream(in, i, &s);
+		if (err == -ENOMEM)
 			return err;
-		}
-		err = preport_dump(r, seg->live ? NULL : seg->name, &s, out);
-		close_segment(in, r);
-		preport_log_subject(NULL, false);
+		if (err)
+			continue; /* warned */
+		err = preport_dump(s.r, s.live ? NULL : s.name, &s, out);
+		preport_input__close_stream(in, &s);
 		if (err == -ENOMEM || err == -EIO)
 			return err;
 		if (err)
