@@ -171,9 +171,9 @@ static const struct graph_word {
 	{ "caller", RO_FIELD(order), 1, NULL },
 	{ "callee", RO_FIELD(order), 0, NULL },
 	{ "function", NO_FIELD, 0, NULL }, /* perf's default key: frames by function */
-	{ "percent", RO_FIELD(graph_value), PREC_GRAPH_PERCENT, NULL },
-	{ "period", RO_FIELD(graph_value), PREC_GRAPH_PERIOD, NULL },
-	{ "count", RO_FIELD(graph_value), PREC_GRAPH_COUNT, NULL },
+	{ "percent", RO_FIELD(view.graph_value), PREC_GRAPH_PERCENT, NULL },
+	{ "period", RO_FIELD(view.graph_value), PREC_GRAPH_PERIOD, NULL },
+	{ "count", RO_FIELD(view.graph_value), PREC_GRAPH_COUNT, NULL },
 	{ "fractal", RO_FIELD(graph), PREC_GRAPH_FRACTAL, NULL },
 	{ "address", NO_FIELD, 0,
 	  "the address key (a frame per address and source line) is not supported; use function" },
@@ -221,7 +221,7 @@ static int parse_graph_spec(const char *spec, struct preport_report_opts *o, con
 			}
 			if (*end || t < 0 || t > 100)
 				return -EINVAL;
-			o->graph_threshold = t;
+			o->view.graph_threshold = t;
 			threshold = true;
 		} else {
 			return -EINVAL;
@@ -253,7 +253,7 @@ static int parse_fields(const char *list, struct preport_report_opts *o, bool so
 		{ "period", PREC_COL_PERIOD },
 	};
 	const char *p = list;
-	size_t nf = 0, nk = sort_given ? o->nr_keys : 0, i;
+	size_t nf = 0, nk = sort_given ? o->hist.nr_keys : 0, i;
 
 	while (*p) {
 		size_t len = strcspn(p, ",");
@@ -280,15 +280,15 @@ static int parse_fields(const char *list, struct preport_report_opts *o, bool so
 			if (prec_sort_keys__parse(tok, k, &n, &b, &i) || n != 1)
 				return -EINVAL;
 			f.key = k[0];
-			for (j = 0; j < nk && o->keys[j] != f.key; j++)
+			for (j = 0; j < nk && o->hist.keys[j] != f.key; j++)
 				;
 			if (j == nk) {
 				if (nk == PREC_HIST_MAX_KEYS)
 					return -EINVAL;
-				o->keys[nk++] = f.key;
+				o->hist.keys[nk++] = f.key;
 			}
 		}
-		o->fields[nf++] = f;
+		o->view.fields[nf++] = f;
 		p += len;
 		if (*p == ',')
 			p++;
@@ -298,9 +298,9 @@ static int parse_fields(const char *list, struct preport_report_opts *o, bool so
 		*ret_bad_len = strlen(list);
 		return -EINVAL;
 	}
-	o->nr_fields = nf;
-	o->nr_keys = nk;
-	o->fields_sorted = sort_given;
+	o->view.nr_fields = nf;
+	o->hist.nr_keys = nk;
+	o->view.fields_sorted = sort_given;
 	return 0;
 }
 
@@ -410,7 +410,7 @@ static bool opt_sort(struct parse *p, const char *arg)
 	int k;
 
 	p->sort_given = true;
-	if (!prec_sort_keys__parse(arg, ro->keys, &ro->nr_keys, &bad, &bad_len))
+	if (!prec_sort_keys__parse(arg, ro->hist.keys, &ro->hist.nr_keys, &bad, &bad_len))
 		return true;
 	if (!bad_len)
 		fprintf(stderr, "preport: --sort '%s' has no key; the keys are ", arg);
@@ -441,12 +441,12 @@ static bool opt_percent_limit(struct parse *p, const char *arg)
 	struct preport_report_opts *ro = &p->o->report;
 	char *end;
 
-	ro->percent_limit = strtod(arg, &end);
-	if (end == arg || (*end && strcmp(end, "%")) || ro->percent_limit < 0)
+	ro->view.percent_limit = strtod(arg, &end);
+	if (end == arg || (*end && strcmp(end, "%")) || ro->view.percent_limit < 0)
 		return bad_value("--percent-limit", arg, "give a percentage");
 	/* perf's --percent-limit is the call graphs' threshold too (a later -g THRESHOLD
 	 * overrides it, and it a former one) */
-	ro->graph_threshold = ro->percent_limit;
+	ro->view.graph_threshold = ro->view.percent_limit;
 	return true;
 }
 
@@ -464,7 +464,7 @@ static bool opt_call_graph(struct parse *p, const char *arg)
 		spec = "graph,0.5,caller";
 	if (parse_graph_spec(spec, ro, &why))
 		return bad_value("--call-graph", spec, why);
-	if (ro->graph == PREC_GRAPH_FRACTAL && ro->graph_value != PREC_GRAPH_PERCENT)
+	if (ro->graph == PREC_GRAPH_FRACTAL && ro->view.graph_value != PREC_GRAPH_PERCENT)
 		return bad_value("--call-graph", spec, "fractal shows percentages only");
 	return true;
 }
@@ -575,12 +575,12 @@ static const struct opt {
 	  "add callees' samples to each function (default with call chains)" },
 	{ "no-children", 0, NULL, SET_INT, OPT_FIELD(report.children), 0, NULL,
 	  "self samples only" },
-	{ "show-nr-samples", 'n', NULL, SET_BOOL, OPT_FIELD(report.show_nr_samples), 1, NULL,
+	{ "show-nr-samples", 'n', NULL, SET_BOOL, OPT_FIELD(report.view.show_nr_samples), 1, NULL,
 	  "a column with the number of samples" },
 	{ "fields", 'F', " LIST", SET_STR, OPT_FIELD(fields), 0, NULL,
 	  "these columns, in this order: overhead,\n"
 	  "overhead_children, sample, period, sort keys" },
-	{ "show-total-period", 0, NULL, SET_BOOL, OPT_FIELD(report.show_total_period), 1, NULL,
+	{ "show-total-period", 0, NULL, SET_BOOL, OPT_FIELD(report.view.show_total_period), 1, NULL,
 	  "a column with the entry's period (event count)" },
 	{ "percent-limit", 0, " PCT", CALL, 0, 0, opt_percent_limit,
 	  "hide entries below PCT percent" },
@@ -595,7 +595,7 @@ static const struct opt {
 	  "call graphs from the outermost caller down" },
 	{ "folded", 0, NULL, SET_BOOL, OPT_FIELD(report.folded), 1, NULL,
 	  "one line per stack: comm;outer;...;leaf COUNT (flame graphs)" },
-	{ "field-separator", 't', " S", SET_STR, OPT_FIELD(report.field_sep), 0, NULL,
+	{ "field-separator", 't', " S", SET_STR, OPT_FIELD(report.view.field_sep), 0, NULL,
 	  "separate fields with S, no padding (for scripts)" },
 	{ "comms", 0, " LIST", SET_LIST, OPT_FIELD(report.session.comms), 0, NULL,
 	  "only these commands" },
@@ -609,17 +609,17 @@ static const struct opt {
 	  "'2026-11-26 03:10:05', '03:10', 'yesterday', '-2h')" },
 	{ "until", 0, " TIME", SET_STR, OPT_FIELD(until), 0, NULL,
 	  "only samples up to this wall-clock time (same forms)" },
-	{ "dsos", 0, " LIST", SET_LIST, OPT_FIELD(report.dsos), 0, NULL,
+	{ "dsos", 0, " LIST", SET_LIST, OPT_FIELD(report.hist.dso_filter), 0, NULL,
 	  "only entries in these shared objects" },
-	{ "symbols", 'S', " LIST", SET_LIST, OPT_FIELD(report.syms), 0, NULL,
+	{ "symbols", 'S', " LIST", SET_LIST, OPT_FIELD(report.hist.sym_filter), 0, NULL,
 	  "only these functions" },
 	{ "hide-unresolved", 'U', NULL, SET_BOOL, OPT_FIELD(report.session.hide_unresolved), 1,
 	  NULL, "leave out samples whose function is not known" },
 	{ "threads", 'T', NULL, SET_BOOL, OPT_FIELD(report.session.thread_counts), 1, NULL,
 	  "per-thread counts (perf record -s) after the report" },
-	{ "inline", 0, NULL, SET_BOOL, OPT_FIELD(report.inline_frames), 1, NULL,
+	{ "inline", 0, NULL, SET_BOOL, OPT_FIELD(report.hist.inline_frames), 1, NULL,
 	  "show inlined functions as frames of their own" },
-	{ "no-inline", 0, NULL, SET_BOOL, OPT_FIELD(report.inline_frames), 0, NULL, NULL },
+	{ "no-inline", 0, NULL, SET_BOOL, OPT_FIELD(report.hist.inline_frames), 0, NULL, NULL },
 	{ "max-stack", 0, " N", CALL, 0, 0, opt_max_stack,
 	  "use at most N frames of each call chain (default: the\n"
 	  "kernel's perf_event_max_stack, as perf)" },
@@ -733,12 +733,12 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 	ro->children = -1;
 	ro->graph = -1;
 	ro->order = -1;
-	ro->graph_threshold = 0.5;
+	ro->view.graph_threshold = 0.5;
 	ro->session.max_stack = UINT32_MAX; /* not given: default_max_stack() after the options */
-	ro->keys[0] = PREC_SORT_COMM;
-	ro->keys[1] = PREC_SORT_DSO;
-	ro->keys[2] = PREC_SORT_SYM;
-	ro->nr_keys = 3;
+	ro->hist.keys[0] = PREC_SORT_COMM;
+	ro->hist.keys[1] = PREC_SORT_DSO;
+	ro->hist.keys[2] = PREC_SORT_SYM;
+	ro->hist.nr_keys = 3;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		if (c == ':') {
@@ -780,8 +780,8 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 void preport_opts__free(struct preport_opts *o)
 {
 	free_list(o->report.session.comms);
-	free_list(o->report.dsos);
-	free_list(o->report.syms);
+	free_list(o->report.hist.dso_filter);
+	free_list(o->report.hist.sym_filter);
 	free((void *)o->report.session.pids);
 	free((void *)o->report.session.tids);
 	free((void *)o->report.session.cpus);

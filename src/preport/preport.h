@@ -13,29 +13,22 @@
 #include "prec_report.h"
 #include "prec_view.h"
 
-/* What the report shows (see preport --help). */
+/*
+ * What the report shows (see preport --help).  The hist's and the view's options are set
+ * by the command line where it gives them directly; report.c fills in the rest from what
+ * the recording holds (children, graph mode and order when not given, ...).
+ */
 struct preport_report_opts {
-	enum prec_sort_key keys[PREC_HIST_MAX_KEYS];
-	size_t nr_keys;
+	struct prec_hist_opts hist; /* --sort, --inline, --dsos, --symbols, -F's keys */
+	struct prec_view_opts view; /* -n, -F, --show-total-period, --percent-limit, -t, -g */
 	int children; /* -1: when there are call chains */
 	int graph; /* enum prec_graph_mode, -1: graph when there are call chains */
-	double graph_threshold;
-	int graph_value; /* enum prec_graph_value */
 	int order; /* -1: perf's default, 0: callee, 1: caller */
 	bool folded;
-	bool show_nr_samples;
-	bool show_total_period;
-	struct prec_view_field fields[PREC_VIEW_MAX_FIELDS]; /* -F */
-	size_t nr_fields;
-	bool fields_sorted; /* -F and --sort */
-	double percent_limit;
-	const char *field_sep;
-	bool inline_frames;
 	bool quiet;
 	/* what the session needs: symbols, -U, -T (thread_counts), --max-stack, the sample
 	 * filters */
 	struct prec_report_opts session;
-	const char *const *dsos, *const *syms; /* --dsos, --symbols; NULL: all */
 	/* the process exits right after: leave the report's memory to the kernel */
 	bool no_teardown;
 };

@@ -133,12 +133,9 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 {
 	bool callchains = f->callchains;
 
-	memset(ho, 0, sizeof(*ho));
-	memset(vo, 0, sizeof(*vo));
-	memcpy(ho->keys, o->keys, sizeof(ho->keys));
-	ho->nr_keys = o->nr_keys;
+	*ho = o->hist;
+	*vo = o->view;
 	ho->children = o->children < 0 ? callchains : o->children && callchains;
-	ho->inline_frames = o->inline_frames;
 	ho->need_comm = o->folded;
 	vo->graph = o->graph < 0 ? (callchains ? PREC_GRAPH_GRAPH : PREC_GRAPH_NONE)
 				 : (enum prec_graph_mode)o->graph;
@@ -156,19 +153,8 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	/* perf's defaults: callers first with children, callees first without */
 	vo->caller_order = o->order < 0 ? ho->children : o->order == 1;
 	ho->callee_order = !vo->caller_order;
-	ho->keep_occurrences = vo->graph != PREC_GRAPH_NONE && !o->folded && !o->field_sep;
-	ho->dso_filter = o->dsos;
-	ho->sym_filter = o->syms;
-	vo->show_nr_samples = o->show_nr_samples;
-	vo->show_total_period = o->show_total_period;
+	ho->keep_occurrences = vo->graph != PREC_GRAPH_NONE && !o->folded && !vo->field_sep;
 	vo->hide_unresolved = o->session.hide_unresolved;
-	memcpy(vo->fields, o->fields, sizeof(vo->fields));
-	vo->nr_fields = o->nr_fields;
-	vo->fields_sorted = o->fields_sorted;
-	vo->percent_limit = o->percent_limit;
-	vo->field_sep = o->field_sep;
-	vo->graph_threshold = o->graph_threshold;
-	vo->graph_value = (enum prec_graph_value)o->graph_value;
 }
 
 int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
