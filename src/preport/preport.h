@@ -77,6 +77,9 @@ struct preport_stream;
 int preport_dump(struct prec_reader *r, const char *input, const struct preport_stream *win,
 		 FILE *out);
 
+/* The event of record `rec`, or NULL when its id is not known (cut.c). */
+const struct prec_evsel *preport_evsel_of(const struct prec_reader *r,
+					 const struct prec_record *rec);
 /* Counts the time of `rec` into `t` if it is a SAMPLE. */
 void preport_times_add_record(struct prec_time_range *t, const struct prec_reader *r,
 			      const struct prec_record *rec);
