@@ -132,22 +132,6 @@ static void refuse_cpu(const char *input)
 			"number); remove --cpu to proceed\n", preport_shown(input));
 }
 
-/* -D of one file; with --since/--until, its samples outside them are left out. */
-static int dump_input(struct preport_input *in, struct prec_reader *r, const char *input)
-{
-	struct preport_stream s;
-	int err;
-
-	if (!preport_input__range(in)->set)
-		return preport_dump(r, input, NULL, stdout);
-	err = preport_input__open_stream(in, 0, &s);
-	if (err)
-		return err;
-	err = preport_dump(s.r, input, &s, stdout);
-	preport_input__close_stream(in, &s);
-	return err;
-}
-
 /*
  * The exit status after a run that returned err, with the one line that says what failed.
  * The output is flushed first: a report that could not be written is a failure too.
@@ -288,7 +272,7 @@ int main(int argc, char **argv)
 		if (err && err != -ENOMEM)
 			goto out_reader; /* said why */
 		if (!err)
-			err = o.dump_raw ? dump_input(in, r, o.input)
+			err = o.dump_raw ? preport_input__dump(in, stdout)
 					 : preport_report_input(in, &o.report, stdout);
 	}
 	preport_input__free(in);

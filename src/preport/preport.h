@@ -65,7 +65,7 @@ struct preport_opts {
 bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret_status);
 void preport_opts__free(struct preport_opts *o);
 
-/* ---- the report (report.c) ---- */
+/* ---- -D (dump.c), the end of a stream (cut.c), --header (header.c) ---- */
 
 struct preport_stream;
 
@@ -114,7 +114,7 @@ struct preport_stream {
 	struct prec_reader *r; /* header read */
 	const char *name;      /* for messages: the file, or the segment's name */
 	const char *path;      /* its path */
-	bool segment, live;    /* a segment of a directory; the live one */
+	bool live;	       /* the live segment of a directory */
 	bool window;	       /* --since/--until: only samples with lo <= time <= hi */
 	uint64_t lo, hi;
 };
@@ -153,7 +153,9 @@ void preport_input__close_stream(struct preport_input *in, struct preport_stream
 int preport_input__print_listing(struct preport_input *in, FILE *out);
 /* The header of the first readable picked segment. */
 int preport_input__print_first_header(struct preport_input *in, FILE *out);
-/* -i DIR -D: each picked segment's dump after a separator line. */
+/* -D: the file's dump, or each picked segment's after a separator line.  For a file, its
+ * error (-EBADMSG after the records before the corrupt part); a corrupt segment is warned
+ * about.  0 or -errno. */
 int preport_input__dump(struct preport_input *in, FILE *out);
 
 struct prec_report_session;
@@ -172,6 +174,8 @@ int preport_input__survey(struct preport_input *in, struct prec_report_session *
  */
 int preport_input__read(struct preport_input *in, struct prec_report_session *rs,
 			bool show_progress);
+
+/* ---- the report (report.c) ---- */
 
 /*
  * Read the streams of `in` as one recording and print the report.  Returns 0, -EBADMSG

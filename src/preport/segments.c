@@ -305,7 +305,6 @@ int preport_input__open_stream(struct preport_input *in, size_t i, struct prepor
 	ret->r = r;
 	ret->name = seg->name;
 	ret->path = segment_path(in, in->pick[i]);
-	ret->segment = true;
 	ret->live = seg->live;
 	/* without a clock the segment still counts whole: it was picked by its span */
 	if (stream_window(in, r, seg->name, ret) == -ENOMEM) {
@@ -544,27 +543,30 @@ int preport_input__print_first_header(struct preport_input *in, FILE *out)
 
 int preport_input__dump(struct preport_input *in, FILE *out)
 {
-	size_t i;
+	size_t n = preport_input__count(in), i;
 
-	for (i = 0; i < in->npick; i++) {
-		const struct prec_segment *seg = &in->segs[in->pick[i]];
+	for (i = 0; i < n; i++) {
 		struct preport_stream s;
 		int err;
 
-		fprintf(out, "# ======== segment %s%s%s%s ========\n", seg->name,
-			seg->live ? " (" : "", seg->live ? live_label(in) : "",
-			seg->live ? ")" : "");
+		if (!in->single) {
+			const struct prec_segment *seg = &in->segs[in->pick[i]];
+
+			fprintf(out, "# ======== segment %s%s%s%s ========\n", seg->name,
+				seg->live ? " (" : "", seg->live ? live_label(in) : "",
+				seg->live ? ")" : "");
+		}
 		err = preport_input__open_stream(in, i, &s);
-		if (err == -ENOMEM)
+		if (err && (err == -ENOMEM || in->single))
 			return err;
 		if (err)
 			continue; /* warned */
 		err = preport_dump(s.r, s.live ? NULL : s.name, &s, out);
 		preport_input__close_stream(in, &s);
-		if (err == -ENOMEM || err == -EIO)
+		if (in->single || err == -ENOMEM || err == -EIO)
 			return err;
 		if (err)
-			prec_warn("segment %s is corrupt after the records printed (%s)", seg->name,
+			prec_warn("segment %s is corrupt after the records printed (%s)", s.name,
 				  preport_why(err));
 	}
 	return 0;
