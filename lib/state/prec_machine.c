@@ -243,20 +243,15 @@ static int mspace_reserve(struct prec_mspace *ms, size_t extra)
 		cap *= 2;
 	if (cap > (SIZE_MAX - sizeof(*nv)) / sizeof(struct prec_map))
 		return -ENOMEM;
-	if (v && v->refs == 1) {
-		nv = realloc(v, sizeof(*nv) + cap * sizeof(struct prec_map));
-		if (!nv)
-			return -ENOMEM;
-	} else {
-		nv = malloc(sizeof(*nv) + cap * sizeof(struct prec_map));
-		if (!nv)
-			return -ENOMEM;
-		nv->refs = 1;
-		if (ms->nr)
-			memcpy(nv->maps, ms->maps, ms->nr * sizeof(struct prec_map));
-		vec_put(v);
-	}
+	/* a new array whether it grows or stops being shared: growing is rare (doubling) */
+	nv = malloc(sizeof(*nv) + cap * sizeof(struct prec_map));
+	if (!nv)
+		return -ENOMEM;
+	nv->refs = 1;
 	nv->cap = cap;
+	if (ms->nr)
+		memcpy(nv->maps, ms->maps, ms->nr * sizeof(struct prec_map));
+	vec_put(v);
 	ms->vec = nv;
 	ms->maps = nv->maps;
 	return 0;
