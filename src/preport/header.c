@@ -32,6 +32,7 @@ struct hdr {
 	FILE *out; /* the current feature's memory stream */
 	bool have_nrcpus;
 	uint32_t nr_cpus_avail;
+	const char *label; /* of print_str_lines()' lines */
 };
 
 /* ---- decoding ----------------------------------------------------------------------------- */
@@ -125,20 +126,18 @@ static int print_entries(struct hdr *h, struct prec_feat_cursor *c, const char *
 	return err;
 }
 
+/* A string of a list on its own line, "# h->label : s". */
+static int str_line(struct hdr *h, const union field *f, uint32_t i)
+{
+	fprintf(h->out, "# %s : %s\n", h->label, f[0].s);
+	return 0;
+}
+
 /* Each string of a string list on its own line, "# label : s". */
 static int print_str_lines(struct hdr *h, struct prec_feat_cursor *c, const char *label)
 {
-	union field f[1];
-	uint32_t nr, i;
-	int err = prec_feat__u32(c, &nr);
-
-	for (i = 0; !err && i < nr; i++) {
-		err = get(c, "s", f);
-		if (!err)
-			fprintf(h->out, "# %s : %s\n", label, f[0].s);
-		put("s", f);
-	}
-	return err;
+	h->label = label;
+	return print_entries(h, c, "s", str_line, NULL);
 }
 
 /* ---- formatting --------------------------------------------------------------------------- */
