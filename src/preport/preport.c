@@ -190,6 +190,55 @@ static bool has_cpu_numbers(const struct prec_reader *r)
 	return false;
 }
 
+/* A recording file or standard input: the header, the dump or the report.  Returns the exit
+ * status. */
+static int run_file(const struct preport_opts *o)
+{
+	struct preport_input *in = NULL;
+	struct prec_reader *r;
+	int err = prec_reader__open(o->input, &r);
+
+	if (err) {
+		if (err == -EBADMSG || err == -EPROTONOSUPPORT)
+			fprintf(stderr, "preport: cannot read %s: %s; is it a perf.data or "
+					"precord recording?\n",
+				preport_shown(o->input), preport_why(err));
+		else if (err == -EISDIR)
+			fprintf(stderr, "preport: cannot read '%s': it is a directory; give the "
+					"recording file with -i\n", o->input);
+		else
+			fprintf(stderr, "preport: cannot open %s: %s\n", preport_shown(o->input),
+				strerror(-err));
+		return 1;
+	}
+	/* as perf: --cpu on samples without CPU numbers would silently select none, or all */
+	if (o->report.session.cpus && !o->header_only && !o->dump_raw) {
+		err = prec_reader__read_header(r);
+		if (!err && !has_cpu_numbers(r))
+			err = -ENOTSUP;
+	}
+	if (!err && (o->header || o->header_only)) {
+		/* pipe form: the features come as records; read them now, -D still sees them */
+		err = prec_reader__read_header(r);
+		if (!err)
+			err = preport_print_header(r, o->input, stdout);
+	}
+	if (!err && !o->header_only) {
+		/* with --since/--until, a recording without wall-clock data is refused here */
+		err = preport_input__new_file(r, o->input, &o->range, &in);
+		if (err && err != -ENOMEM) {
+			prec_reader__free(r);
+			return 1; /* said why */
+		}
+		if (!err)
+			err = o->dump_raw ? preport_input__dump(in, stdout)
+					  : preport_report_input(in, &o->report, stdout);
+	}
+	preport_input__free(in);
+	prec_reader__free(r);
+	return exit_status(o, err);
+}
+
 /*
  * preport is a batch process whose memory only grows until it exits, and the hash tables at
  * its heart are probed at random.  These settings of glibc's malloc:
@@ -211,10 +260,8 @@ static void tune_memory(void)
 int main(int argc, char **argv)
 {
 	struct preport_opts o;
-	struct prec_reader *r = NULL;
-	struct preport_input *in = NULL;
 	char cache_buf[PATH_MAX];
-	int err, rc;
+	int rc;
 
 	if (!preport_opts__parse(&o, argc, argv, &rc))
 		goto out;
@@ -232,55 +279,7 @@ int main(int argc, char **argv)
 	o.report.session.cache_dir = o.no_symbol_cache ? NULL
 						      : cache_dir(cache_buf, sizeof(cache_buf));
 	o.report.no_teardown = !LEAK_CHECKED;
-
-	rc = 1;
-	if (preport_is_dir(o.input)) {
-		rc = run_dir(&o);
-		goto out;
-	}
-	err = prec_reader__open(o.input, &r);
-	if (err) {
-		if (err == -EBADMSG || err == -EPROTONOSUPPORT)
-			fprintf(stderr, "preport: cannot read %s: %s; is it a perf.data or "
-					"precord recording?\n",
-				preport_shown(o.input), preport_why(err));
-		else if (err == -EISDIR)
-			fprintf(stderr, "preport: cannot read '%s': it is a directory; give the "
-					"recording file with -i\n", o.input);
-		else
-			fprintf(stderr, "preport: cannot open %s: %s\n", preport_shown(o.input),
-				strerror(-err));
-		goto out;
-	}
-
-	err = 0;
-	/* as perf: --cpu on samples without CPU numbers would silently select none, or all */
-	if (o.report.session.cpus && !o.header_only && !o.dump_raw) {
-		err = prec_reader__read_header(r);
-		if (!err && !has_cpu_numbers(r))
-			err = -ENOTSUP;
-	}
-	if (!err && (o.header || o.header_only)) {
-		/* pipe form: the features come as records; read them now, -D still sees them */
-		err = prec_reader__read_header(r);
-		if (!err)
-			err = preport_print_header(r, o.input, stdout);
-	}
-	if (!err && !o.header_only) {
-		/* with --since/--until, a recording without wall-clock data is refused here */
-		err = preport_input__new_file(r, o.input, &o.range, &in);
-		if (err && err != -ENOMEM)
-			goto out_reader; /* said why */
-		if (!err)
-			err = o.dump_raw ? preport_input__dump(in, stdout)
-					 : preport_report_input(in, &o.report, stdout);
-	}
-	preport_input__free(in);
-	prec_reader__free(r);
-	rc = exit_status(&o, err);
-	goto out;
-out_reader:
-	prec_reader__free(r);
+	rc = preport_is_dir(o.input) ? run_dir(&o) : run_file(&o);
 out:
 	preport_opts__free(&o);
 	return rc;
