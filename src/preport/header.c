@@ -592,18 +592,12 @@ static int clock_data(struct hdr *h, const union field *f, uint32_t i)
 {
 	uint64_t tod = f[2].u, clk = f[3].u;
 	char tbuf[64];
-	struct tm tm;
-	time_t secs;
 
 	if (f[0].u != 1)
 		return -EBADMSG;
 	fprintf(h->out, "# clockid: %s (%u)\n", clock_name(f[1].u), (uint32_t)f[1].u);
-	secs = (time_t)(tod / 1000000000);
-	if (localtime_r(&secs, &tm) && strftime(tbuf, sizeof(tbuf), "%Y-%m-%d %H:%M:%S", &tm))
-		fprintf(h->out, "# reference time: %s.%06" PRIu64 " = ", tbuf,
-			tod % 1000000000 / 1000);
-	else
-		fputs("# reference time: ", h->out);
+	preport_format_wall(tod, false, tbuf, sizeof(tbuf));
+	fprintf(h->out, "# reference time: %s.%06" PRIu64 " = ", tbuf, tod % 1000000000 / 1000);
 	fprintf(h->out, "%" PRIu64 ".%06" PRIu64 " (TOD) = %" PRIu64 ".%09" PRIu64 " (%s)\n",
 		tod / 1000000000, tod % 1000000000 / 1000, clk / 1000000000, clk % 1000000000,
 		clock_name(f[1].u));
