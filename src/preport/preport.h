@@ -138,11 +138,9 @@ int preport_input__new_file(struct prec_reader *r, const char *path,
 int preport_input__new_dir(const char *path, const struct preport_range *range,
 			   struct preport_input **ret);
 void preport_input__free(struct preport_input *in);
-bool preport_input__is_dir(const struct preport_input *in);
-/* Streams to read (segments picked), and all segments of the directory (0 for a file). */
-size_t preport_input__count(const struct preport_input *in);
-size_t preport_input__nr_segments(const struct preport_input *in);
-const struct preport_range *preport_input__range(const struct preport_input *in);
+/* The report's line on --since/--until (nothing without them), with the number of segments
+ * read of a directory. */
+void preport_input__print_range(const struct preport_input *in, FILE *out);
 /*
  * Open stream i (one at a time).  A damaged segment is reported in a warning and -errno
  * returned: skip it.  -ENOMEM is the only error that should stop the caller.

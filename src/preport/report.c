@@ -104,29 +104,6 @@ static void print_threads(const struct prec_report_session *rs, const struct pre
 	}
 }
 
-/* The report's line on --since/--until, before the view. */
-static void print_range(struct preport_input *in, FILE *out)
-{
-	const struct preport_range *rg = preport_input__range(in);
-	char a[32], b[32];
-
-	if (!rg->set)
-		return;
-	if (rg->since_ns)
-		preport_format_wall(rg->since_ns, rg->since_ns % 1000000000 != 0, a, sizeof(a));
-	else
-		snprintf(a, sizeof(a), "the start");
-	if (rg->until_ns)
-		preport_format_wall(rg->until_ns, rg->until_ns % 1000000000 != 0, b, sizeof(b));
-	else
-		snprintf(b, sizeof(b), "the end");
-	fprintf(out, "# time range: from %s to %s (local time)", a, b);
-	if (preport_input__is_dir(in))
-		fprintf(out, ", %zu of %zu segments", preport_input__count(in),
-			preport_input__nr_segments(in));
-	fputs("\n#\n", out);
-}
-
 /* The hist's options and the view's, from preport's and what the recording holds. */
 static void choose(const struct preport_report_opts *o, const struct prec_report_facts *f,
 		   struct prec_hist_opts *ho, struct prec_view_opts *vo)
@@ -206,7 +183,7 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	}
 	vo.evsels = ve;
 	if (!o->folded)
-		print_range(in, out);
+		preport_input__print_range(in, out);
 	e2 = o->folded ? prec_view__folded(prec_report_session__hist(rs), out)
 		       : prec_view__stdio(prec_report_session__hist(rs), &vo, out);
 	if (e2)

@@ -207,24 +207,30 @@ void preport_input__free(struct preport_input *in)
 	free(in);
 }
 
-bool preport_input__is_dir(const struct preport_input *in)
-{
-	return !in->single;
-}
-
-size_t preport_input__count(const struct preport_input *in)
+static size_t count(const struct preport_input *in)
 {
 	return in->single ? 1 : in->npick;
 }
 
-size_t preport_input__nr_segments(const struct preport_input *in)
+void preport_input__print_range(const struct preport_input *in, FILE *out)
 {
-	return in->single ? 0 : in->nsegs;
-}
+	const struct preport_range *rg = &in->range;
+	char a[32], b[32];
 
-const struct preport_range *preport_input__range(const struct preport_input *in)
-{
-	return &in->range;
+	if (!rg->set)
+		return;
+	if (rg->since_ns)
+		preport_format_wall(rg->since_ns, rg->since_ns % NSEC != 0, a, sizeof(a));
+	else
+		snprintf(a, sizeof(a), "the start");
+	if (rg->until_ns)
+		preport_format_wall(rg->until_ns, rg->until_ns % NSEC != 0, b, sizeof(b));
+	else
+		snprintf(b, sizeof(b), "the end");
+	fprintf(out, "# time range: from %s to %s (local time)", a, b);
+	if (!in->single)
+		fprintf(out, ", %zu of %zu segments", in->npick, in->nsegs);
+	fputs("\n#\n", out);
 }
 
 /* Open segment segs[k]: its reader with the header read, or -errno with *why set. */
@@ -327,7 +333,7 @@ void preport_input__close_stream(struct preport_input *in, struct preport_stream
 
 int preport_input__survey(struct preport_input *in, struct prec_report_session *rs)
 {
-	size_t n = preport_input__count(in), i, nr_ok = 0;
+	size_t n = count(in), i, nr_ok = 0;
 	int err = 0;
 
 	free(in->bad);
@@ -350,7 +356,7 @@ int preport_input__survey(struct preport_input *in, struct prec_report_session *
 	if (err || nr_ok)
 		return err;
 	/* a single file's own error, or no segment readable (each one's reason warned) */
-	if (!preport_input__is_dir(in))
+	if (in->single)
 		return -EBADMSG;
 	if (!n)
 		return 0;
@@ -402,7 +408,7 @@ static int read_stream(struct prec_report_session *rs, const struct preport_stre
 int preport_input__read(struct preport_input *in, struct prec_report_session *rs,
 			bool show_progress)
 {
-	size_t n = preport_input__count(in), i;
+	size_t n = count(in), i;
 	int err = 0;
 
 	for (i = 0; i < n; i++) {
@@ -424,7 +430,7 @@ int preport_input__read(struct preport_input *in, struct prec_report_session *rs
 			prec_warn("%s changed while it was read; skipped", s.name);
 			err = 0;
 		}
-		if (err == -EBADMSG && preport_input__is_dir(in)) {
+		if (err == -EBADMSG && !in->single) {
 			prec_warn("segment %s is corrupt (%s): its records before that are counted",
 				  s.name, preport_why(err));
 			err = 0;
@@ -543,7 +549,7 @@ int preport_input__print_first_header(struct preport_input *in, FILE *out)
 
 int preport_input__dump(struct preport_input *in, FILE *out)
 {
-	size_t n = preport_input__count(in), i;
+	size_t n = count(in), i;
 
 	for (i = 0; i < n; i++) {
 		struct preport_stream s;
