@@ -212,6 +212,15 @@ static size_t count(const struct preport_input *in)
 	return in->single ? 1 : in->npick;
 }
 
+/* A --since/--until time, with its milliseconds if it has any; 0 is `none` if given. */
+static void format_bound(uint64_t ns, const char *none, char *buf, size_t len)
+{
+	if (!ns && none)
+		snprintf(buf, len, "%s", none);
+	else
+		preport_format_wall(ns, ns % NSEC != 0, buf, len);
+}
+
 void preport_input__print_range(const struct preport_input *in, FILE *out)
 {
 	const struct preport_range *rg = &in->range;
@@ -219,14 +228,8 @@ void preport_input__print_range(const struct preport_input *in, FILE *out)
 
 	if (!rg->set)
 		return;
-	if (rg->since_ns)
-		preport_format_wall(rg->since_ns, rg->since_ns % NSEC != 0, a, sizeof(a));
-	else
-		snprintf(a, sizeof(a), "the start");
-	if (rg->until_ns)
-		preport_format_wall(rg->until_ns, rg->until_ns % NSEC != 0, b, sizeof(b));
-	else
-		snprintf(b, sizeof(b), "the end");
+	format_bound(rg->since_ns, "the start", a, sizeof(a));
+	format_bound(rg->until_ns, "the end", b, sizeof(b));
 	fprintf(out, "# time range: from %s to %s (local time)", a, b);
 	if (!in->single)
 		fprintf(out, ", %zu of %zu segments", in->npick, in->nsegs);
@@ -481,13 +484,8 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 
 	fprintf(out, "# segment directory : %s (%zu segments", in->path, in->nsegs);
 	if (in->range.set) {
-		preport_format_wall(in->range.since_ns, in->range.since_ns % NSEC != 0, since,
-				    sizeof(since));
-		if (in->range.until_ns)
-			preport_format_wall(in->range.until_ns, in->range.until_ns % NSEC != 0,
-					    until, sizeof(until));
-		else
-			snprintf(until, sizeof(until), "now");
+		format_bound(in->range.since_ns, NULL, since, sizeof(since));
+		format_bound(in->range.until_ns, "now", until, sizeof(until));
 		fprintf(out, ", %zu from %s to %s", in->npick, since, until);
 	}
 	fputs(")\n", out);
