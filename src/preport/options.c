@@ -539,7 +539,7 @@ enum opt_kind {
 	SET_BOOL, /* the bool at .off = .value */
 	SET_INT, /* the int at .off = .value */
 	SET_STR, /* the const char * at .off = the argument */
-	SET_LIST, /* the comma list at .off (split_list()) = the argument's */
+	SET_LIST, /* the comma list at .off (set_list()) = the argument's */
 	CALL, /* .fn(argument): false stops preport with parse.status */
 	IGNORE, /* accepted for perf's habits, nothing to do */
 };
