@@ -19,26 +19,39 @@
 
 #include <linux/perf_event.h>
 
-#include "prec_buf.h"
 #include "prec_machine.h"
 #include "prec_record.h"
 
 #define PREC_RECENT_THREADS 64
 
+/* A record of the machine's keysets: a key and what the machine keeps for it. */
+struct tid_rec {
+	uint64_t tid;
+	struct prec_thread *t; /* NULL only when making it failed */
+};
+
+struct pid_rec {
+	uint64_t pid;
+	struct prec_mspace *ms;
+};
+
+struct bid_rec {
+	struct prec_build_id id;
+	struct prec_build_id *copy; /* what maps point to: records move, this does not */
+};
+
+struct path_rec {
+	const char *path; /* interned */
+	const struct prec_build_id *id;
+};
+
 struct prec_machine {
 	struct prec_strset strs;
-	struct prec_keyset tid_index; /* key: u64 tid -> index in threads */
-	struct prec_thread **threads;
-	size_t nr_threads, cap_threads;
-	struct prec_keyset pid_index; /* key: u64 pid -> index in spaces */
-	struct prec_mspace **spaces;
-	size_t nr_spaces, cap_spaces;
+	struct prec_keyset threads; /* struct tid_rec */
+	struct prec_keyset spaces; /* struct pid_rec */
 	struct prec_mspace kernel;
-	struct prec_keyset bid_index; /* key: interned path pointer -> index in bids */
-	const struct prec_build_id **bids; /* by path, from the BUILD_ID feature */
-	struct prec_keyset bid_ids; /* interned build-ids -> index in bid_ptrs */
-	struct prec_build_id **bid_ptrs;
-	size_t cap_bid_ptrs;
+	struct prec_keyset bids; /* struct bid_rec: the interned build-ids */
+	struct prec_keyset path_bids; /* struct path_rec: the BUILD_ID feature's */
 	uint64_t gen; /* count of map changes; stamps prec_mspace.gen */
 	struct prec_thread *recent[PREC_RECENT_THREADS]; /* by tid: last looked up (never move) */
 };
@@ -49,10 +62,10 @@ int prec_machine__new(struct prec_machine **ret)
 
 	if (!m)
 		return -ENOMEM;
-	prec_keyset__init(&m->tid_index, sizeof(uint64_t));
-	prec_keyset__init(&m->pid_index, sizeof(uint64_t));
-	prec_keyset__init(&m->bid_index, sizeof(const char *));
-	prec_keyset__init(&m->bid_ids, sizeof(struct prec_build_id));
+	prec_keyset__init_records(&m->threads, sizeof(uint64_t), sizeof(struct tid_rec));
+	prec_keyset__init_records(&m->spaces, sizeof(uint64_t), sizeof(struct pid_rec));
+	prec_keyset__init_records(&m->bids, sizeof(struct prec_build_id), sizeof(struct bid_rec));
+	prec_keyset__init_records(&m->path_bids, sizeof(const char *), sizeof(struct path_rec));
 	m->kernel.pid = PREC_PID_KERNEL;
 	*ret = m;
 	return 0;
@@ -73,28 +86,28 @@ static void vec_put(struct prec_mapvec *v)
 
 void prec_machine__free(struct prec_machine *m)
 {
-	size_t i;
+	uint32_t i;
 
 	if (!m)
 		return;
-	for (i = 0; i < m->nr_threads; i++)
-		free(m->threads[i]);
-	for (i = 0; i < m->nr_spaces; i++) {
-		vec_put(m->spaces[i]->vec);
-		vec_put(m->spaces[i]->old_vec);
-		free(m->spaces[i]);
+	for (i = 0; i < m->threads.n; i++)
+		free(((struct tid_rec *)prec_keyset__record(&m->threads, i))->t);
+	for (i = 0; i < m->spaces.n; i++) {
+		struct prec_mspace *ms = ((struct pid_rec *)prec_keyset__record(&m->spaces, i))->ms;
+
+		if (ms) {
+			vec_put(ms->vec);
+			vec_put(ms->old_vec);
+			free(ms);
+		}
 	}
-	free(m->threads);
-	free(m->spaces);
 	vec_put(m->kernel.vec);
-	free(m->bids);
-	for (i = 0; i < m->bid_ids.n; i++)
-		free(m->bid_ptrs[i]);
-	free(m->bid_ptrs);
-	prec_keyset__release(&m->tid_index);
-	prec_keyset__release(&m->pid_index);
-	prec_keyset__release(&m->bid_index);
-	prec_keyset__release(&m->bid_ids);
+	for (i = 0; i < m->bids.n; i++)
+		free(((struct bid_rec *)prec_keyset__record(&m->bids, i))->copy);
+	prec_keyset__release(&m->threads);
+	prec_keyset__release(&m->spaces);
+	prec_keyset__release(&m->bids);
+	prec_keyset__release(&m->path_bids);
 	prec_strset__release(&m->strs);
 	free(m);
 }
@@ -109,75 +122,32 @@ static void changed(struct prec_machine *m, struct prec_mspace *ms)
 	ms->gen = ++m->gen;
 }
 
-/* Grow an array of pointers by one slot. */
-static int push_ptr(void ***arr, size_t *nr, size_t *cap, void *p)
-{
-	if (prec_array__grow((void **)arr, cap, *nr + 1, sizeof(**arr), 64))
-		return -ENOMEM;
-	(*arr)[(*nr)++] = p;
-	return 0;
-}
-
-static struct prec_mspace *mspace_of(struct prec_machine *m, uint32_t pid, bool *ret_new)
+static struct prec_mspace *mspace_of(struct prec_machine *m, uint32_t pid)
 {
 	uint64_t key = pid;
-	struct prec_mspace *ms;
-	bool is_new;
+	struct pid_rec *rec;
 	long id;
 
 	if (pid == PREC_PID_KERNEL)
 		return &m->kernel;
-	id = prec_keyset__intern(&m->pid_index, &key, &is_new);
+	id = prec_keyset__intern(&m->spaces, &key, NULL);
 	if (id < 0)
 		return NULL;
-	if (ret_new)
-		*ret_new = is_new;
-	if (!is_new)
-		return m->spaces[id];
-	ms = calloc(1, sizeof(*ms));
-	if (!ms || push_ptr((void ***)&m->spaces, &m->nr_spaces, &m->cap_spaces, ms)) {
-		/* keep the index and the array in step: the key is already in the index */
-		free(ms);
-		return NULL;
+	rec = prec_keyset__record(&m->spaces, (uint32_t)id);
+	if (!rec->ms) {
+		rec->ms = calloc(1, sizeof(*rec->ms));
+		if (rec->ms)
+			rec->ms->pid = pid;
 	}
-	ms->pid = pid;
-	return ms;
+	return rec->ms;
 }
 
-static struct prec_thread *find_thread(struct prec_machine *m, uint32_t tid)
+/* A new thread: "swapper" for tid 0, ":TID" until its COMM is seen. */
+static struct prec_thread *thread_new(struct prec_machine *m, uint32_t pid, uint32_t tid)
 {
-	uint64_t key = tid;
-	long id = prec_keyset__find(&m->tid_index, &key);
-
-	return id < 0 ? NULL : m->threads[id];
-}
-
-struct prec_thread *prec_machine__thread(struct prec_machine *m, uint32_t pid, uint32_t tid)
-{
-	struct prec_thread **slot = &m->recent[tid % PREC_RECENT_THREADS], *t = *slot;
+	struct prec_thread *t = calloc(1, sizeof(*t));
 	char name[24];
-	uint64_t key = tid;
-	long id;
 
-	/* samples come from a few threads at a time: those answer without a lookup */
-	if (t && t->tid == tid && (t->pid == pid || pid == UINT32_MAX))
-		return t;
-	t = find_thread(m, tid);
-	if (t) {
-		*slot = t;
-		if (t->pid != pid && pid != UINT32_MAX) {
-			/* a tid reused by another process, or a pid learnt late */
-			struct prec_mspace *ms = mspace_of(m, pid, NULL);
-
-			if (!ms)
-				return NULL;
-			t->pid = pid;
-			t->ms = ms;
-			memset(t->user, 0, sizeof(t->user)); /* another thread now */
-		}
-		return t;
-	}
-	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
 	t->pid = pid;
@@ -187,20 +157,43 @@ struct prec_thread *prec_machine__thread(struct prec_machine *m, uint32_t pid, u
 	else
 		snprintf(name, sizeof(name), ":%u", tid);
 	t->comm = prec_strset__intern(&m->strs, name);
-	t->ms = mspace_of(m, pid, NULL);
-	if (!t->comm || !t->ms)
-		goto fail;
-	if (push_ptr((void ***)&m->threads, &m->nr_threads, &m->cap_threads, t))
-		goto fail;
-	id = prec_keyset__intern(&m->tid_index, &key, NULL);
-	if (id < 0) {
-		m->nr_threads--;
-		goto fail;
+	t->ms = mspace_of(m, pid);
+	if (!t->comm || !t->ms) {
+		free(t);
+		return NULL;
 	}
 	return t;
-fail:
-	free(t);
-	return NULL;
+}
+
+struct prec_thread *prec_machine__thread(struct prec_machine *m, uint32_t pid, uint32_t tid)
+{
+	struct prec_thread **slot = &m->recent[tid % PREC_RECENT_THREADS], *t = *slot;
+	uint64_t key = tid;
+	struct tid_rec *rec;
+	long id;
+
+	/* samples come from a few threads at a time: those answer without a lookup */
+	if (t && t->tid == tid && (t->pid == pid || pid == UINT32_MAX))
+		return t;
+	id = prec_keyset__intern(&m->threads, &key, NULL);
+	if (id < 0)
+		return NULL;
+	rec = prec_keyset__record(&m->threads, (uint32_t)id);
+	if (!rec->t)
+		return rec->t = thread_new(m, pid, tid);
+	t = rec->t;
+	*slot = t;
+	if (t->pid != pid && pid != UINT32_MAX) {
+		/* a tid reused by another process, or a pid learnt late */
+		struct prec_mspace *ms = mspace_of(m, pid);
+
+		if (!ms)
+			return NULL;
+		t->pid = pid;
+		t->ms = ms;
+		memset(t->user, 0, sizeof(t->user)); /* another thread now */
+	}
+	return t;
 }
 
 static struct prec_map *maps_find(struct prec_map *maps, size_t nr, uint64_t addr)
@@ -250,20 +243,15 @@ static int mspace_reserve(struct prec_mspace *ms, size_t extra)
 		cap *= 2;
 	if (cap > (SIZE_MAX - sizeof(*nv)) / sizeof(struct prec_map))
 		return -ENOMEM;
-	if (v && v->refs == 1) {
-		nv = realloc(v, sizeof(*nv) + cap * sizeof(struct prec_map));
-		if (!nv)
-			return -ENOMEM;
-	} else {
-		nv = malloc(sizeof(*nv) + cap * sizeof(struct prec_map));
-		if (!nv)
-			return -ENOMEM;
-		nv->refs = 1;
-		if (ms->nr)
-			memcpy(nv->maps, ms->maps, ms->nr * sizeof(struct prec_map));
-		vec_put(v);
-	}
+	/* a new array whether it grows or stops being shared: growing is rare (doubling) */
+	nv = malloc(sizeof(*nv) + cap * sizeof(struct prec_map));
+	if (!nv)
+		return -ENOMEM;
+	nv->refs = 1;
 	nv->cap = cap;
+	if (ms->nr)
+		memcpy(nv->maps, ms->maps, ms->nr * sizeof(struct prec_map));
+	vec_put(v);
 	ms->vec = nv;
 	ms->maps = nv->maps;
 	return 0;
@@ -312,31 +300,23 @@ static int mspace_insert(struct prec_mspace *ms, const struct prec_map *nm)
 static const struct prec_build_id *bid_intern(struct prec_machine *m, const uint8_t *id,
 					      size_t len)
 {
-	struct prec_build_id k, *copy;
-	bool is_new;
+	struct prec_build_id k;
+	struct bid_rec *rec;
 	long i;
 
 	memset(&k, 0, sizeof(k));
 	k.len = (uint8_t)(len > PREC_BUILD_ID_SIZE ? PREC_BUILD_ID_SIZE : len);
 	memcpy(k.id, id, k.len);
-	i = prec_keyset__find(&m->bid_ids, &k);
-	if (i >= 0)
-		return m->bid_ptrs[i];
-	/* room first, so that the index never holds a key without its copy */
-	copy = malloc(sizeof(*copy));
-	if (!copy || prec_array__grow((void **)&m->bid_ptrs, &m->cap_bid_ptrs,
-				      (size_t)m->bid_ids.n + 1, sizeof(*m->bid_ptrs), 64)) {
-		free(copy);
+	i = prec_keyset__intern(&m->bids, &k, NULL);
+	if (i < 0)
 		return NULL;
+	rec = prec_keyset__record(&m->bids, (uint32_t)i);
+	if (!rec->copy) {
+		rec->copy = malloc(sizeof(*rec->copy));
+		if (rec->copy)
+			*rec->copy = k;
 	}
-	i = prec_keyset__intern(&m->bid_ids, &k, &is_new);
-	if (i < 0) {
-		free(copy);
-		return NULL;
-	}
-	*copy = k;
-	m->bid_ptrs[i] = copy;
-	return copy;
+	return rec->copy;
 }
 
 int prec_machine__add_build_id(struct prec_machine *m, const char *path, const uint8_t *id,
@@ -344,33 +324,24 @@ int prec_machine__add_build_id(struct prec_machine *m, const char *path, const u
 {
 	const char *p = prec_strset__intern(&m->strs, path);
 	const struct prec_build_id *b = p ? bid_intern(m, id, len) : NULL;
-	bool is_new;
 	long idx;
 
 	if (!b)
 		return -ENOMEM;
-	idx = prec_keyset__intern(&m->bid_index, &p, &is_new);
+	idx = prec_keyset__intern(&m->path_bids, &p, NULL);
 	if (idx < 0)
 		return (int)idx;
-	if (is_new) {
-		const struct prec_build_id **a = realloc(m->bids, (size_t)(idx + 1) * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM; /* the index holds a key without a payload: harmless, see lookup */
-		m->bids = a;
-	}
-	m->bids[idx] = b;
+	((struct path_rec *)prec_keyset__record(&m->path_bids, (uint32_t)idx))->id = b;
 	return 0;
 }
 
 static void attach_build_id(struct prec_machine *m, struct prec_map *map)
 {
-	long idx = prec_keyset__find(&m->bid_index, &map->path);
+	long idx = prec_keyset__find(&m->path_bids, &map->path);
 
-	/* an index entry whose payload could not be allocated is past the array: skip it */
-	if (idx < 0 || (uint32_t)idx >= m->bid_index.n || !m->bids)
-		return;
-	map->build_id = m->bids[idx];
+	if (idx >= 0)
+		map->build_id = ((struct path_rec *)prec_keyset__record(&m->path_bids,
+									(uint32_t)idx))->id;
 }
 
 static int do_mmap(struct prec_machine *m, const void *rec, size_t size)
@@ -401,7 +372,7 @@ static int do_mmap(struct prec_machine *m, const void *rec, size_t size)
 		attach_build_id(m, &nm);
 	}
 	/* kernel maps: pid -1; in user records a pid of -1 also means "not a process" */
-	ms = mspace_of(m, r.pid, NULL);
+	ms = mspace_of(m, r.pid);
 	if (!ms)
 		return -ENOMEM;
 	if (r.pid != PREC_PID_KERNEL && !prec_machine__thread(m, r.pid, r.tid))
@@ -441,7 +412,6 @@ static int do_fork(struct prec_machine *m, const void *rec, size_t size)
 {
 	struct prec_thread *parent, *child;
 	struct prec_rec_fork f;
-	bool is_new = false;
 
 	if (prec_rec_fork__parse(rec, size, &f) || f.exit)
 		return -EBADMSG;
@@ -449,7 +419,7 @@ static int do_fork(struct prec_machine *m, const void *rec, size_t size)
 	if (!parent)
 		return -ENOMEM;
 	if (f.pid != f.ppid) {
-		struct prec_mspace *ms = mspace_of(m, f.pid, &is_new);
+		struct prec_mspace *ms = mspace_of(m, f.pid);
 
 		if (!ms)
 			return -ENOMEM;

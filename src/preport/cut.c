@@ -5,7 +5,8 @@
  * in one line with the time the recording ends at.  Sample times are the perf clock's unless
  * the events used another clock (use_clockid); when they did and the CLOCK_DATA feature ties
  * that clock to the wall clock, the end is given as a date and time, otherwise relative to
- * the first sample and in the clock's seconds as `perf script` prints them.
+ * the first sample and in the clock's seconds as `perf script` prints them.  The sample
+ * times come from the records' events, found as -D finds them (preport_evsel_of()).
  */
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -15,16 +16,20 @@
 #include "prec_clock.h"
 #include "preport.h"
 
+const struct prec_evsel *preport_evsel_of(const struct prec_reader *r,
+					 const struct prec_record *rec)
+{
+	int idx = prec_reader__evsel_of(r, rec);
+
+	return idx < 0 ? NULL : prec_reader__evsel(r, (size_t)idx);
+}
+
 void preport_times_add_record(struct prec_time_range *t, const struct prec_reader *r,
 			      const struct prec_record *rec)
 {
-	const struct prec_evsel *e;
-	int idx;
+	const struct prec_evsel *e = rec->type == PERF_RECORD_SAMPLE ? preport_evsel_of(r, rec)
+								      : NULL;
 
-	if (rec->type != PERF_RECORD_SAMPLE)
-		return;
-	idx = prec_reader__evsel_of(r, rec);
-	e = idx < 0 ? NULL : prec_reader__evsel(r, (size_t)idx);
 	if (e)
 		prec_time_range__add(t, prec_sample__time(&e->layout, rec->data, rec->size));
 }
@@ -36,20 +41,18 @@ void preport_times_add_record(struct prec_time_range *t, const struct prec_reade
 static bool wall_time(const struct prec_reader *r, uint64_t t, char *buf, size_t len)
 {
 	struct prec_clock clk;
-	uint64_t wall;
-	char date[64];
-	struct tm tm;
 	time_t secs;
+	struct tm tm;
+	size_t n;
 
 	if (prec_clock__from_stream(r, &clk))
 		return false;
-	wall = prec_clock__wall(&clk, t);
-	secs = (time_t)(wall / 1000000000);
-	if (!localtime_r(&secs, &tm) || !strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm))
-		return false;
-	snprintf(buf, len, "%s.%03u", date, (unsigned int)(wall % 1000000000 / 1000000));
-	if (strftime(date, sizeof(date), " %Z", &tm))
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s", date);
+	t = prec_clock__wall(&clk, t);
+	preport_format_wall(t, true, buf, len);
+	secs = (time_t)(t / 1000000000);
+	n = strlen(buf);
+	if (!localtime_r(&secs, &tm) || !strftime(buf + n, len - n, " %Z", &tm))
+		buf[n] = 0;
 	return true;
 }
 

@@ -14,15 +14,13 @@
 
 static void print_sample(struct prec_reader *r, const struct prec_record *rec, FILE *out)
 {
-	const struct prec_evsel *e;
+	const struct prec_evsel *e = preport_evsel_of(r, rec);
 	struct prec_sample s;
-	int idx = prec_reader__evsel_of(r, rec);
 
-	if (idx < 0) {
+	if (!e) {
 		fprintf(out, " (unknown event id)");
 		return;
 	}
-	e = prec_reader__evsel(r, (size_t)idx);
 	if (prec_sample__parse(&e->layout, rec->data, rec->size, &s)) {
 		fprintf(out, " (malformed for event %s)", e->name);
 		return;
@@ -48,14 +46,10 @@ static void print_sample(struct prec_reader *r, const struct prec_record *rec, F
 
 static void print_time(struct prec_reader *r, const struct prec_record *rec, FILE *out)
 {
-	const struct prec_evsel *e;
+	const struct prec_evsel *e = preport_evsel_of(r, rec);
 	struct prec_sample_id sid;
-	int idx = prec_reader__evsel_of(r, rec);
 
-	if (idx < 0)
-		return;
-	e = prec_reader__evsel(r, (size_t)idx);
-	if (!e->layout.sample_id_all || !(e->layout.sample_type & PERF_SAMPLE_TIME))
+	if (!e || !e->layout.sample_id_all || !(e->layout.sample_type & PERF_SAMPLE_TIME))
 		return;
 	if (!prec_sample_id__parse(&e->layout, rec->data, rec->size, &sid))
 		fprintf(out, " time %" PRIu64, sid.time);
@@ -176,15 +170,11 @@ static bool outside(struct prec_reader *r, const struct prec_record *rec,
 {
 	const struct prec_evsel *e;
 	struct prec_sample s;
-	int idx;
 
 	if (!win || !win->window || rec->type != PERF_RECORD_SAMPLE)
 		return false;
-	idx = prec_reader__evsel_of(r, rec);
-	if (idx < 0)
-		return false;
-	e = prec_reader__evsel(r, (size_t)idx);
-	if (!(e->layout.sample_type & PERF_SAMPLE_TIME) ||
+	e = preport_evsel_of(r, rec);
+	if (!e || !(e->layout.sample_type & PERF_SAMPLE_TIME) ||
 	    prec_sample__parse(&e->layout, rec->data, rec->size, &s))
 		return false; /* printed, as malformed or without a time */
 	return s.time < win->lo || s.time > win->hi;

@@ -3,9 +3,9 @@
  * preport --header / --header-only: the recording's header, feature by feature, in the order
  * of the feature bits and in `# key : value` lines, so that it reads like perf's header dump.
  *
- * One table, feats[], says how each feature is printed: a value under a label, a list whose
- * entries a small function prints, or, for the structured ones (events, CPU and memory
- * topology, caches, ...), a function of its own.  Payloads come from the file and are decoded
+ * One table, feats[], says how each feature is printed: a value under a label, fixed fields
+ * or a list whose entries a small function prints, or, for the structured ones (events, CPU
+ * and memory topology, caches, ...), a function of its own.  Payloads come from the file and are decoded
  * with the bounds-checked cursor of prec_reader.h, field by field as a format string says.
  * Each feature is first printed into a memory stream; only when its payload decoded
  * completely is that text written out, otherwise one `# NAME: malformed` line is, and the
@@ -32,6 +32,7 @@ struct hdr {
 	FILE *out; /* the current feature's memory stream */
 	bool have_nrcpus;
 	uint32_t nr_cpus_avail;
+	const char *label; /* of print_str_lines()' lines */
 };
 
 /* ---- decoding ----------------------------------------------------------------------------- */
@@ -99,7 +100,8 @@ static void put(const char *fmt, union field *f)
 			free(f->s);
 }
 
-/* An entry of a list feature printed, decoded as the table's `fmt` says; 0 or -EBADMSG. */
+/* An entry of a list feature printed, decoded as the table's `fmt` says (or, for FK_FIELDS,
+ * the feature's fields, i 0); 0 or -EBADMSG. */
 typedef int (*entry_printer)(struct hdr *h, const union field *f, uint32_t i);
 
 /*
@@ -124,20 +126,18 @@ static int print_entries(struct hdr *h, struct prec_feat_cursor *c, const char *
 	return err;
 }
 
+/* A string of a list on its own line, "# h->label : s". */
+static int str_line(struct hdr *h, const union field *f, uint32_t i)
+{
+	fprintf(h->out, "# %s : %s\n", h->label, f[0].s);
+	return 0;
+}
+
 /* Each string of a string list on its own line, "# label : s". */
 static int print_str_lines(struct hdr *h, struct prec_feat_cursor *c, const char *label)
 {
-	union field f[1];
-	uint32_t nr, i;
-	int err = prec_feat__u32(c, &nr);
-
-	for (i = 0; !err && i < nr; i++) {
-		err = get(c, "s", f);
-		if (!err)
-			fprintf(h->out, "# %s : %s\n", label, f[0].s);
-		put("s", f);
-	}
-	return err;
+	h->label = label;
+	return print_entries(h, c, "s", str_line, NULL);
 }
 
 /* ---- formatting --------------------------------------------------------------------------- */
@@ -364,15 +364,12 @@ static int print_build_id(struct hdr *h, struct prec_feat_cursor *c)
 	return err;
 }
 
-static int print_nrcpus(struct hdr *h, struct prec_feat_cursor *c)
+/* NRCPUS: u32 available, u32 online. */
+static int nrcpus(struct hdr *h, const union field *f, uint32_t i)
 {
-	union field f[2]; /* available, online */
-	int err = get(c, "uu", f);
-
-	if (!err)
-		fprintf(h->out, "# nrcpus online : %u\n# nrcpus avail : %u\n", (uint32_t)f[1].u,
-			(uint32_t)f[0].u);
-	return err;
+	fprintf(h->out, "# nrcpus online : %u\n# nrcpus avail : %u\n", (uint32_t)f[1].u,
+		(uint32_t)f[0].u);
+	return 0;
 }
 
 /*
@@ -498,16 +495,10 @@ static int print_cache(struct hdr *h, struct prec_feat_cursor *c)
 }
 
 /* SAMPLE_TIME: u64 first, u64 last, in ns of the sample clock. */
-static int print_sample_time(struct hdr *h, struct prec_feat_cursor *c)
+static int sample_time(struct hdr *h, const union field *f, uint32_t i)
 {
-	union field f[2];
-	uint64_t first, last;
-	int err = get(c, "UU", f);
+	uint64_t first = f[0].u, last = f[1].u;
 
-	first = f[0].u;
-	last = f[1].u;
-	if (err)
-		return err;
 	fprintf(h->out, "# time of first sample : %" PRIu64 ".%06" PRIu64 "\n",
 		first / 1000000000, first % 1000000000 / 1000);
 	fprintf(h->out, "# time of last sample : %" PRIu64 ".%06" PRIu64 "\n", last / 1000000000,
@@ -556,27 +547,20 @@ static int print_mem_topology(struct hdr *h, struct prec_feat_cursor *c)
 	return err;
 }
 
-static int print_clockid(struct hdr *h, struct prec_feat_cursor *c)
+/* CLOCKID: u64 resolution in ns. */
+static int clockid(struct hdr *h, const union field *f, uint32_t i)
 {
-	uint64_t res;
-	int err = prec_feat__u64(c, &res);
-
 	/* perf's wording, so that what users grep for is there */
-	if (!err && res)
-		fprintf(h->out, "# clockid frequency: %" PRIu64 " MHz\n", 1000 / res);
-	else if (!err)
+	if (f[0].u)
+		fprintf(h->out, "# clockid frequency: %" PRIu64 " MHz\n", 1000 / f[0].u);
+	else
 		fputs("# clockid frequency: unknown\n", h->out);
-	return err;
+	return 0;
 }
 
 /* COMPRESSED: u32 version, type, level, ratio, mmap_len. */
-static int print_compressed(struct hdr *h, struct prec_feat_cursor *c)
+static int compressed(struct hdr *h, const union field *f, uint32_t i)
 {
-	union field f[5];
-	int err = get(c, "uuuuu", f);
-
-	if (err)
-		return err;
 	if (f[1].u <= 1)
 		fprintf(h->out, "# compressed : %s", f[1].u ? "Zstd" : "none");
 	else
@@ -604,28 +588,16 @@ static const char *clock_name(uint64_t id)
 }
 
 /* CLOCK_DATA: u32 version (1), u32 clockid, u64 wall-clock ns, u64 clockid ns, same moment. */
-static int print_clock_data(struct hdr *h, struct prec_feat_cursor *c)
+static int clock_data(struct hdr *h, const union field *f, uint32_t i)
 {
-	union field f[4];
-	uint64_t tod, clk;
+	uint64_t tod = f[2].u, clk = f[3].u;
 	char tbuf[64];
-	struct tm tm;
-	time_t secs;
-	int err = get(c, "uuUU", f);
 
-	if (!err && f[0].u != 1)
-		err = -EBADMSG;
-	if (err)
-		return err;
-	tod = f[2].u;
-	clk = f[3].u;
+	if (f[0].u != 1)
+		return -EBADMSG;
 	fprintf(h->out, "# clockid: %s (%u)\n", clock_name(f[1].u), (uint32_t)f[1].u);
-	secs = (time_t)(tod / 1000000000);
-	if (localtime_r(&secs, &tm) && strftime(tbuf, sizeof(tbuf), "%Y-%m-%d %H:%M:%S", &tm))
-		fprintf(h->out, "# reference time: %s.%06" PRIu64 " = ", tbuf,
-			tod % 1000000000 / 1000);
-	else
-		fputs("# reference time: ", h->out);
+	preport_format_wall(tod, false, tbuf, sizeof(tbuf));
+	fprintf(h->out, "# reference time: %s.%06" PRIu64 " = ", tbuf, tod % 1000000000 / 1000);
 	fprintf(h->out, "%" PRIu64 ".%06" PRIu64 " (TOD) = %" PRIu64 ".%09" PRIu64 " (%s)\n",
 		tod / 1000000000, tod % 1000000000 / 1000, clk / 1000000000, clk % 1000000000,
 		clock_name(f[1].u));
@@ -676,6 +648,7 @@ static int cmdline_arg(struct hdr *h, const union field *f, uint32_t i)
 
 enum feat_kind {
 	FK_FUNC, /* printed by .fn */
+	FK_FIELDS, /* the fields of .fmt, printed by .entry */
 	FK_VALUE, /* "# label : value unit", the value one field of .fmt */
 	FK_SIZE, /* "# label : payload size unit" */
 	FK_NOTE, /* "# label", the payload not looked at */
@@ -698,7 +671,7 @@ static const struct feat_desc {
 	[PREC_FEAT_OSRELEASE] = { FK_VALUE, "os release", "s" },
 	[PREC_FEAT_VERSION] = { FK_VALUE, "perf version", "s" },
 	[PREC_FEAT_ARCH] = { FK_VALUE, "arch", "s" },
-	[PREC_FEAT_NRCPUS] = { .fn = print_nrcpus },
+	[PREC_FEAT_NRCPUS] = { FK_FIELDS, NULL, "uu", .entry = nrcpus },
 	[PREC_FEAT_CPUDESC] = { FK_VALUE, "cpudesc", "s" },
 	[PREC_FEAT_CPUID] = { FK_VALUE, "cpuid", "s" },
 	[PREC_FEAT_TOTAL_MEM] = { FK_VALUE, "total memory", "U", " kB" },
@@ -712,16 +685,16 @@ static const struct feat_desc {
 	[PREC_FEAT_AUXTRACE] = { .fn = print_auxtrace },
 	[PREC_FEAT_STAT] = { FK_NOTE, "contains stat data" },
 	[PREC_FEAT_CACHE] = { .fn = print_cache },
-	[PREC_FEAT_SAMPLE_TIME] = { .fn = print_sample_time },
+	[PREC_FEAT_SAMPLE_TIME] = { FK_FIELDS, NULL, "UU", .entry = sample_time },
 	[PREC_FEAT_MEM_TOPOLOGY] = { .fn = print_mem_topology },
-	[PREC_FEAT_CLOCKID] = { .fn = print_clockid },
+	[PREC_FEAT_CLOCKID] = { FK_FIELDS, NULL, "U", .entry = clockid },
 	[PREC_FEAT_DIR_FORMAT] = { FK_VALUE, "directory data version", "U" },
 	[PREC_FEAT_BPF_PROG_INFO] = { FK_VALUE, "bpf programs", "u" },
 	[PREC_FEAT_BPF_BTF] = { FK_COUNT, "bpf btf entries", "u-" }, /* id, data */
-	[PREC_FEAT_COMPRESSED] = { .fn = print_compressed },
+	[PREC_FEAT_COMPRESSED] = { FK_FIELDS, NULL, "uuuuu", .entry = compressed },
 	[PREC_FEAT_CPU_PMU_CAPS] = { FK_JOIN, "cpu pmu capabilities", "ss", " none",
 				     .entry = pmu_cap },
-	[PREC_FEAT_CLOCK_DATA] = { .fn = print_clock_data },
+	[PREC_FEAT_CLOCK_DATA] = { FK_FIELDS, NULL, "uuUU", .entry = clock_data },
 	[PREC_FEAT_HYBRID_TOPOLOGY] = { FK_LINES, NULL, "ss", .entry = hybrid_pmu },
 	[PREC_FEAT_PMU_CAPS] = { .fn = print_pmu_caps },
 };
@@ -730,7 +703,7 @@ static const struct feat_desc {
 static int print_by_kind(struct hdr *h, const struct feat_desc *d, struct prec_feat_cursor *c)
 {
 	const char *unit = d->unit ? d->unit : "";
-	union field f[1];
+	union field f[MAX_FIELDS];
 	uint32_t nr;
 	int err;
 
@@ -741,6 +714,12 @@ static int print_by_kind(struct hdr *h, const struct feat_desc *d, struct prec_f
 			fprintf(h->out, "# %s : %s%s\n", d->label, f[0].s, unit);
 		else if (!err)
 			fprintf(h->out, "# %s : %" PRIu64 "%s\n", d->label, f[0].u, unit);
+		put(d->fmt, f);
+		return err;
+	case FK_FIELDS:
+		err = get(c, d->fmt, f);
+		if (!err)
+			err = d->entry(h, f, 0);
 		put(d->fmt, f);
 		return err;
 	case FK_SIZE:

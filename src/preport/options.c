@@ -19,86 +19,6 @@
 #include "prec_symbol.h"
 #include "preport.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: preport [options]\n"
-		"  -i, --input FILE|DIR     input file (default: precord.data, then perf.data; - for\n"
-		"                           stdin), or a directory of segments by precord daemon\n"
-		"      --stdio              text output (the only one; accepted for perf's\n"
-		"                           habits, as are --tui and --gtk, with a warning)\n"
-		"  -s, --sort KEYS          comm,pid,tid,dso,sym,srcline,cpu (default comm,dso,sym)\n"
-		"      --children           add callees' samples to each function (default with call chains)\n"
-		"      --no-children        self samples only\n"
-		"  -n, --show-nr-samples    a column with the number of samples\n"
-		"  -F, --fields LIST        these columns, in this order: overhead,\n"
-		"                           overhead_children, sample, period, sort keys\n"
-		"      --show-total-period  a column with the entry's period (event count)\n"
-		"      --percent-limit PCT  hide entries below PCT percent\n"
-		"  -g, --call-graph[=SPEC]  MODE,THRESHOLD,ORDER,VALUE: graph|fractal|flat|\n"
-		"                           folded|none, percent (default 0.5), caller|callee,\n"
-		"                           percent|period|count; default graph with call\n"
-		"                           chains; bare -g: graph,0.5,caller\n"
-		"      --no-call-graph      no call graphs (as -g none)\n"
-		"  -G, --inverted           call graphs from the outermost caller down\n"
-		"      --folded             one line per stack: comm;outer;...;leaf COUNT (flame graphs)\n"
-		"      --pprof FILE         write a pprof profile (gzip'ed profile.proto) to FILE\n"
-		"                           instead of a report: go tool pprof -http=: FILE\n"
-		"  -t, --field-separator S  separate fields with S, no padding (for scripts)\n"
-		"      --comms LIST         only these commands\n"
-		"      --pid LIST           only these process ids\n"
-		"      --tid LIST           only these thread ids\n"
-		"      --cpu LIST           only these CPUs (e.g. 0-3,6)\n"
-		"      --time START,END     only samples in this time window (seconds; -D shows ns)\n"
-		"      --since TIME         only samples from this wall-clock time on (local time:\n"
-		"                           '2026-11-26 03:10:05', '03:10', 'yesterday', '-2h')\n"
-		"      --until TIME         only samples up to this wall-clock time (same forms)\n"
-		"      --dsos LIST          only entries in these shared objects\n"
-		"  -S, --symbols LIST       only these functions\n"
-		"  -U, --hide-unresolved    leave out samples whose function is not known\n"
-		"  -T, --threads            per-thread counts (perf record -s) after the report\n"
-		"      --inline             show inlined functions as frames of their own\n"
-		"      --max-stack N        use at most N frames of each call chain (default: the\n"
-		"                           kernel's perf_event_max_stack, as perf)\n"
-		"      --no-demangle        show C++ and Rust function names as mangled\n"
-		"      --symfs DIR          look for binaries only under DIR (the recorded root)\n"
-		"      --kallsyms FILE      kernel symbols of the recorded machine\n"
-		"                           (-k/--vmlinux is not supported: use this)\n"
-		"      --no-symbol-cache    neither use nor write the kernel symbol cache\n"
-		"                           (default: $PRECORD_CACHE_DIR, else ~/.cache/precord)\n"
-		"  -D, --dump-raw-trace     print every record, then totals per record type\n"
-		"      --header             print the recording's header features, then the\n"
-		"                           report; for a directory, first one line per segment\n"
-		"      --header-only        print only the header features\n"
-		"  -v, --verbose            more messages\n"
-		"  -q, --quiet              fewer messages\n"
-		"  -h, --help               this help\n"
-		"      --version            print the version\n");
-}
-
-/* Split a comma list into a NULL-terminated array of pieces of one copy (free_list()). */
-static const char **split_list(const char *s)
-{
-	size_t n = 3, i = 1;
-	const char *p;
-	char *copy, *tok, *save = NULL;
-	const char **v;
-
-	for (p = s; *p; p++)
-		n += *p == ',';
-	v = calloc(n, sizeof(*v));
-	copy = strdup(s);
-	if (!v || !copy) {
-		free(v);
-		free(copy);
-		return NULL;
-	}
-	v[0] = copy; /* the owner, hidden before the list */
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		v[i++] = tok;
-	return v + 1;
-}
-
 static void free_list(const char *const *v)
 {
 	if (!v)
@@ -107,20 +27,45 @@ static void free_list(const char *const *v)
 	free((void *)(v - 1));
 }
 
-/* An option given again replaces its list.  -ENOMEM leaves *list NULL. */
+/*
+ * A comma list into a NULL-terminated array of the pieces of one copy, which hides before
+ * the array (free_list()).  An option given again replaces its list.  -ENOMEM leaves *list
+ * NULL.
+ */
 static int set_list(const char *const **list, const char *s)
 {
+	size_t n = 3, i = 1;
+	const char *p;
+	char *copy, *tok, *save = NULL;
+	const char **v;
+
 	free_list(*list);
-	*list = (const char *const *)split_list(s);
-	return *list ? 0 : -ENOMEM;
+	*list = NULL;
+	for (p = s; *p; p++)
+		n += *p == ',';
+	v = calloc(n, sizeof(*v));
+	copy = strdup(s);
+	if (!v || !copy) {
+		free(v);
+		free(copy);
+		return -ENOMEM;
+	}
+	v[0] = copy;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		v[i++] = tok;
+	*list = v + 1;
+	return 0;
 }
 
-static int parse_u32_list(const char *s, uint32_t **ret, size_t *ret_nr)
+/* --pid, --tid: "12,34" replaces the former list.  -EINVAL or -ENOMEM with *ids NULL. */
+static int set_ids(const uint32_t **ids, size_t *ret_nr, const char *s)
 {
 	size_t n = 1, i = 0;
 	const char *p = s;
 	uint32_t *v;
 
+	free((void *)*ids);
+	*ids = NULL;
 	for (; *p; p++)
 		n += *p == ',';
 	v = calloc(n, sizeof(*v));
@@ -139,18 +84,22 @@ static int parse_u32_list(const char *s, uint32_t **ret, size_t *ret_nr)
 		v[i++] = (uint32_t)x;
 		p = *end ? end + 1 : end;
 	}
-	*ret = v;
+	*ids = v;
 	*ret_nr = i;
 	return 0;
 }
 
 #define MAX_CPU_FILTER 4096
 
-static int parse_cpu_list(const char *s, bool **ret, uint32_t *ret_nr)
+/* --cpu "0-3,6" replaces the former list: so->cpus[c] is set for each CPU c given. */
+static int set_cpus(struct prec_report_opts *so, const char *s)
 {
-	bool *v = calloc(MAX_CPU_FILTER, sizeof(*v));
 	const char *p = s;
+	bool *v;
 
+	free((void *)so->cpus);
+	so->cpus = NULL;
+	v = calloc(MAX_CPU_FILTER, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	while (*p) {
@@ -173,8 +122,8 @@ static int parse_cpu_list(const char *s, bool **ret, uint32_t *ret_nr)
 			v[a] = true;
 		p = *end ? end + 1 : end;
 	}
-	*ret = v;
-	*ret_nr = MAX_CPU_FILTER;
+	so->cpus = v;
+	so->nr_cpu_bits = MAX_CPU_FILTER;
 	return 0;
 bad:
 	free(v);
@@ -222,9 +171,9 @@ static const struct graph_word {
 	{ "caller", RO_FIELD(order), 1, NULL },
 	{ "callee", RO_FIELD(order), 0, NULL },
 	{ "function", NO_FIELD, 0, NULL }, /* perf's default key: frames by function */
-	{ "percent", RO_FIELD(graph_value), PREC_GRAPH_PERCENT, NULL },
-	{ "period", RO_FIELD(graph_value), PREC_GRAPH_PERIOD, NULL },
-	{ "count", RO_FIELD(graph_value), PREC_GRAPH_COUNT, NULL },
+	{ "percent", RO_FIELD(view.graph_value), PREC_GRAPH_PERCENT, NULL },
+	{ "period", RO_FIELD(view.graph_value), PREC_GRAPH_PERIOD, NULL },
+	{ "count", RO_FIELD(view.graph_value), PREC_GRAPH_COUNT, NULL },
 	{ "fractal", RO_FIELD(graph), PREC_GRAPH_FRACTAL, NULL },
 	{ "address", NO_FIELD, 0,
 	  "the address key (a frame per address and source line) is not supported; use function" },
@@ -272,7 +221,7 @@ static int parse_graph_spec(const char *spec, struct preport_report_opts *o, con
 			}
 			if (*end || t < 0 || t > 100)
 				return -EINVAL;
-			o->graph_threshold = t;
+			o->view.graph_threshold = t;
 			threshold = true;
 		} else {
 			return -EINVAL;
@@ -304,7 +253,7 @@ static int parse_fields(const char *list, struct preport_report_opts *o, bool so
 		{ "period", PREC_COL_PERIOD },
 	};
 	const char *p = list;
-	size_t nf = 0, nk = sort_given ? o->nr_keys : 0, i;
+	size_t nf = 0, nk = sort_given ? o->hist.nr_keys : 0, i;
 
 	while (*p) {
 		size_t len = strcspn(p, ",");
@@ -331,15 +280,15 @@ static int parse_fields(const char *list, struct preport_report_opts *o, bool so
 			if (prec_sort_keys__parse(tok, k, &n, &b, &i) || n != 1)
 				return -EINVAL;
 			f.key = k[0];
-			for (j = 0; j < nk && o->keys[j] != f.key; j++)
+			for (j = 0; j < nk && o->hist.keys[j] != f.key; j++)
 				;
 			if (j == nk) {
 				if (nk == PREC_HIST_MAX_KEYS)
 					return -EINVAL;
-				o->keys[nk++] = f.key;
+				o->hist.keys[nk++] = f.key;
 			}
 		}
-		o->fields[nf++] = f;
+		o->view.fields[nf++] = f;
 		p += len;
 		if (*p == ',')
 			p++;
@@ -349,9 +298,9 @@ static int parse_fields(const char *list, struct preport_report_opts *o, bool so
 		*ret_bad_len = strlen(list);
 		return -EINVAL;
 	}
-	o->nr_fields = nf;
-	o->nr_keys = nk;
-	o->fields_sorted = sort_given;
+	o->view.nr_fields = nf;
+	o->hist.nr_keys = nk;
+	o->view.fields_sorted = sort_given;
 	return 0;
 }
 
@@ -367,19 +316,11 @@ static bool looks_like_graph_spec(const char *s)
 	return false;
 }
 
-/* "comm, pid, ..." */
-static void print_sort_keys(FILE *f)
-{
-	int k;
-
-	for (k = 0; k < PREC_SORT__MAX; k++)
-		fprintf(f, "%s%s", k ? ", " : "", prec_sort_key__name((enum prec_sort_key)k));
-}
-
-static int bad_value(const char *opt, const char *val, const char *what)
+/* One line on a bad value; false, to stop with exit status 2. */
+static bool bad_value(const char *opt, const char *val, const char *what)
 {
 	fprintf(stderr, "preport: bad value '%s' for %s: %s\n", val, opt, what);
-	return 2;
+	return false;
 }
 
 /* perf's default --max-stack: the kernel's limit on recorded call chains. */
@@ -398,9 +339,9 @@ static uint32_t default_max_stack(void)
 
 /*
  * --since / --until (either may be missing) into *ret, as wall-clock ns; a bare time of day
- * in --until is the first such moment after --since.  Prints what is wrong; -EINVAL.
+ * in --until is the first such moment after --since.  Prints what is wrong and returns false.
  */
-static int parse_range(const char *since, const char *until, struct preport_range *ret)
+static bool parse_range(const char *since, const char *until, struct preport_range *ret)
 {
 	static const char forms[] = "give a time like '2026-11-26 03:10:05', '03:10', "
 				    "'yesterday 23:00', '-2h' or '@1795000000'";
@@ -409,66 +350,27 @@ static int parse_range(const char *since, const char *until, struct preport_rang
 	int err;
 
 	if (!since && !until)
-		return 0;
+		return true;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	ret->set = true;
 	if (since) {
 		err = prec_parse_time(since, now, &ret->since_ns);
-		if (err) {
-			bad_value("--since", since, err == -ERANGE ? "out of range" : forms);
-			return -EINVAL;
-		}
+		if (err)
+			return bad_value("--since", since, err == -ERANGE ? "out of range" : forms);
 	}
 	if (until) {
 		err = since ? prec_parse_time_after(until, now, ret->since_ns, &ret->until_ns)
 			    : prec_parse_time(until, now, &ret->until_ns);
-		if (err) {
-			bad_value("--until", until, err == -ERANGE ? "out of range" : forms);
-			return -EINVAL;
-		}
+		if (err)
+			return bad_value("--until", until, err == -ERANGE ? "out of range" : forms);
 		if (ret->until_ns < ret->since_ns) {
 			fprintf(stderr, "preport: --until '%s' is before --since '%s'; give the "
 					"earlier time to --since\n", until, since);
-			return -EINVAL;
+			return false;
 		}
 	}
-	return 0;
-}
-
-
-static bool nomem(int *ret_status)
-{
-	fprintf(stderr, "preport: out of memory\n");
-	*ret_status = 1;
-	return false;
-}
-
-/* --pid, --tid: a list given again replaces the former one. */
-static int set_ids(const uint32_t **ids, size_t *nr, const char *s)
-{
-	uint32_t *v;
-	int err;
-
-	free((void *)*ids);
-	*ids = NULL;
-	err = parse_u32_list(s, &v, nr);
-	if (!err)
-		*ids = v;
-	return err;
-}
-
-static int set_cpus(struct prec_report_opts *so, const char *s)
-{
-	bool *v;
-	int err;
-
-	free((void *)so->cpus);
-	so->cpus = NULL;
-	err = parse_cpu_list(s, &v, &so->nr_cpu_bits);
-	if (!err)
-		so->cpus = v;
-	return err;
+	return true;
 }
 
 /* --kallsyms FILE is checked before anything is read, as perf refuses an unreadable one. */
@@ -491,320 +393,373 @@ static bool kallsyms_usable(const char *path)
 	return !err;
 }
 
+/* What the handlers of options see besides their value. */
+struct parse {
+	struct preport_opts *o;
+	int argc;
+	char **argv;
+	bool sort_given;
+	int status; /* the exit status when a handler returns false: 2 unless it says */
+};
+
+static bool opt_sort(struct parse *p, const char *arg)
+{
+	struct preport_report_opts *ro = &p->o->report;
+	const char *bad;
+	size_t bad_len;
+	int k;
+
+	p->sort_given = true;
+	if (!prec_sort_keys__parse(arg, ro->hist.keys, &ro->hist.nr_keys, &bad, &bad_len))
+		return true;
+	if (!bad_len)
+		fprintf(stderr, "preport: --sort '%s' has no key; the keys are ", arg);
+	else
+		fprintf(stderr, "preport: unknown sort key '%.*s'; the keys are ", (int)bad_len,
+			bad);
+	for (k = 0; k < PREC_SORT__MAX; k++)
+		fprintf(stderr, "%s%s", k ? ", " : "", prec_sort_key__name((enum prec_sort_key)k));
+	fputs(bad_len ? " (and overhead, always shown)\n" : "\n", stderr);
+	return false;
+}
+
+static bool opt_max_stack(struct parse *p, const char *arg)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v >= UINT32_MAX)
+		return bad_value("--max-stack", arg, "give a number of frames");
+	p->o->report.session.max_stack = (uint32_t)v;
+	return true;
+}
+
+static bool opt_percent_limit(struct parse *p, const char *arg)
+{
+	struct preport_report_opts *ro = &p->o->report;
+	char *end;
+
+	ro->view.percent_limit = strtod(arg, &end);
+	if (end == arg || (*end && strcmp(end, "%")) || ro->view.percent_limit < 0)
+		return bad_value("--percent-limit", arg, "give a percentage");
+	/* perf's --percent-limit is the call graphs' threshold too (a later -g THRESHOLD
+	 * overrides it, and it a former one) */
+	ro->view.graph_threshold = ro->view.percent_limit;
+	return true;
+}
+
+static bool opt_call_graph(struct parse *p, const char *arg)
+{
+	struct preport_report_opts *ro = &p->o->report;
+	const char *spec = arg, *why;
+
+	/* "-g caller": perf takes the value from the next word when it looks like one */
+	if (!spec && optind < p->argc && looks_like_graph_spec(p->argv[optind]))
+		spec = p->argv[optind++];
+	if (ro->graph < 0)
+		ro->graph = PREC_GRAPH_GRAPH;
+	if (!spec) /* perf's default for a bare -g, callers first also without children */
+		spec = "graph,0.5,caller";
+	if (parse_graph_spec(spec, ro, &why))
+		return bad_value("--call-graph", spec, why);
+	if (ro->graph == PREC_GRAPH_FRACTAL && ro->view.graph_value != PREC_GRAPH_PERCENT)
+		return bad_value("--call-graph", spec, "fractal shows percentages only");
+	return true;
+}
+
+static bool opt_tui(struct parse *p, const char *arg)
+{
+	fprintf(stderr, "preport: warning: %s: only text output exists; printing it (as "
+			"--stdio)\n", p->argv[optind - 1]);
+	return true;
+}
+
+static bool opt_vmlinux(struct parse *p, const char *arg)
+{
+	fprintf(stderr, "preport: -k/--vmlinux is not supported: preport reads kernel symbols "
+			"from a kallsyms file; give --kallsyms FILE (the recorded machine's "
+			"/proc/kallsyms)\n");
+	return false;
+}
+
+static bool opt_pid(struct parse *p, const char *arg)
+{
+	struct prec_report_opts *so = &p->o->report.session;
+
+	return !set_ids(&so->pids, &so->nr_pids, arg) ||
+	       bad_value("--pid", arg, "give process ids like 12,34");
+}
+
+static bool opt_tid(struct parse *p, const char *arg)
+{
+	struct prec_report_opts *so = &p->o->report.session;
+
+	return !set_ids(&so->tids, &so->nr_tids, arg) ||
+	       bad_value("--tid", arg, "give thread ids like 12,34");
+}
+
+static bool opt_cpu(struct parse *p, const char *arg)
+{
+	return !set_cpus(&p->o->report.session, arg) ||
+	       bad_value("--cpu", arg, "give CPUs like 0-3,6");
+}
+
+static bool opt_time(struct parse *p, const char *arg)
+{
+	struct prec_report_opts *so = &p->o->report.session;
+	const char *comma = strchr(arg, ',');
+	uint64_t *lo = &so->time_start, *hi = &so->time_end;
+
+	if (!comma || parse_time_ns(arg, (size_t)(comma - arg), lo) ||
+	    parse_time_ns(comma + 1, strlen(comma + 1), hi) || (*hi && *hi < *lo))
+		return bad_value("--time", arg, "give START,END in seconds, e.g. 1234.5,1240");
+	so->time_set = true;
+	return true;
+}
+
+static void usage(void);
+
+static bool opt_help(struct parse *p, const char *arg)
+{
+	usage();
+	p->status = 0;
+	return false;
+}
+
+static bool opt_version(struct parse *p, const char *arg)
+{
+	printf("preport %s\n", PACKAGE_VERSION);
+	p->status = 0;
+	return false;
+}
+
+enum opt_kind {
+	SET_BOOL, /* the bool at .off = .value */
+	SET_INT, /* the int at .off = .value */
+	SET_STR, /* the const char * at .off = the argument */
+	SET_LIST, /* the comma list at .off (set_list()) = the argument's */
+	CALL, /* .fn(argument): false stops preport with parse.status */
+	IGNORE, /* accepted for perf's habits, nothing to do */
+};
+
+#define OPT_FIELD(f) offsetof(struct preport_opts, f)
+
+/*
+ * The options, in the order of --help.  .arg is how --help shows the argument: NULL for
+ * none, "[=X]" for an optional one; .help NULL keeps the option out of --help.  A help
+ * text's further lines are indented under its first.
+ */
+static const struct opt {
+	const char *name;
+	char short_name; /* 0: none */
+	const char *arg;
+	enum opt_kind kind;
+	size_t off;
+	int value;
+	bool (*fn)(struct parse *p, const char *arg);
+	const char *help;
+} opts[] = {
+	{ "input", 'i', " FILE|DIR", SET_STR, OPT_FIELD(input), 0, NULL,
+	  "input file (default: precord.data, then perf.data; - for\n"
+	  "stdin), or a directory of segments by precord daemon" },
+	{ "stdio", 0, NULL, IGNORE, 0, 0, NULL,
+	  "text output (the only one; accepted for perf's\n"
+	  "habits, as are --tui and --gtk, with a warning)" },
+	{ "tui", 0, NULL, CALL, 0, 0, opt_tui, NULL },
+	{ "gtk", 0, NULL, CALL, 0, 0, opt_tui, NULL },
+	{ "sort", 's', " KEYS", CALL, 0, 0, opt_sort,
+	  "comm,pid,tid,dso,sym,srcline,cpu (default comm,dso,sym)" },
+	{ "children", 0, NULL, SET_INT, OPT_FIELD(report.children), 1, NULL,
+	  "add callees' samples to each function (default with call chains)" },
+	{ "no-children", 0, NULL, SET_INT, OPT_FIELD(report.children), 0, NULL,
+	  "self samples only" },
+	{ "show-nr-samples", 'n', NULL, SET_BOOL, OPT_FIELD(report.view.show_nr_samples), 1, NULL,
+	  "a column with the number of samples" },
+	{ "fields", 'F', " LIST", SET_STR, OPT_FIELD(fields), 0, NULL,
+	  "these columns, in this order: overhead,\n"
+	  "overhead_children, sample, period, sort keys" },
+	{ "show-total-period", 0, NULL, SET_BOOL, OPT_FIELD(report.view.show_total_period), 1, NULL,
+	  "a column with the entry's period (event count)" },
+	{ "percent-limit", 0, " PCT", CALL, 0, 0, opt_percent_limit,
+	  "hide entries below PCT percent" },
+	{ "call-graph", 'g', "[=SPEC]", CALL, 0, 0, opt_call_graph,
+	  "MODE,THRESHOLD,ORDER,VALUE: graph|fractal|flat|\n"
+	  "folded|none, percent (default 0.5), caller|callee,\n"
+	  "percent|period|count; default graph with call\n"
+	  "chains; bare -g: graph,0.5,caller" },
+	{ "no-call-graph", 0, NULL, SET_INT, OPT_FIELD(report.graph), PREC_GRAPH_NONE, NULL,
+	  "no call graphs (as -g none)" },
+	{ "inverted", 'G', NULL, SET_INT, OPT_FIELD(report.order), 1, NULL,
+	  "call graphs from the outermost caller down" },
+	{ "folded", 0, NULL, SET_BOOL, OPT_FIELD(report.folded), 1, NULL,
+	  "one line per stack: comm;outer;...;leaf COUNT (flame graphs)" },
+	{ "pprof", 0, " FILE", SET_STR, OPT_FIELD(report.pprof.path), 0, NULL,
+	  "write a pprof profile (gzip'ed profile.proto) to FILE\n"
+	  "instead of a report: go tool pprof -http=: FILE" },
+	{ "field-separator", 't', " S", SET_STR, OPT_FIELD(report.view.field_sep), 0, NULL,
+	  "separate fields with S, no padding (for scripts)" },
+	{ "comms", 0, " LIST", SET_LIST, OPT_FIELD(report.session.comms), 0, NULL,
+	  "only these commands" },
+	{ "pid", 0, " LIST", CALL, 0, 0, opt_pid, "only these process ids" },
+	{ "tid", 0, " LIST", CALL, 0, 0, opt_tid, "only these thread ids" },
+	{ "cpu", 0, " LIST", CALL, 0, 0, opt_cpu, "only these CPUs (e.g. 0-3,6)" },
+	{ "time", 0, " START,END", CALL, 0, 0, opt_time,
+	  "only samples in this time window (seconds; -D shows ns)" },
+	{ "since", 0, " TIME", SET_STR, OPT_FIELD(since), 0, NULL,
+	  "only samples from this wall-clock time on (local time:\n"
+	  "'2026-11-26 03:10:05', '03:10', 'yesterday', '-2h')" },
+	{ "until", 0, " TIME", SET_STR, OPT_FIELD(until), 0, NULL,
+	  "only samples up to this wall-clock time (same forms)" },
+	{ "dsos", 0, " LIST", SET_LIST, OPT_FIELD(report.hist.dso_filter), 0, NULL,
+	  "only entries in these shared objects" },
+	{ "symbols", 'S', " LIST", SET_LIST, OPT_FIELD(report.hist.sym_filter), 0, NULL,
+	  "only these functions" },
+	{ "hide-unresolved", 'U', NULL, SET_BOOL, OPT_FIELD(report.session.hide_unresolved), 1,
+	  NULL, "leave out samples whose function is not known" },
+	{ "threads", 'T', NULL, SET_BOOL, OPT_FIELD(report.session.thread_counts), 1, NULL,
+	  "per-thread counts (perf record -s) after the report" },
+	{ "inline", 0, NULL, SET_INT, OPT_FIELD(report.inline_frames), 1, NULL,
+	  "show inlined functions as frames of their own" },
+	{ "no-inline", 0, NULL, SET_INT, OPT_FIELD(report.inline_frames), 0, NULL, NULL },
+	{ "max-stack", 0, " N", CALL, 0, 0, opt_max_stack,
+	  "use at most N frames of each call chain (default: the\n"
+	  "kernel's perf_event_max_stack, as perf)" },
+	{ "demangle", 0, NULL, SET_BOOL, OPT_FIELD(report.session.no_demangle), 0, NULL, NULL },
+	{ "no-demangle", 0, NULL, SET_BOOL, OPT_FIELD(report.session.no_demangle), 1, NULL,
+	  "show C++ and Rust function names as mangled" },
+	{ "symfs", 0, " DIR", SET_STR, OPT_FIELD(report.session.symfs), 0, NULL,
+	  "look for binaries only under DIR (the recorded root)" },
+	{ "kallsyms", 0, " FILE", SET_STR, OPT_FIELD(report.session.kallsyms), 0, NULL,
+	  "kernel symbols of the recorded machine\n"
+	  "(-k/--vmlinux is not supported: use this)" },
+	{ "vmlinux", 'k', " FILE", CALL, 0, 0, opt_vmlinux, NULL },
+	{ "no-symbol-cache", 0, NULL, SET_BOOL, OPT_FIELD(no_symbol_cache), 1, NULL,
+	  "neither use nor write the kernel symbol cache\n"
+	  "(default: $PRECORD_CACHE_DIR, else ~/.cache/precord)" },
+	{ "dump-raw-trace", 'D', NULL, SET_BOOL, OPT_FIELD(dump_raw), 1, NULL,
+	  "print every record, then totals per record type" },
+	{ "header", 0, NULL, SET_BOOL, OPT_FIELD(header), 1, NULL,
+	  "print the recording's header features, then the\n"
+	  "report; for a directory, first one line per segment" },
+	{ "header-only", 0, NULL, SET_BOOL, OPT_FIELD(header_only), 1, NULL,
+	  "print only the header features" },
+	{ "verbose", 'v', NULL, SET_BOOL, OPT_FIELD(verbose), 1, NULL, "more messages" },
+	{ "quiet", 'q', NULL, SET_BOOL, OPT_FIELD(report.quiet), 1, NULL, "fewer messages" },
+	{ "help", 'h', NULL, CALL, 0, 0, opt_help, "this help" },
+	{ "version", 0, NULL, CALL, 0, 0, opt_version, "print the version" },
+};
+
+#define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
+#define HELP_INDENT "                           " /* under the first line's text */
+
+static void usage(void)
+{
+	const struct opt *op;
+	const char *h, *nl;
+	char word[64];
+
+	printf("usage: preport [options]\n");
+	for (op = opts; op < opts + NR_OPTS; op++) {
+		if (!op->help)
+			continue;
+		snprintf(word, sizeof(word), "--%s%s", op->name, op->arg ? op->arg : "");
+		if (op->short_name)
+			printf("  -%c, %-19s  ", op->short_name, word);
+		else
+			printf("      %-19s  ", word);
+		for (h = op->help; (nl = strchr(h, '\n')); h = nl + 1)
+			printf("%.*s\n" HELP_INDENT, (int)(nl - h), h);
+		printf("%s\n", h);
+	}
+}
+
+/* Do what option op says with its argument; false: stop with p->status. */
+static bool apply(struct parse *p, const struct opt *op, const char *arg)
+{
+	char *field = (char *)p->o + op->off;
+
+	switch (op->kind) {
+	case SET_BOOL:
+		*(bool *)field = op->value;
+		return true;
+	case SET_INT:
+		*(int *)field = op->value;
+		return true;
+	case SET_STR:
+		*(const char **)field = arg;
+		return true;
+	case SET_LIST:
+		if (set_list((const char *const **)field, arg)) {
+			fprintf(stderr, "preport: out of memory\n");
+			p->status = 1;
+			return false;
+		}
+		return true;
+	case CALL:
+		return op->fn(p, arg);
+	default:
+		return true;
+	}
+}
+
 bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret_status)
 {
-	enum {
-		OPT_HEADER = 256,
-		OPT_HEADER_ONLY,
-		OPT_VERSION,
-		OPT_STDIO,
-		OPT_CHILDREN,
-		OPT_NO_CHILDREN,
-		OPT_PERCENT_LIMIT,
-		OPT_FOLDED,
-		OPT_PPROF,
-		OPT_COMMS,
-		OPT_PID,
-		OPT_TID,
-		OPT_CPU,
-		OPT_TIME,
-		OPT_DSOS,
-		OPT_INLINE,
-		OPT_NO_INLINE,
-		OPT_DEMANGLE,
-		OPT_MAX_STACK,
-		OPT_NO_DEMANGLE,
-		OPT_SYMFS,
-		OPT_KALLSYMS,
-		OPT_NO_SYMBOL_CACHE,
-		OPT_SINCE,
-		OPT_UNTIL,
-		OPT_SHOW_TOTAL_PERIOD,
-		OPT_NO_CALL_GRAPH,
-		OPT_TUI,
-	};
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "dump-raw-trace", no_argument, NULL, 'D' },
-		{ "header", no_argument, NULL, OPT_HEADER },
-		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
-		{ "stdio", no_argument, NULL, OPT_STDIO },
-		{ "sort", required_argument, NULL, 's' },
-		{ "children", no_argument, NULL, OPT_CHILDREN },
-		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
-		{ "show-nr-samples", no_argument, NULL, 'n' },
-		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
-		{ "call-graph", optional_argument, NULL, 'g' },
-		{ "inverted", no_argument, NULL, 'G' },
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "pprof", required_argument, NULL, OPT_PPROF },
-		{ "field-separator", required_argument, NULL, 't' },
-		{ "comms", required_argument, NULL, OPT_COMMS },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "time", required_argument, NULL, OPT_TIME },
-		{ "since", required_argument, NULL, OPT_SINCE },
-		{ "until", required_argument, NULL, OPT_UNTIL },
-		{ "dsos", required_argument, NULL, OPT_DSOS },
-		{ "symbols", required_argument, NULL, 'S' },
-		{ "fields", required_argument, NULL, 'F' },
-		{ "hide-unresolved", no_argument, NULL, 'U' },
-		{ "threads", no_argument, NULL, 'T' },
-		{ "show-total-period", no_argument, NULL, OPT_SHOW_TOTAL_PERIOD },
-		{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
-		{ "tui", no_argument, NULL, OPT_TUI },
-		{ "gtk", no_argument, NULL, OPT_TUI },
-		{ "vmlinux", required_argument, NULL, 'k' },
-		{ "inline", no_argument, NULL, OPT_INLINE },
-		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
-		{ "demangle", no_argument, NULL, OPT_DEMANGLE },
-		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "no-symbol-cache", no_argument, NULL, OPT_NO_SYMBOL_CACHE },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct preport_report_opts *ro = &o->report;
-	const char *bad, *fields_arg = NULL, *since = NULL, *until = NULL;
-	bool sort_given = false;
-	size_t bad_len;
+	struct parse p = { o, argc, argv, false, 2 };
+	/* '+': no permutation, so "-g caller" can take its value from the next word */
+	char shorts[3 + 3 * NR_OPTS] = "+:", *s = shorts + 2;
+	struct option longopts[NR_OPTS + 1];
+	const char *bad;
+	size_t bad_len, i;
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	memset(longopts, 0, sizeof(longopts));
+	for (i = 0; i < NR_OPTS; i++) {
+		const char *arg = opts[i].arg;
+
+		longopts[i].name = opts[i].name;
+		longopts[i].has_arg = !arg ? no_argument
+				      : arg[0] == '[' ? optional_argument : required_argument;
+		longopts[i].val = opts[i].short_name ? opts[i].short_name : 256 + (int)i;
+		if (opts[i].short_name) {
+			*s++ = opts[i].short_name;
+			if (arg)
+				*s++ = ':';
+			if (arg && arg[0] == '[')
+				*s++ = ':';
+		}
+	}
 	*ret_status = 2;
 	ro->children = -1;
 	ro->graph = -1;
 	ro->order = -1;
-	ro->graph_threshold = 0.5;
+	ro->inline_frames = -1;
+	ro->pprof.what = "pprof profile";
+	ro->view.graph_threshold = 0.5;
 	ro->session.max_stack = UINT32_MAX; /* not given: default_max_stack() after the options */
-	ro->keys[0] = PREC_SORT_COMM;
-	ro->keys[1] = PREC_SORT_DSO;
-	ro->keys[2] = PREC_SORT_SYM;
-	ro->nr_keys = 3;
+	ro->hist.keys[0] = PREC_SORT_COMM;
+	ro->hist.keys[1] = PREC_SORT_DSO;
+	ro->hist.keys[2] = PREC_SORT_SYM;
+	ro->hist.nr_keys = 3;
 	opterr = 0;
-	/* '+': no permutation, so "-g caller" can take its value from the next word */
-	while ((c = getopt_long(argc, argv, "+:i:Dvqhs:ng::Gt:S:k:F:UT", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o->input = optarg;
-			break;
-		case 'D':
-			o->dump_raw = true;
-			break;
-		case OPT_HEADER:
-			o->header = true;
-			break;
-		case OPT_HEADER_ONLY:
-			o->header_only = true;
-			break;
-		case OPT_STDIO:
-			break;
-		case 'F':
-			fields_arg = optarg;
-			break;
-		case 's':
-			sort_given = true;
-			if (prec_sort_keys__parse(optarg, ro->keys, &ro->nr_keys, &bad, &bad_len)) {
-				if (!bad_len)
-					fprintf(stderr, "preport: --sort '%s' has no key; the keys "
-							"are ", optarg);
-				else
-					fprintf(stderr, "preport: unknown sort key '%.*s'; the keys "
-							"are ", (int)bad_len, bad);
-				print_sort_keys(stderr);
-				fputs(bad_len ? " (and overhead, always shown)\n" : "\n", stderr);
-				return false;
-			}
-			break;
-		case OPT_CHILDREN:
-			ro->children = 1;
-			break;
-		case OPT_NO_CHILDREN:
-			ro->children = 0;
-			break;
-		case 'n':
-			ro->show_nr_samples = true;
-			break;
-		case OPT_MAX_STACK: {
-			char *end;
-			unsigned long v;
-
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || v >= UINT32_MAX) {
-				bad_value("--max-stack", optarg, "give a number of frames");
-				return false;
-			}
-			ro->session.max_stack = (uint32_t)v;
-			break;
-		}
-		case OPT_PERCENT_LIMIT: {
-			char *end;
-
-			ro->percent_limit = strtod(optarg, &end);
-			if (end == optarg || (*end && strcmp(end, "%")) || ro->percent_limit < 0) {
-				bad_value("--percent-limit", optarg, "give a percentage");
-				return false;
-			}
-			/* perf's --percent-limit is the call graphs' threshold too (a later -g
-			 * THRESHOLD overrides it, and it a former one) */
-			ro->graph_threshold = ro->percent_limit;
-			break;
-		}
-		case 'g': {
-			const char *spec = optarg;
-
-			if (!spec && optind < argc && looks_like_graph_spec(argv[optind]))
-				spec = argv[optind++];
-			if (ro->graph < 0)
-				ro->graph = PREC_GRAPH_GRAPH;
-			if (!spec) /* perf's default for a bare -g, callers first also without
-				    * children */
-				spec = "graph,0.5,caller";
-			if (parse_graph_spec(spec, ro, &bad)) {
-				bad_value("--call-graph", spec, bad);
-				return false;
-			}
-			if (ro->graph == PREC_GRAPH_FRACTAL &&
-			    ro->graph_value != PREC_GRAPH_PERCENT) {
-				bad_value("--call-graph", spec,
-					       "fractal shows percentages only");
-				return false;
-			}
-			break;
-		}
-		case 'G':
-			ro->order = 1;
-			break;
-		case OPT_NO_CALL_GRAPH:
-			ro->graph = PREC_GRAPH_NONE;
-			break;
-		case 'U':
-			ro->session.hide_unresolved = true;
-			break;
-		case 'T':
-			ro->session.thread_counts = true;
-			break;
-		case OPT_SHOW_TOTAL_PERIOD:
-			ro->show_total_period = true;
-			break;
-		case OPT_TUI:
-			fprintf(stderr, "preport: warning: %s: only text output exists; "
-					"printing it (as --stdio)\n", argv[optind - 1]);
-			break;
-		case 'k':
-			fprintf(stderr, "preport: -k/--vmlinux is not supported: preport reads "
-					"kernel symbols from a kallsyms file; give --kallsyms FILE "
-					"(the recorded machine's /proc/kallsyms)\n");
-			return false;
-		case OPT_FOLDED:
-			ro->folded = true;
-			break;
-		case OPT_PPROF:
-			ro->pprof = optarg;
-			break;
-		case 't':
-			ro->field_sep = optarg;
-			break;
-		case OPT_COMMS:
-			if (set_list(&ro->session.comms, optarg))
-				return nomem(ret_status);
-			break;
-		case OPT_DSOS:
-			if (set_list(&ro->dsos, optarg))
-				return nomem(ret_status);
-			break;
-		case 'S':
-			if (set_list(&ro->syms, optarg))
-				return nomem(ret_status);
-			break;
-		case OPT_PID:
-			if (set_ids(&ro->session.pids, &ro->session.nr_pids, optarg)) {
-				bad_value("--pid", optarg, "give process ids like 12,34");
-				return false;
-			}
-			break;
-		case OPT_TID:
-			if (set_ids(&ro->session.tids, &ro->session.nr_tids, optarg)) {
-				bad_value("--tid", optarg, "give thread ids like 12,34");
-				return false;
-			}
-			break;
-		case OPT_CPU:
-			if (set_cpus(&ro->session, optarg)) {
-				bad_value("--cpu", optarg, "give CPUs like 0-3,6");
-				return false;
-			}
-			break;
-		case OPT_TIME: {
-			const char *comma = strchr(optarg, ',');
-			uint64_t *lo = &ro->session.time_start, *hi = &ro->session.time_end;
-
-			if (!comma || parse_time_ns(optarg, (size_t)(comma - optarg), lo) ||
-			    parse_time_ns(comma + 1, strlen(comma + 1), hi) || (*hi && *hi < *lo)) {
-				bad_value("--time", optarg,
-					       "give START,END in seconds, e.g. 1234.5,1240");
-				return false;
-			}
-			ro->session.time_set = true;
-			break;
-		}
-		case OPT_SINCE:
-			since = optarg;
-			break;
-		case OPT_UNTIL:
-			until = optarg;
-			break;
-		case OPT_INLINE:
-			ro->inline_frames = true;
-			ro->inline_given = true;
-			break;
-		case OPT_NO_INLINE:
-			ro->inline_frames = false;
-			ro->inline_given = true;
-			break;
-		case OPT_DEMANGLE:
-			ro->session.no_demangle = false;
-			break;
-		case OPT_NO_DEMANGLE:
-			ro->session.no_demangle = true;
-			break;
-		case OPT_SYMFS:
-			ro->session.symfs = optarg;
-			break;
-		case OPT_KALLSYMS:
-			ro->session.kallsyms = optarg;
-			break;
-		case OPT_NO_SYMBOL_CACHE:
-			o->no_symbol_cache = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'q':
-			ro->quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			*ret_status = 0;
-			return false;
-		case OPT_VERSION:
-			printf("preport %s\n", PACKAGE_VERSION);
-			*ret_status = 0;
-			return false;
-		case ':':
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		if (c == ':') {
 			fprintf(stderr, "preport: option '%s' needs a value; run 'preport --help' for "
 					"usage\n", argv[optind - 1]);
 			return false;
-		default:
+		}
+		for (i = 0; i < NR_OPTS && longopts[i].val != c; i++)
+			;
+		if (i == NR_OPTS) {
 			fprintf(stderr, "preport: unknown option '%s'; run 'preport --help' for the "
 					"list\n", argv[optind - 1]);
+			return false;
+		}
+		if (!apply(&p, &opts[i], optarg)) {
+			*ret_status = p.status;
 			return false;
 		}
 	}
@@ -813,17 +768,17 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 			argv[optind]);
 		return false;
 	}
-	if (parse_range(since, until, &o->range))
+	if (!parse_range(o->since, o->until, &o->range))
 		return false;
-	if (ro->pprof && ro->folded) {
+	if (ro->pprof.path && ro->folded) {
 		fprintf(stderr, "preport: --pprof and --folded are two outputs; give one of them\n");
 		return false;
 	}
-	if (fields_arg && parse_fields(fields_arg, ro, sort_given, &bad, &bad_len)) {
+	if (o->fields && parse_fields(o->fields, ro, p.sort_given, &bad, &bad_len)) {
 		fprintf(stderr, "preport: bad field '%.*s' in -F '%s': the fields are "
 				"overhead, overhead_children, sample, period and the sort keys "
 				"comm, pid, tid, dso, sym, srcline, cpu\n",
-			(int)bad_len, bad, fields_arg);
+			(int)bad_len, bad, o->fields);
 		return false;
 	}
 	if (ro->session.max_stack == UINT32_MAX)
@@ -834,8 +789,8 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 void preport_opts__free(struct preport_opts *o)
 {
 	free_list(o->report.session.comms);
-	free_list(o->report.dsos);
-	free_list(o->report.syms);
+	free_list(o->report.hist.dso_filter);
+	free_list(o->report.hist.sym_filter);
 	free((void *)o->report.session.pids);
 	free((void *)o->report.session.tids);
 	free((void *)o->report.session.cpus);

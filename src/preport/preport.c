@@ -6,7 +6,6 @@
  * once, here, in one line that says what failed and what to do.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
 #include <stdint.h>
@@ -14,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -134,17 +132,30 @@ static void refuse_cpu(const char *input)
 			"number); remove --cpu to proceed\n", preport_shown(input));
 }
 
-/* -D of one file with --since/--until: its samples outside them are left out. */
-static int dump_input(struct preport_input *in, const char *input, FILE *out)
+/*
+ * The exit status after a run that returned err, with the one line that says what failed.
+ * The output is flushed first: a report that could not be written is a failure too.
+ */
+static int exit_status(const struct preport_opts *o, int err)
 {
-	struct preport_stream s;
-	int err = preport_input__open_stream(in, 0, &s);
-
-	if (err)
-		return err;
-	err = preport_dump(s.r, input, &s, out);
-	preport_input__close_stream(in, &s);
-	return err;
+	if (err == -ENOTSUP) {
+		refuse_cpu(o->input);
+		return 2;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "preport: cannot write the output: %s\n", strerror(errno));
+		return 1;
+	}
+	if (err == -EBADMSG)
+		fprintf(stderr, "preport: %s is corrupt: %s; the records before it were %s\n",
+			preport_shown(o->input), preport_why(err),
+			o->dump_raw ? "printed" : "reported");
+	else if (err == -ENOMEM)
+		fprintf(stderr, "preport: out of memory reading %s\n", preport_shown(o->input));
+	else if (err && err != -ENODATA) /* -ENODATA: no segment could be read, said */
+		fprintf(stderr, "preport: cannot read %s: %s\n", preport_shown(o->input),
+			preport_why(err));
+	return err ? 1 : 0;
 }
 
 /* A directory of segments: the listing, the dump or the report.  Returns the exit status. */
@@ -165,25 +176,7 @@ static int run_dir(const struct preport_opts *o)
 		err = o->dump_raw ? preport_input__dump(in, stdout)
 				  : preport_report_input(in, &o->report, stdout);
 	preport_input__free(in);
-	if (err == -ENOTSUP) {
-		refuse_cpu(o->input);
-		return 2;
-	}
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "preport: cannot write the output: %s\n", strerror(errno));
-		return 1;
-	}
-	if (err == -ENOMEM) {
-		fprintf(stderr, "preport: out of memory reading '%s'\n", o->input);
-		return 1;
-	}
-	if (err == -ENODATA)
-		return 1; /* no segment could be read: said */
-	if (err) {
-		fprintf(stderr, "preport: cannot read '%s': %s\n", o->input, preport_why(err));
-		return 1;
-	}
-	return 0;
+	return exit_status(o, err);
 }
 
 /* Whether some event of the recording records the CPU of its samples (header read). */
@@ -197,70 +190,53 @@ static bool has_cpu_numbers(const struct prec_reader *r)
 	return false;
 }
 
-/*
- * --pprof FILE: opened before the input is read, so that a bad path fails at once: 0600, never
- * through a symbolic link, a regular file or a new one (emptied only when it is written, and
- * removed again if we made it and the report fails).  0, or 1 after a one-line error.
- */
-static int pprof_open(struct preport_report_opts *ro, bool *ret_created)
+/* A recording file or standard input: the header, the dump or the report.  Returns the exit
+ * status. */
+static int run_file(const struct preport_opts *o)
 {
-	const char *path = ro->pprof;
-	struct stat st;
-	int fd, err;
+	struct preport_input *in = NULL;
+	struct prec_reader *r;
+	int err = prec_reader__open(o->input, &r);
 
-	*ret_created = true;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == EEXIST) {
-		*ret_created = false;
-		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	}
-	if (fd < 0) {
-		err = errno;
-		fprintf(stderr, "preport: cannot write the pprof profile to '%s': %s\n", path,
-			err == ELOOP ? "it is a symbolic link; give the file itself or a new name"
-			: err == EISDIR ? "it is a directory; give a file name"
-					: strerror(err));
-		return 1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "preport: cannot write the pprof profile to '%s': not a regular "
-				"file; give a file name\n", path);
-		close(fd);
-		return 1;
-	}
-	if ((st.st_mode & 07777) != 0600)
-		(void)fchmod(fd, 0600); /* recorded data is never world-readable */
-	ro->pprof_out = fdopen(fd, "w");
-	if (!ro->pprof_out) {
-		close(fd);
-		fprintf(stderr, "preport: out of memory\n");
-		return 1;
-	}
-	return 0;
-}
-
-/* After the report: the profile written out and closed, or removed if we made it and the
- * report failed (rc != 0).  The status to exit with. */
-static int pprof_close(struct preport_report_opts *ro, bool created, int rc)
-{
-	int err = 0;
-
-	if (!ro->pprof_out)
-		return rc;
-	errno = 0;
-	if (rc == 0 && (ferror(ro->pprof_out) || fflush(ro->pprof_out)))
-		err = errno ? errno : EIO;
-	if (fclose(ro->pprof_out) && !err && rc == 0)
-		err = errno;
-	ro->pprof_out = NULL;
 	if (err) {
-		fprintf(stderr, "preport: cannot write the pprof profile to '%s': %s\n", ro->pprof,
-			strerror(err));
-		rc = 1;
+		if (err == -EBADMSG || err == -EPROTONOSUPPORT)
+			fprintf(stderr, "preport: cannot read %s: %s; is it a perf.data or "
+					"precord recording?\n",
+				preport_shown(o->input), preport_why(err));
+		else if (err == -EISDIR)
+			fprintf(stderr, "preport: cannot read '%s': it is a directory; give the "
+					"recording file with -i\n", o->input);
+		else
+			fprintf(stderr, "preport: cannot open %s: %s\n", preport_shown(o->input),
+				strerror(-err));
+		return 1;
 	}
-	if (rc && created)
-		unlink(ro->pprof);
-	return rc;
+	/* as perf: --cpu on samples without CPU numbers would silently select none, or all */
+	if (o->report.session.cpus && !o->header_only && !o->dump_raw) {
+		err = prec_reader__read_header(r);
+		if (!err && !has_cpu_numbers(r))
+			err = -ENOTSUP;
+	}
+	if (!err && (o->header || o->header_only)) {
+		/* pipe form: the features come as records; read them now, -D still sees them */
+		err = prec_reader__read_header(r);
+		if (!err)
+			err = preport_print_header(r, o->input, stdout);
+	}
+	if (!err && !o->header_only) {
+		/* with --since/--until, a recording without wall-clock data is refused here */
+		err = preport_input__new_file(r, o->input, &o->range, &in);
+		if (err && err != -ENOMEM) {
+			prec_reader__free(r);
+			return 1; /* said why */
+		}
+		if (!err)
+			err = o->dump_raw ? preport_input__dump(in, stdout)
+					  : preport_report_input(in, &o->report, stdout);
+	}
+	preport_input__free(in);
+	prec_reader__free(r);
+	return exit_status(o, err);
 }
 
 /*
@@ -284,11 +260,8 @@ static void tune_memory(void)
 int main(int argc, char **argv)
 {
 	struct preport_opts o;
-	struct prec_reader *r = NULL;
-	struct preport_input *in = NULL;
 	char cache_buf[PATH_MAX];
-	bool pprof_created = false;
-	int err, rc;
+	int rc;
 
 	if (!preport_opts__parse(&o, argc, argv, &rc))
 		goto out;
@@ -306,87 +279,11 @@ int main(int argc, char **argv)
 	o.report.session.cache_dir = o.no_symbol_cache ? NULL
 						      : cache_dir(cache_buf, sizeof(cache_buf));
 	o.report.no_teardown = !LEAK_CHECKED;
-
-	rc = 1;
-	if (o.report.pprof && pprof_open(&o.report, &pprof_created))
-		goto out;
-	if (preport_is_dir(o.input)) {
-		rc = run_dir(&o);
-		goto out;
-	}
-	err = prec_reader__open(o.input, &r);
-	if (err) {
-		if (err == -EBADMSG || err == -EPROTONOSUPPORT)
-			fprintf(stderr, "preport: cannot read %s: %s; is it a perf.data or "
-					"precord recording?\n",
-				preport_shown(o.input), preport_why(err));
-		else if (err == -EISDIR)
-			fprintf(stderr, "preport: cannot read '%s': it is a directory; give the "
-					"recording file with -i\n", o.input);
-		else
-			fprintf(stderr, "preport: cannot open %s: %s\n", preport_shown(o.input),
-				strerror(-err));
-		goto out;
-	}
-
-	err = 0;
-	/* as perf: --cpu on samples without CPU numbers would silently select none, or all */
-	if (o.report.session.cpus && !o.header_only && !o.dump_raw) {
-		err = prec_reader__read_header(r);
-		if (!err && !has_cpu_numbers(r)) {
-			refuse_cpu(o.input);
-			prec_reader__free(r);
-			rc = 2;
-			goto out;
-		}
-	}
-	if (!err && (o.header || o.header_only)) {
-		/* pipe form: the features come as records; read them now, -D still sees them */
-		err = prec_reader__read_header(r);
-		if (!err)
-			err = preport_print_header(r, o.input, stdout);
-	}
-	if (!err && !o.header_only) {
-		if (o.dump_raw && !o.range.set)
-			err = preport_dump(r, o.input, NULL, stdout);
-		else if (o.dump_raw && preport_input__new_file(r, o.input, &o.range, &in))
-			goto out_reader; /* said why */
-		else if (o.dump_raw)
-			err = dump_input(in, o.input, stdout);
-		else if (!o.range.set)
-			err = preport_report(r, o.input, &o.report, stdout);
-		else if (preport_input__new_file(r, o.input, &o.range, &in))
-			goto out_reader; /* said why */
-		else
-			err = preport_report_input(in, &o.report, stdout);
-	}
-	preport_input__free(in);
-	prec_reader__free(r);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "preport: cannot write the output: %s\n", strerror(errno));
-		goto out;
-	}
-	if (err == -EBADMSG) {
-		fprintf(stderr, "preport: %s is corrupt: %s; the records before it were "
-				"%s\n", preport_shown(o.input), preport_why(err),
-			o.dump_raw ? "printed" : "reported");
-		goto out;
-	}
-	if (err == -ENOMEM) {
-		fprintf(stderr, "preport: out of memory reading %s\n", preport_shown(o.input));
-		goto out;
-	}
-	if (err) {
-		fprintf(stderr, "preport: cannot read %s: %s\n", preport_shown(o.input),
-			preport_why(err));
-		goto out;
-	}
-	rc = 0;
-	goto out;
-out_reader:
-	prec_reader__free(r);
+	rc = preport_export__open(&o.report.pprof);
+	if (!rc)
+		rc = preport_is_dir(o.input) ? run_dir(&o) : run_file(&o);
+	rc = preport_export__close(&o.report.pprof, rc);
 out:
-	rc = pprof_close(&o.report, pprof_created, rc);
 	preport_opts__free(&o);
 	return rc;
 }

@@ -13,33 +13,41 @@
 #include "prec_report.h"
 #include "prec_view.h"
 
-/* What the report shows (see preport --help). */
+/*
+ * An export's file (export.c): written instead of a report, 0600, never through a symbolic
+ * link.  open() before the input is read (0, or 1 after a one-line error: the exit status);
+ * begin() when there is something to write, which empties an existing file (0 or -errno);
+ * close() after the report, with the exit status so far: the status to exit with (1 when
+ * the file could not be written; a file made here is removed again unless all went well).
+ */
+struct preport_export {
+	const char *path; /* NULL: not asked; "-": standard output */
+	const char *what; /* for messages: "pprof profile" */
+	FILE *f;
+	bool created;
+};
+int preport_export__open(struct preport_export *e);
+int preport_export__begin(const struct preport_export *e);
+int preport_export__close(struct preport_export *e, int rc);
+
+/*
+ * What the report shows (see preport --help).  The hist's and the view's options are set
+ * by the command line where it gives them directly; report.c fills in the rest from what
+ * the recording holds (children, graph mode and order when not given, ...).
+ */
 struct preport_report_opts {
-	enum prec_sort_key keys[PREC_HIST_MAX_KEYS];
-	size_t nr_keys;
+	struct prec_hist_opts hist; /* --sort, --inline, --dsos, --symbols, -F's keys */
+	struct prec_view_opts view; /* -n, -F, --show-total-period, --percent-limit, -t, -g */
 	int children; /* -1: when there are call chains */
 	int graph; /* enum prec_graph_mode, -1: graph when there are call chains */
-	double graph_threshold;
-	int graph_value; /* enum prec_graph_value */
 	int order; /* -1: perf's default, 0: callee, 1: caller */
 	bool folded;
-	bool show_nr_samples;
-	bool show_total_period;
-	struct prec_view_field fields[PREC_VIEW_MAX_FIELDS]; /* -F */
-	size_t nr_fields;
-	bool fields_sorted; /* -F and --sort */
-	double percent_limit;
-	const char *field_sep;
-	bool inline_frames;
-	bool inline_given; /* --inline or --no-inline was given */
-	/* --pprof FILE: the profile goes there instead of a view; opened by main() */
-	const char *pprof;
-	FILE *pprof_out;
+	int inline_frames; /* --inline 1, --no-inline 0; -1: not given (on for --pprof) */
+	struct preport_export pprof; /* --pprof FILE: a pprof profile instead of a view */
 	bool quiet;
 	/* what the session needs: symbols, -U, -T (thread_counts), --max-stack, the sample
 	 * filters */
 	struct prec_report_opts session;
-	const char *const *dsos, *const *syms; /* --dsos, --symbols; NULL: all */
 	/* the process exits right after: leave the report's memory to the kernel */
 	bool no_teardown;
 };
@@ -60,6 +68,7 @@ struct preport_opts {
 	bool header_only; /* --header-only */
 	bool verbose; /* -v; -q is report.quiet */
 	bool no_symbol_cache;
+	const char *since, *until, *fields; /* as given; NULL: not given */
 	struct preport_range range; /* --since, --until */
 	/* the lists behind report's pointers (--comms, --pid, --tid, --cpu, --dsos, --symbols)
 	 * are owned here: preport_opts__free() */
@@ -75,14 +84,7 @@ struct preport_opts {
 bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret_status);
 void preport_opts__free(struct preport_opts *o);
 
-/* ---- the report (report.c) ---- */
-
-/*
- * Read the records and print the report.  Returns 0, -EBADMSG after printing what came
- * before a corrupt part, or -errno (-ENOMEM, -EIO).
- */
-int preport_report(struct prec_reader *r, const char *input, const struct preport_report_opts *o,
-		   FILE *out);
+/* ---- -D (dump.c), the end of a stream (cut.c), --header (header.c) ---- */
 
 struct preport_stream;
 
@@ -94,6 +96,9 @@ struct preport_stream;
 int preport_dump(struct prec_reader *r, const char *input, const struct preport_stream *win,
 		 FILE *out);
 
+/* The event of record `rec`, or NULL when its id is not known (cut.c). */
+const struct prec_evsel *preport_evsel_of(const struct prec_reader *r,
+					 const struct prec_record *rec);
 /* Counts the time of `rec` into `t` if it is a SAMPLE. */
 void preport_times_add_record(struct prec_time_range *t, const struct prec_reader *r,
 			      const struct prec_record *rec);
@@ -128,7 +133,7 @@ struct preport_stream {
 	struct prec_reader *r; /* header read */
 	const char *name;      /* for messages: the file, or the segment's name */
 	const char *path;      /* its path */
-	bool segment, live;    /* a segment of a directory; the live one */
+	bool live;	       /* the live segment of a directory */
 	bool window;	       /* --since/--until: only samples with lo <= time <= hi */
 	uint64_t lo, hi;
 };
@@ -156,11 +161,9 @@ void preport_input__free(struct preport_input *in);
  * epoch; 0 when no stream has wall-clock data) and the time from the first to the last. */
 void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_first,
 			  uint64_t *ret_duration);
-bool preport_input__is_dir(const struct preport_input *in);
-/* Streams to read (segments picked), and all segments of the directory (0 for a file). */
-size_t preport_input__count(const struct preport_input *in);
-size_t preport_input__nr_segments(const struct preport_input *in);
-const struct preport_range *preport_input__range(const struct preport_input *in);
+/* The report's line on --since/--until (nothing without them), with the number of segments
+ * read of a directory. */
+void preport_input__print_range(const struct preport_input *in, FILE *out);
 /*
  * Open stream i (one at a time).  A damaged segment is reported in a warning and -errno
  * returned: skip it.  -ENOMEM is the only error that should stop the caller.
@@ -171,7 +174,9 @@ void preport_input__close_stream(struct preport_input *in, struct preport_stream
 int preport_input__print_listing(struct preport_input *in, FILE *out);
 /* The header of the first readable picked segment. */
 int preport_input__print_first_header(struct preport_input *in, FILE *out);
-/* -i DIR -D: each picked segment's dump after a separator line. */
+/* -D: the file's dump, or each picked segment's after a separator line.  For a file, its
+ * error (-EBADMSG after the records before the corrupt part); a corrupt segment is warned
+ * about.  0 or -errno. */
 int preport_input__dump(struct preport_input *in, FILE *out);
 
 struct prec_report_session;
@@ -191,8 +196,13 @@ int preport_input__survey(struct preport_input *in, struct prec_report_session *
 int preport_input__read(struct preport_input *in, struct prec_report_session *rs,
 			bool show_progress);
 
-/* Read the streams of `in` as one recording and print the report (as preport_report); or,
- * with o->cpus and no event that records CPU numbers, -ENOTSUP before printing anything. */
+/* ---- the report (report.c) ---- */
+
+/*
+ * Read the streams of `in` as one recording and print the report.  Returns 0, -EBADMSG
+ * after printing what came before a corrupt part of a single file, -errno (-ENOMEM, -EIO);
+ * or, with o->cpus and no event that records CPU numbers, -ENOTSUP before printing anything.
+ */
 int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
 			 FILE *out);
 

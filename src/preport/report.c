@@ -106,61 +106,22 @@ static void print_threads(const struct prec_report_session *rs, const struct pre
 	}
 }
 
-/* The report's line on --since/--until, before the view. */
-static void print_range(struct preport_input *in, FILE *out)
-{
-	const struct preport_range *rg = preport_input__range(in);
-	char a[32], b[32];
-
-	if (!rg->set)
-		return;
-	if (rg->since_ns)
-		preport_format_wall(rg->since_ns, rg->since_ns % 1000000000 != 0, a, sizeof(a));
-	else
-		snprintf(a, sizeof(a), "the start");
-	if (rg->until_ns)
-		preport_format_wall(rg->until_ns, rg->until_ns % 1000000000 != 0, b, sizeof(b));
-	else
-		snprintf(b, sizeof(b), "the end");
-	fprintf(out, "# time range: from %s to %s (local time)", a, b);
-	if (preport_input__is_dir(in))
-		fprintf(out, ", %zu of %zu segments", preport_input__count(in),
-			preport_input__nr_segments(in));
-	fputs("\n#\n", out);
-}
-
-int preport_report(struct prec_reader *r, const char *input, const struct preport_report_opts *o,
-		   FILE *out)
-{
-	struct preport_input *in;
-	int err = preport_input__new_file(r, input, NULL, &in);
-
-	if (err)
-		return err;
-	err = preport_report_input(in, o, out);
-	preport_input__free(in);
-	return err;
-}
-
 /* The hist's options and the view's, from preport's and what the recording holds. */
 static void choose(const struct preport_report_opts *o, const struct prec_report_facts *f,
 		   struct prec_hist_opts *ho, struct prec_view_opts *vo)
 {
 	bool callchains = f->callchains;
 
-	memset(ho, 0, sizeof(*ho));
-	memset(vo, 0, sizeof(*vo));
-	memcpy(ho->keys, o->keys, sizeof(ho->keys));
-	ho->nr_keys = o->nr_keys;
+	*ho = o->hist;
+	*vo = o->view;
 	ho->children = o->children < 0 ? callchains : o->children && callchains;
-	ho->inline_frames = o->inline_frames;
 	ho->need_comm = o->folded;
 	/* pprof: pid, tid and comm are labels, and a location's lines are its inlined
-	 * functions unless --no-inline says otherwise */
-	ho->need_thread = o->pprof != NULL;
-	if (o->pprof && !o->inline_given)
-		ho->inline_frames = true;
-	if (o->pprof) /* pprof reads stacks, not entries: no cumulative totals to make */
+	 * functions unless --no-inline says otherwise; it reads stacks, not entries, so no
+	 * cumulative totals are made */
+	ho->inline_frames = o->inline_frames < 0 ? o->pprof.path != NULL : o->inline_frames;
+	ho->need_thread = o->pprof.path != NULL;
+	if (o->pprof.path)
 		ho->children = false;
 	vo->graph = o->graph < 0 ? (callchains ? PREC_GRAPH_GRAPH : PREC_GRAPH_NONE)
 				 : (enum prec_graph_mode)o->graph;
@@ -178,26 +139,15 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	/* perf's defaults: callers first with children, callees first without */
 	vo->caller_order = o->order < 0 ? ho->children : o->order == 1;
 	ho->callee_order = !vo->caller_order;
-	ho->keep_occurrences = vo->graph != PREC_GRAPH_NONE && !o->folded && !o->field_sep &&
-			       !o->pprof;
-	ho->dso_filter = o->dsos;
-	ho->sym_filter = o->syms;
-	vo->show_nr_samples = o->show_nr_samples;
-	vo->show_total_period = o->show_total_period;
+	ho->keep_occurrences = vo->graph != PREC_GRAPH_NONE && !o->folded && !vo->field_sep &&
+			       !o->pprof.path;
 	vo->hide_unresolved = o->session.hide_unresolved;
-	memcpy(vo->fields, o->fields, sizeof(vo->fields));
-	vo->nr_fields = o->nr_fields;
-	vo->fields_sorted = o->fields_sorted;
-	vo->percent_limit = o->percent_limit;
-	vo->field_sep = o->field_sep;
-	vo->graph_threshold = o->graph_threshold;
-	vo->graph_value = (enum prec_graph_value)o->graph_value;
 }
 
 /* --pprof: the hist as a pprof profile into out (failures to write stay in ferror(out)). */
 static int write_pprof(struct preport_input *in, struct prec_report_session *rs,
 		       const struct prec_view_evsel *ve, size_t nev, bool hide_unresolved,
-		       FILE *out)
+		       const struct preport_export *out)
 {
 	const char **names = calloc(nev ? nev : 1, sizeof(*names));
 	struct prec_pprof_opts po;
@@ -212,14 +162,11 @@ static int write_pprof(struct preport_input *in, struct prec_report_session *rs,
 	po.event_names = names;
 	po.hide_unresolved = hide_unresolved;
 	preport_input__times(in, &po.time_nanos, &po.duration_nanos);
-	/* an existing file is emptied only now that there is a profile to write */
-	if (ftruncate(fileno(out), 0)) {
-		free(names);
-		return -errno;
-	}
-	err = prec_pprof__write(prec_report_session__hist(rs), &po, out);
+	err = preport_export__begin(out);
+	if (!err)
+		err = prec_pprof__write(prec_report_session__hist(rs), &po, out->f);
 	free(names);
-	return err == -EIO && ferror(out) ? 0 : err;
+	return err == -EIO && ferror(out->f) ? 0 : err; /* said by preport_export__close() */
 }
 
 int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
@@ -270,16 +217,16 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 		ve[i].dummy = ev->dummy;
 	}
 	vo.evsels = ve;
-	if (o->pprof) {
+	if (o->pprof.path) {
 		e2 = write_pprof(in, rs, ve, f.nr_events, o->session.hide_unresolved,
-				 o->pprof_out);
+				 &o->pprof);
 		if (e2)
 			err = e2;
 		phase_end(&ph, "pprof");
 		goto out;
 	}
 	if (!o->folded)
-		print_range(in, out);
+		preport_input__print_range(in, out);
 	e2 = o->folded ? prec_view__folded(prec_report_session__hist(rs), out)
 		       : prec_view__stdio(prec_report_session__hist(rs), &vo, out);
 	if (e2)

@@ -102,20 +102,29 @@ static int stream_window(const struct preport_input *in, struct prec_reader *r, 
 	return 0;
 }
 
+static struct preport_input *input_new(const char *path, const struct preport_range *range)
+{
+	struct preport_input *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	in->path = path;
+	in->fd = -1;
+	if (range)
+		in->range = *range;
+	return in;
+}
+
 int preport_input__new_file(struct prec_reader *r, const char *path,
 			    const struct preport_range *range, struct preport_input **ret)
 {
-	struct preport_input *in = calloc(1, sizeof(*in));
+	struct preport_input *in = input_new(path, range);
 	struct preport_stream s;
 	int err;
 
 	if (!in)
 		return -ENOMEM;
-	in->path = path;
 	in->single = r;
-	in->fd = -1;
-	if (range)
-		in->range = *range;
 	if (in->range.set) {
 		/* in pipe form the clock comes with the header records */
 		err = prec_reader__read_header(r);
@@ -144,16 +153,12 @@ static bool overlaps(const struct preport_input *in, size_t i)
 int preport_input__new_dir(const char *path, const struct preport_range *range,
 			   struct preport_input **ret)
 {
-	struct preport_input *in = calloc(1, sizeof(*in));
+	struct preport_input *in = input_new(path, range);
 	size_t i;
 	int err;
 
 	if (!in)
 		return -ENOMEM;
-	in->path = path;
-	in->fd = -1;
-	if (range)
-		in->range = *range;
 	err = prec_segdir__open_read(path, &in->d);
 	if (!err)
 		err = prec_segdir__list(in->d, &in->segs, &in->nsegs);
@@ -204,24 +209,33 @@ void preport_input__free(struct preport_input *in)
 	free(in);
 }
 
-bool preport_input__is_dir(const struct preport_input *in)
-{
-	return !in->single;
-}
-
-size_t preport_input__count(const struct preport_input *in)
+static size_t count(const struct preport_input *in)
 {
 	return in->single ? 1 : in->npick;
 }
 
-size_t preport_input__nr_segments(const struct preport_input *in)
+/* A --since/--until time, with its milliseconds if it has any; 0 is `none` if given. */
+static void format_bound(uint64_t ns, const char *none, char *buf, size_t len)
 {
-	return in->single ? 0 : in->nsegs;
+	if (!ns && none)
+		snprintf(buf, len, "%s", none);
+	else
+		preport_format_wall(ns, ns % NSEC != 0, buf, len);
 }
 
-const struct preport_range *preport_input__range(const struct preport_input *in)
+void preport_input__print_range(const struct preport_input *in, FILE *out)
 {
-	return &in->range;
+	const struct preport_range *rg = &in->range;
+	char a[32], b[32];
+
+	if (!rg->set)
+		return;
+	format_bound(rg->since_ns, "the start", a, sizeof(a));
+	format_bound(rg->until_ns, "the end", b, sizeof(b));
+	fprintf(out, "# time range: from %s to %s (local time)", a, b);
+	if (!in->single)
+		fprintf(out, ", %zu of %zu segments", in->npick, in->nsegs);
+	fputs("\n#\n", out);
 }
 
 /* Open segment segs[k]: its reader with the header read, or -errno with *why set. */
@@ -254,6 +268,13 @@ static int open_segment(struct preport_input *in, size_t k, struct prec_reader *
 	in->fd = fd;
 	*ret = r;
 	return 0;
+}
+
+/* The path of segs[k], in in->pathbuf. */
+static const char *segment_path(struct preport_input *in, size_t k)
+{
+	snprintf(in->pathbuf, sizeof(in->pathbuf), "%s/%s", in->path, in->segs[k].name);
+	return in->pathbuf;
 }
 
 static void close_segment(struct preport_input *in, struct prec_reader *r)
@@ -294,9 +315,7 @@ int preport_input__open_stream(struct preport_input *in, size_t i, struct prepor
 	preport_log_subject(seg->name, false);
 	ret->r = r;
 	ret->name = seg->name;
-	snprintf(in->pathbuf, sizeof(in->pathbuf), "%s/%s", in->path, seg->name);
-	ret->path = in->pathbuf;
-	ret->segment = true;
+	ret->path = segment_path(in, in->pick[i]);
 	ret->live = seg->live;
 	/* without a clock the segment still counts whole: it was picked by its span */
 	if (stream_window(in, r, seg->name, ret) == -ENOMEM) {
@@ -319,7 +338,7 @@ void preport_input__close_stream(struct preport_input *in, struct preport_stream
 
 int preport_input__survey(struct preport_input *in, struct prec_report_session *rs)
 {
-	size_t n = preport_input__count(in), i, nr_ok = 0;
+	size_t n = count(in), i, nr_ok = 0;
 	int err = 0;
 
 	free(in->bad);
@@ -342,7 +361,7 @@ int preport_input__survey(struct preport_input *in, struct prec_report_session *
 	if (err || nr_ok)
 		return err;
 	/* a single file's own error, or no segment readable (each one's reason warned) */
-	if (!preport_input__is_dir(in))
+	if (in->single)
 		return -EBADMSG;
 	if (!n)
 		return 0;
@@ -421,7 +440,7 @@ void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_fir
 int preport_input__read(struct preport_input *in, struct prec_report_session *rs,
 			bool show_progress)
 {
-	size_t n = preport_input__count(in), i;
+	size_t n = count(in), i;
 	int err = 0;
 
 	for (i = 0; i < n; i++) {
@@ -445,7 +464,7 @@ int preport_input__read(struct preport_input *in, struct prec_report_session *rs
 			prec_warn("%s changed while it was read; skipped", s.name);
 			err = 0;
 		}
-		if (err == -EBADMSG && preport_input__is_dir(in)) {
+		if (err == -EBADMSG && !in->single) {
 			prec_warn("segment %s is corrupt (%s): its records before that are counted",
 				  s.name, preport_why(err));
 			err = 0;
@@ -496,13 +515,8 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 
 	fprintf(out, "# segment directory : %s (%zu segments", in->path, in->nsegs);
 	if (in->range.set) {
-		preport_format_wall(in->range.since_ns, in->range.since_ns % NSEC != 0, since,
-				    sizeof(since));
-		if (in->range.until_ns)
-			preport_format_wall(in->range.until_ns, in->range.until_ns % NSEC != 0,
-					    until, sizeof(until));
-		else
-			snprintf(until, sizeof(until), "now");
+		format_bound(in->range.since_ns, NULL, since, sizeof(since));
+		format_bound(in->range.until_ns, "now", until, sizeof(until));
 		fprintf(out, ", %zu from %s to %s", in->npick, since, until);
 	}
 	fputs(")\n", out);
@@ -555,9 +569,7 @@ int preport_input__print_first_header(struct preport_input *in, FILE *out)
 		if (open_segment(in, in->pick[i], &r, &why))
 			continue;
 		fprintf(out, "# header of %s:\n", in->segs[in->pick[i]].name);
-		snprintf(in->pathbuf, sizeof(in->pathbuf), "%s/%s", in->path,
-			 in->segs[in->pick[i]].name);
-		err = preport_print_header(r, in->pathbuf, out);
+		err = preport_print_header(r, segment_path(in, in->pick[i]), out);
 		close_segment(in, r);
 		return err;
 	}
@@ -566,36 +578,30 @@ int preport_input__print_first_header(struct preport_input *in, FILE *out)
 
 int preport_input__dump(struct preport_input *in, FILE *out)
 {
-	size_t i;
+	size_t n = count(in), i;
 
-	for (i = 0; i < in->npick; i++) {
-		const struct prec_segment *seg = &in->segs[in->pick[i]];
+	for (i = 0; i < n; i++) {
 		struct preport_stream s;
-		struct prec_reader *r;
-		const char *why;
 		int err;
 
-		fprintf(out, "# ======== segment %s%s%s%s ========\n", seg->name,
-			seg->live ? " (" : "", seg->live ? live_label(in) : "",
-			seg->live ? ")" : "");
-		if (open_segment(in, in->pick[i], &r, &why)) {
-			prec_warn("segment %s is damaged (%s); skipped", seg->name, why);
-			continue;
+		if (!in->single) {
+			const struct prec_segment *seg = &in->segs[in->pick[i]];
+
+			fprintf(out, "# ======== segment %s%s%s%s ========\n", seg->name,
+				seg->live ? " (" : "", seg->live ? live_label(in) : "",
+				seg->live ? ")" : "");
 		}
-		preport_log_subject(seg->name, false);
-		memset(&s, 0, sizeof(s));
-		err = stream_window(in, r, seg->name, &s);
-		if (err == -ENOMEM) {
-			close_segment(in, r);
-			return err;
-		}
-		err = preport_dump(r, seg->live ? NULL : seg->name, &s, out);
-		close_segment(in, r);
-		preport_log_subject(NULL, false);
-		if (err == -ENOMEM || err == -EIO)
+		err = preport_input__open_stream(in, i, &s);
+		if (err && (err == -ENOMEM || in->single))
 			return err;
 		if (err)
-			prec_warn("segment %s is corrupt after the records printed (%s)", seg->name,
+			continue; /* warned */
+		err = preport_dump(s.r, s.live ? NULL : s.name, &s, out);
+		preport_input__close_stream(in, &s);
+		if (in->single || err == -ENOMEM || err == -EIO)
+			return err;
+		if (err)
+			prec_warn("segment %s is corrupt after the records printed (%s)", s.name,
 				  preport_why(err));
 	}
 	return 0;
