@@ -101,4 +101,17 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 /* One line per distinct symbolized stack: "comm;outer;...;leaf COUNT" (sample counts). */
 int prec_view__folded(struct prec_hist *h, FILE *out);
 
+struct prec_flame_opts {
+	const char *title, *subtitle; /* plain text (escaped by the view); NULL: a default, none */
+	bool inverted; /* an icicle of callers: leaf functions at the top, their callers below */
+	unsigned int width; /* of the SVG in pixels (at least 400); 0: 1200 */
+};
+
+/*
+ * A flame graph of the stacks --folded prints (sample counts): one self-contained SVG with
+ * its own script (hover details, click to zoom, search), frames narrower than a pixel merged
+ * (prec_view_flame.c).  0, -EIO or -ENOMEM.
+ */
+int prec_view__flamegraph(struct prec_hist *h, const struct prec_flame_opts *o, FILE *out);
+
 #endif

@@ -29,11 +29,7 @@ void preport_times_add_record(struct prec_time_range *t, const struct prec_reade
 		prec_time_range__add(t, prec_sample__time(&e->layout, rec->data, rec->size));
 }
 
-/*
- * The wall-clock time of sample time `t`, as "2026-11-26 08:12:03.412 UTC" in `buf`, when
- * every event used the clock that CLOCK_DATA ties to the wall clock.  False otherwise.
- */
-static bool wall_time(const struct prec_reader *r, uint64_t t, char *buf, size_t len)
+bool preport_wall_time(const struct prec_reader *r, uint64_t t, char *buf, size_t len)
 {
 	struct prec_clock clk;
 	uint64_t wall;
@@ -68,7 +64,7 @@ void preport_warn_cut(const struct prec_reader *r, const char *input,
 			"preport: warning: %s was cut short (no end marker); it holds no timed "
 			"sample; %s\n",
 			name, why);
-	else if (wall_time(r, t->last, when, sizeof(when)))
+	else if (preport_wall_time(r, t->last, when, sizeof(when)))
 		fprintf(stderr,
 			"preport: warning: %s was cut short (no end marker): it ends at %s, "
 			"%.3f s after the first sample; %s\n",

@@ -42,6 +42,8 @@ static void usage(FILE *f)
 		"      --no-call-graph      no call graphs (as -g none)\n"
 		"  -G, --inverted           call graphs from the outermost caller down\n"
 		"      --folded             one line per stack: comm;outer;...;leaf COUNT (flame graphs)\n"
+		"      --flamegraph FILE    write an interactive flame graph to FILE (SVG; - for\n"
+		"                           stdout), open it in a browser; with -G, an icicle of callers\n"
 		"  -t, --field-separator S  separate fields with S, no padding (for scripts)\n"
 		"      --comms LIST         only these commands\n"
 		"      --pid LIST           only these process ids\n"
@@ -500,6 +502,7 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 		OPT_NO_CHILDREN,
 		OPT_PERCENT_LIMIT,
 		OPT_FOLDED,
+		OPT_FLAMEGRAPH,
 		OPT_COMMS,
 		OPT_PID,
 		OPT_TID,
@@ -534,6 +537,7 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "inverted", no_argument, NULL, 'G' },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "field-separator", required_argument, NULL, 't' },
 		{ "comms", required_argument, NULL, OPT_COMMS },
 		{ "pid", required_argument, NULL, OPT_PID },
@@ -677,6 +681,7 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 		}
 		case 'G':
 			ro->order = 1;
+			ro->inverted = true;
 			break;
 		case OPT_NO_CALL_GRAPH:
 			ro->graph = PREC_GRAPH_NONE;
@@ -701,6 +706,9 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 			return false;
 		case OPT_FOLDED:
 			ro->folded = true;
+			break;
+		case OPT_FLAMEGRAPH:
+			ro->flamegraph = optarg;
 			break;
 		case 't':
 			ro->field_sep = optarg;
@@ -806,6 +814,12 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 	}
 	if (parse_range(since, until, &o->range))
 		return false;
+	if (ro->flamegraph && (ro->folded || !*ro->flamegraph)) {
+		fprintf(stderr, "preport: %s; give one of them\n",
+			ro->folded ? "--flamegraph and --folded are two outputs"
+				   : "--flamegraph needs a file name (- for stdout)");
+		return false;
+	}
 	if (fields_arg && parse_fields(fields_arg, ro, sort_given, &bad, &bad_len)) {
 		fprintf(stderr, "preport: bad field '%.*s' in -F '%s': the fields are "
 				"overhead, overhead_children, sample, period and the sort keys "

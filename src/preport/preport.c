@@ -239,8 +239,13 @@ int main(int argc, char **argv)
 	o.report.no_teardown = !LEAK_CHECKED;
 
 	rc = 1;
+	if (o.report.flamegraph && !o.header_only && !o.dump_raw &&
+	    !preport_flame_open(&o.report))
+		goto out;
 	if (preport_is_dir(o.input)) {
 		rc = run_dir(&o);
+		if (!preport_flame_close(&o.report, !rc) && !rc)
+			rc = 1;
 		goto out;
 	}
 	err = prec_reader__open(o.input, &r);
@@ -291,6 +296,8 @@ int main(int argc, char **argv)
 	}
 	preport_input__free(in);
 	prec_reader__free(r);
+	if (!preport_flame_close(&o.report, !err || err == -EBADMSG))
+		goto out;
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "preport: cannot write the output: %s\n", strerror(errno));
 		goto out;
@@ -315,6 +322,7 @@ int main(int argc, char **argv)
 out_reader:
 	prec_reader__free(r);
 out:
+	preport_flame_close(&o.report, false);
 	preport_opts__free(&o);
 	return rc;
 }

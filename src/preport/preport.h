@@ -23,6 +23,9 @@ struct preport_report_opts {
 	int graph_value; /* enum prec_graph_value */
 	int order; /* -1: perf's default, 0: callee, 1: caller */
 	bool folded;
+	const char *flamegraph; /* --flamegraph FILE ("-": stdout), written instead of a view */
+	FILE *flame_out; /* opened by preport_flame_open() */
+	bool inverted; /* -G given: with --flamegraph, an icicle of callers */
 	bool show_nr_samples;
 	bool show_total_period;
 	struct prec_view_field fields[PREC_VIEW_MAX_FIELDS]; /* -F */
@@ -89,6 +92,12 @@ struct preport_stream;
  */
 int preport_dump(struct prec_reader *r, const char *input, const struct preport_stream *win,
 		 FILE *out);
+
+/*
+ * The wall-clock time of sample time `t`, as "2026-11-26 08:12:03.412 UTC" in `buf`, when
+ * every event used the clock that CLOCK_DATA ties to the wall clock.  False otherwise.
+ */
+bool preport_wall_time(const struct prec_reader *r, uint64_t t, char *buf, size_t len);
 
 /* Counts the time of `rec` into `t` if it is a SAMPLE. */
 void preport_times_add_record(struct prec_time_range *t, const struct prec_reader *r,
@@ -187,5 +196,19 @@ int preport_input__read(struct preport_input *in, struct prec_report_session *rs
  * with o->cpus and no event that records CPU numbers, -ENOTSUP before printing anything. */
 int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
 			 FILE *out);
+
+/* ---- --flamegraph (flame.c) ---- */
+
+/* Open o->flamegraph for writing into o->flame_out (0600, no symlink followed; "-": stdout).
+ * False after a one-line error on stderr. */
+bool preport_flame_open(struct preport_report_opts *o);
+/* Close it (nothing if it is not open).  keep: the report succeeded; else the file is removed.
+ * False after a one-line error on stderr when the SVG could not be written (then removed). */
+bool preport_flame_close(struct preport_report_opts *o, bool keep);
+/* The flame graph of the finished session rs, titled from the first stream's header and the
+ * events ve (nev of them) and written to o->flame_out.  0, -EIO or -ENOMEM. */
+int preport_flame_write(struct preport_input *in, struct prec_report_session *rs,
+			const struct prec_view_evsel *ve, size_t nev,
+			const struct preport_report_opts *o);
 
 #endif

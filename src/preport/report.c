@@ -152,7 +152,7 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	ho->nr_keys = o->nr_keys;
 	ho->children = o->children < 0 ? callchains : o->children && callchains;
 	ho->inline_frames = o->inline_frames;
-	ho->need_comm = o->folded;
+	ho->need_comm = o->folded || o->flamegraph;
 	vo->graph = o->graph < 0 ? (callchains ? PREC_GRAPH_GRAPH : PREC_GRAPH_NONE)
 				 : (enum prec_graph_mode)o->graph;
 	if (!callchains && vo->graph != PREC_GRAPH_NONE) {
@@ -163,13 +163,14 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	}
 	if (o->session.max_stack == 0)
 		vo->graph = PREC_GRAPH_NONE; /* as perf: no frame of a chain, nothing to draw */
-	if (o->folded && !callchains)
+	if ((o->folded || o->flamegraph) && !callchains)
 		prec_warn("the recording has no call chains (record with -g): each stack is its "
 			  "sampled function only");
 	/* perf's defaults: callers first with children, callees first without */
 	vo->caller_order = o->order < 0 ? ho->children : o->order == 1;
 	ho->callee_order = !vo->caller_order;
-	ho->keep_occurrences = vo->graph != PREC_GRAPH_NONE && !o->folded && !o->field_sep;
+	ho->keep_occurrences = vo->graph != PREC_GRAPH_NONE && !o->folded && !o->flamegraph &&
+			       !o->field_sep;
 	ho->dso_filter = o->dsos;
 	ho->sym_filter = o->syms;
 	vo->show_nr_samples = o->show_nr_samples;
@@ -232,13 +233,17 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 		ve[i].dummy = ev->dummy;
 	}
 	vo.evsels = ve;
-	if (!o->folded)
+	if (!o->folded && !o->flamegraph)
 		print_range(in, out);
-	e2 = o->folded ? prec_view__folded(prec_report_session__hist(rs), out)
-		       : prec_view__stdio(prec_report_session__hist(rs), &vo, out);
+	if (o->flamegraph)
+		e2 = preport_flame_write(in, rs, ve, f.nr_events, o);
+	else if (o->folded)
+		e2 = prec_view__folded(prec_report_session__hist(rs), out);
+	else
+		e2 = prec_view__stdio(prec_report_session__hist(rs), &vo, out);
 	if (e2)
 		err = e2;
-	else if (o->session.thread_counts && !o->folded)
+	else if (o->session.thread_counts && !o->folded && !o->flamegraph)
 		print_threads(rs, ve, f.nr_events, out);
 	phase_end(&ph, "view");
 	if (o->no_teardown && (!err || err == -EBADMSG)) {
