@@ -151,6 +151,8 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	memcpy(ho->keys, o->keys, sizeof(ho->keys));
 	ho->nr_keys = o->nr_keys;
 	ho->children = o->children < 0 ? callchains : o->children && callchains;
+	if (o->flamegraph)
+		ho->children = false; /* a flame graph reads the stacks, not the entries' totals */
 	ho->inline_frames = o->inline_frames;
 	ho->need_comm = o->folded || o->flamegraph;
 	vo->graph = o->graph < 0 ? (callchains ? PREC_GRAPH_GRAPH : PREC_GRAPH_NONE)
