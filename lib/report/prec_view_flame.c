@@ -642,6 +642,11 @@ static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned 
 	    width - 260, height - 12);
 	put_legend(out, width, height - 12);
 	fputs("<g id=\"frames\"></g>\n", out);
+	if (!f->nodes[0].count)
+		fprintf(out,
+			"<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">No samples to draw: the "
+			"recording has none, or the filters left none in.</text>\n",
+			width / 2, TOP + 12);
 
 	if (prec_buf__append(&data, "{\"strings\":[\"\"", 14))
 		goto nomem;

@@ -96,11 +96,12 @@ static int title_of(struct prec_reader *r, struct prec_buf *b)
 		else if (!strcmp(args[i], "-a") || !strcmp(args[i], "--all-cpus"))
 			all = true;
 	}
-	err = add(b, "Flame graph: ");
+	err = add(b, "Flame graph:");
 	if (!nr_args)
-		err |= add(b, "(no command line recorded)");
+		err |= add(b, " (no command line recorded)");
 	else if (all)
-		err |= add(b, dashes >= 0 ? "system-wide (-a) while running" : "system-wide (-a)");
+		err |=
+		    add(b, dashes >= 0 ? " system-wide (-a) while running" : " system-wide (-a)");
 	for (i = dashes >= 0 ? (size_t)dashes + 1 : 0; i < nr_args && (dashes >= 0 || !all); i++)
 		err |= add(b, " ") | add(b, args[i]);
 	for (i = 0; i < nr_args; i++)

@@ -88,7 +88,7 @@ for i, (depth, name, dso, kind, count) in enumerate(frames):
 
 if frames and frames[0][4] != total:
     bad('the root holds %d samples, --folded %d' % (frames[0][4], total))
-minimum = (total + width - 1) // width
+minimum = max(1, (total + width - 1) // width)
 npath = {}
 for f in frames[1:]:
     if f[3] != 5:

@@ -86,6 +86,13 @@ PY
 	fail "cannot make the hostile kallsyms"
 flame precord-sys "$workdir/kallsyms" hostile --names "$workdir/names"
 
+# no sample left by the filters: a well-formed SVG that says so
+prep precord-g kallsyms --comms no-such-command --flamegraph "$workdir/empty.svg" \
+	2>"$workdir/empty.err" &&
+	python3 "$CHECK" "$workdir/empty.svg" /dev/null >"$workdir/empty.check" 2>&1 &&
+	grep -q "No samples to draw" "$workdir/empty.svg"
+check $? "no sample passes the filters: $(lines "$workdir/empty.check") $(lines "$workdir/empty.err")"
+
 # the file: 0600, a symlink in its place not followed, bad uses said in one line
 svg=$workdir/precord-g.svg
 [ "$(stat -c %a "$svg")" = 600 ]
