@@ -39,7 +39,7 @@ function check(cond, msg) {
 	const loaded = Date.now() - t0;
 	const info = await page.evaluate(() => {
 		const d = JSON.parse(document.getElementById('flamedata').textContent);
-		return { frames: d.frames.length / 5, drawn: document.querySelectorAll('g.f').length,
+		return { frames: d.frames.length / 5, drawn: document.querySelectorAll('#frames rect').length,
 			 width: d.width };
 	});
 	check(info.frames > 0 && info.drawn === info.frames,
@@ -48,23 +48,31 @@ function check(cond, msg) {
 
 	// click: the frame becomes the full width, reset brings its width back
 	const idx = await page.evaluate((name) => {
-		for (const g of document.querySelectorAll('g.f'))
-			if (g.querySelector('title').textContent.split('\n')[0] === name)
-				return +g.id.substring(1);
+		const d = JSON.parse(document.getElementById('flamedata').textContent);
+		for (let i = 1; i < d.frames.length / 5; i++)
+			if (d.strings[d.frames[5 * i + 1]] === name)
+				return i;
 		return -1;
 	}, clickName);
 	check(idx > 0, `a frame named ${clickName}: f${idx}`);
 	if (idx > 0) {
-		const width = () => page.$eval(`#f${idx} rect`, (r) => +r.getAttribute('width'));
+		const width = () => page.$eval(`#f${idx}`, (r) => +r.getAttribute('width'));
 		const before = await width();
-		await page.click(`#f${idx} rect`);
+		await page.hover(`#f${idx}`);
+		const hover = await page.evaluate((i) => ({
+			title: document.querySelector(`#f${i} title`).textContent,
+			details: document.getElementById('details').textContent }), idx);
+		check(hover.title.split('\n')[0] === clickName && hover.details.indexOf(clickName) === 0 &&
+		      / samples? \(\d+\.\d\d%\)$/.test(hover.details),
+		      `hover: title "${hover.title.split('\n').join(' | ')}", details "${hover.details}"`);
+		await page.click(`#f${idx}`);
 		const zoomed = await width();
 		const resetShown = await page.$eval('#reset', (e) => !e.classList.contains('hidden'));
 		check(Math.abs(zoomed - full) < 0.01 && before < full - 1 && resetShown,
 		      `a click zooms ${clickName}: width ${before} -> ${zoomed} (full ${full}), ` +
 		      `reset shown: ${resetShown}`);
-		const root = await page.$eval('#f0', (g) => g.classList.contains('anc') &&
-					      g.getAttribute('display') !== 'none');
+		const root = await page.$eval('#f0', (r) => r.classList.contains('anc') &&
+					      r.getAttribute('display') !== 'none');
 		check(root, 'the root stays drawn as an ancestor of the zoomed frame');
 		await page.click('#reset');
 		const back = await width();
@@ -74,7 +82,7 @@ function check(cond, msg) {
 	}
 
 	// Ctrl-F opens the search box; a search highlights frames, the share as --folded's
-	await page.click('#f0 rect');
+	await page.click('#f0');
 	await page.keyboard.press('Control+f');
 	const focused = await page.evaluate(() => document.activeElement &&
 					    document.activeElement.id === 'search');
@@ -82,8 +90,8 @@ function check(cond, msg) {
 	await page.keyboard.type(term);
 	const found = await page.evaluate(() => {
 		const m = document.getElementById('matched');
-		const hl = document.querySelectorAll('g.f.match');
-		const fill = hl.length ? getComputedStyle(hl[0].querySelector('rect')).fill : '';
+		const hl = document.querySelectorAll('#frames rect.match');
+		const fill = hl.length ? getComputedStyle(hl[0]).fill : '';
 		return { text: m.textContent, samples: +m.getAttribute('data-samples'), n: hl.length,
 			 fill, total: +JSON.parse(document.getElementById('flamedata').textContent)
 					 .frames[4] };
