@@ -7,7 +7,7 @@
  * Each of the hist's entries (one per distinct value of the sort keys) is a row; its columns
  * and order come from the sort keys' table in prec_view.c, its call graph from
  * prec_view_graph.c (built from the stacks the entry occurs on); prec_view_folded.c prints
- * the stacks themselves.
+ * the stacks themselves, prec_view_flame.c draws them as a flame graph (an SVG).
  */
 #ifndef PREC_VIEW_H
 #define PREC_VIEW_H
