@@ -7,7 +7,7 @@
  * Each of the hist's entries (one per distinct value of the sort keys) is a row; its columns
  * and order come from the sort keys' table in prec_view.c, its call graph from
  * prec_view_graph.c (built from the stacks the entry occurs on); prec_view_folded.c prints
- * the stacks themselves.
+ * the stacks themselves, prec_view_flame.c draws them as a flame graph (an SVG).
  */
 #ifndef PREC_VIEW_H
 #define PREC_VIEW_H
@@ -100,5 +100,18 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 
 /* One line per distinct symbolized stack: "comm;outer;...;leaf COUNT" (sample counts). */
 int prec_view__folded(struct prec_hist *h, FILE *out);
+
+struct prec_flame_opts {
+	const char *title, *subtitle; /* plain text (escaped by the view); NULL: a default, none */
+	bool inverted; /* an icicle of callers: leaf functions at the top, their callers below */
+	unsigned int width; /* of the SVG in pixels (at least 400); 0: 1200 */
+};
+
+/*
+ * A flame graph of the stacks --folded prints (sample counts): one self-contained SVG with
+ * its own script (hover details, click to zoom, search), frames narrower than a pixel merged
+ * (prec_view_flame.c).  0, -EIO or -ENOMEM.
+ */
+int prec_view__flamegraph(struct prec_hist *h, const struct prec_flame_opts *o, FILE *out);
 
 #endif

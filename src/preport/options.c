@@ -521,6 +521,13 @@ static bool opt_time(struct parse *p, const char *arg)
 
 static void usage(void);
 
+static bool opt_inverted(struct parse *p, const char *arg)
+{
+	p->o->report.order = 1;
+	p->o->report.inverted = true; /* --flamegraph: an icicle of callers */
+	return true;
+}
+
 static bool opt_help(struct parse *p, const char *arg)
 {
 	usage();
@@ -591,10 +598,14 @@ static const struct opt {
 	  "chains; bare -g: graph,0.5,caller" },
 	{ "no-call-graph", 0, NULL, SET_INT, OPT_FIELD(report.graph), PREC_GRAPH_NONE, NULL,
 	  "no call graphs (as -g none)" },
-	{ "inverted", 'G', NULL, SET_INT, OPT_FIELD(report.order), 1, NULL,
-	  "call graphs from the outermost caller down" },
+	{ "inverted", 'G', NULL, CALL, 0, 0, opt_inverted,
+	  "call graphs from the outermost caller down; with\n"
+	  "--flamegraph, an icicle of callers" },
 	{ "folded", 0, NULL, SET_BOOL, OPT_FIELD(report.folded), 1, NULL,
 	  "one line per stack: comm;outer;...;leaf COUNT (flame graphs)" },
+	{ "flamegraph", 0, " FILE", SET_STR, OPT_FIELD(report.flame.path), 0, NULL,
+	  "write an interactive flame graph (SVG) to FILE\n"
+	  "instead of a report; open it in a browser" },
 	{ "pprof", 0, " FILE", SET_STR, OPT_FIELD(report.pprof.path), 0, NULL,
 	  "write a pprof profile (gzip'ed profile.proto) to FILE\n"
 	  "instead of a report: go tool pprof -http=: FILE" },
@@ -704,6 +715,32 @@ static bool apply(struct parse *p, const struct opt *op, const char *arg)
 	}
 }
 
+/* An export is an output of its own: one of them, never with --folded, -D or --header-only,
+ * and to a file with a name. */
+static bool exports_fit(const struct preport_opts *o)
+{
+	const struct preport_report_opts *ro = &o->report;
+	const char *ex = ro->pprof.path ? "--pprof" : ro->flame.path ? "--flamegraph" : NULL;
+	const char *other = ro->pprof.path && ro->flame.path ? "--flamegraph"
+			    : ro->folded			   ? "--folded"
+			    : o->dump_raw			   ? "-D"
+			    : o->header_only			   ? "--header-only"
+								   : NULL;
+
+	if (!ex)
+		return true;
+	if (!*(ro->pprof.path ? ro->pprof.path : ro->flame.path)) {
+		fprintf(stderr, "preport: %s needs a file name ('-' for standard output)\n", ex);
+		return false;
+	}
+	if (other) {
+		fprintf(stderr, "preport: %s and %s are two outputs; give one of them\n", ex,
+			other);
+		return false;
+	}
+	return true;
+}
+
 bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret_status)
 {
 	struct preport_report_opts *ro = &o->report;
@@ -738,6 +775,7 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 	ro->order = -1;
 	ro->inline_frames = -1;
 	ro->pprof.what = "pprof profile";
+	ro->flame.what = "flame graph";
 	ro->view.graph_threshold = 0.5;
 	ro->session.max_stack = UINT32_MAX; /* not given: default_max_stack() after the options */
 	ro->hist.keys[0] = PREC_SORT_COMM;
@@ -770,10 +808,8 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 	}
 	if (!parse_range(o->since, o->until, &o->range))
 		return false;
-	if (ro->pprof.path && ro->folded) {
-		fprintf(stderr, "preport: --pprof and --folded are two outputs; give one of them\n");
+	if (!exports_fit(o))
 		return false;
-	}
 	if (o->fields && parse_fields(o->fields, ro, p.sort_given, &bad, &bad_len)) {
 		fprintf(stderr, "preport: bad field '%.*s' in -F '%s': the fields are "
 				"overhead, overhead_children, sample, period and the sort keys "

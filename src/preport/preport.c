@@ -281,8 +281,11 @@ int main(int argc, char **argv)
 	o.report.no_teardown = !LEAK_CHECKED;
 	rc = preport_export__open(&o.report.pprof);
 	if (!rc)
+		rc = preport_export__open(&o.report.flame);
+	if (!rc)
 		rc = preport_is_dir(o.input) ? run_dir(&o) : run_file(&o);
 	rc = preport_export__close(&o.report.pprof, rc);
+	rc = preport_export__close(&o.report.flame, rc);
 out:
 	preport_opts__free(&o);
 	return rc;

@@ -44,6 +44,8 @@ struct preport_report_opts {
 	bool folded;
 	int inline_frames; /* --inline 1, --no-inline 0; -1: not given (on for --pprof) */
 	struct preport_export pprof; /* --pprof FILE: a pprof profile instead of a view */
+	struct preport_export flame; /* --flamegraph FILE: an SVG instead of a view */
+	bool inverted; /* -G given: with --flamegraph, an icicle of callers */
 	bool quiet;
 	/* what the session needs: symbols, -U, -T (thread_counts), --max-stack, the sample
 	 * filters */
@@ -161,6 +163,9 @@ void preport_input__free(struct preport_input *in);
  * epoch; 0 when no stream has wall-clock data) and the time from the first to the last. */
 void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_first,
 			  uint64_t *ret_duration);
+/* The streams to read: 1 for a file, the segments picked for a directory, whose count of
+ * all its segments goes into *ret_all (0 for a file). */
+size_t preport_input__count(const struct preport_input *in, size_t *ret_all);
 /* The report's line on --since/--until (nothing without them), with the number of segments
  * read of a directory. */
 void preport_input__print_range(const struct preport_input *in, FILE *out);
@@ -205,5 +210,13 @@ int preport_input__read(struct preport_input *in, struct prec_report_session *rs
  */
 int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
 			 FILE *out);
+
+/* ---- --flamegraph (flame.c) ---- */
+
+/* The flame graph of the finished session rs, titled from the first stream's header and the
+ * events ve (nev of them), written to o->flame.  0, -EIO or -ENOMEM. */
+int preport_flame_write(struct preport_input *in, struct prec_report_session *rs,
+			const struct prec_view_evsel *ve, size_t nev,
+			const struct preport_report_opts *o);
 
 #endif

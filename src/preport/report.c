@@ -115,14 +115,14 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	*ho = o->hist;
 	*vo = o->view;
 	ho->children = o->children < 0 ? callchains : o->children && callchains;
-	ho->need_comm = o->folded;
+	ho->need_comm = o->folded || o->flame.path;
 	/* pprof: pid, tid and comm are labels, and a location's lines are its inlined
 	 * functions unless --no-inline says otherwise; it reads stacks, not entries, so no
 	 * cumulative totals are made */
 	ho->inline_frames = o->inline_frames < 0 ? o->pprof.path != NULL : o->inline_frames;
 	ho->need_thread = o->pprof.path != NULL;
-	if (o->pprof.path)
-		ho->children = false;
+	if (o->pprof.path || o->flame.path)
+		ho->children = false; /* exports read stacks, not entries' totals */
 	vo->graph = o->graph < 0 ? (callchains ? PREC_GRAPH_GRAPH : PREC_GRAPH_NONE)
 				 : (enum prec_graph_mode)o->graph;
 	if (!callchains && vo->graph != PREC_GRAPH_NONE) {
@@ -133,14 +133,14 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	}
 	if (o->session.max_stack == 0)
 		vo->graph = PREC_GRAPH_NONE; /* as perf: no frame of a chain, nothing to draw */
-	if (o->folded && !callchains)
+	if ((o->folded || o->flame.path) && !callchains)
 		prec_warn("the recording has no call chains (record with -g): each stack is its "
 			  "sampled function only");
 	/* perf's defaults: callers first with children, callees first without */
 	vo->caller_order = o->order < 0 ? ho->children : o->order == 1;
 	ho->callee_order = !vo->caller_order;
 	ho->keep_occurrences = vo->graph != PREC_GRAPH_NONE && !o->folded && !vo->field_sep &&
-			       !o->pprof.path;
+			       !o->pprof.path && !o->flame.path;
 	vo->hide_unresolved = o->session.hide_unresolved;
 }
 
@@ -223,6 +223,13 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 		if (e2)
 			err = e2;
 		phase_end(&ph, "pprof");
+		goto out;
+	}
+	if (o->flame.path) {
+		e2 = preport_flame_write(in, rs, ve, f.nr_events, o);
+		if (e2)
+			err = e2 == -EIO && ferror(o->flame.f) ? err : e2; /* said by export's close */
+		phase_end(&ph, "flamegraph");
 		goto out;
 	}
 	if (!o->folded)

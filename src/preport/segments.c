@@ -223,6 +223,12 @@ static void format_bound(uint64_t ns, const char *none, char *buf, size_t len)
 		preport_format_wall(ns, ns % NSEC != 0, buf, len);
 }
 
+size_t preport_input__count(const struct preport_input *in, size_t *ret_all)
+{
+	*ret_all = in->single ? 0 : in->nsegs;
+	return in->single ? 1 : in->npick;
+}
+
 void preport_input__print_range(const struct preport_input *in, FILE *out)
 {
 	const struct preport_range *rg = &in->range;

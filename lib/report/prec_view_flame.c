@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flame graph (preport --flamegraph): one self-contained SVG, drawn by its own script.
+ *
+ * The hist's stacks are merged into a tree of frames, as --folded sees them: the command,
+ * then the outermost caller down to the leaf (inverted: the leaf first, up to the command).
+ * Siblings are merged by name and DSO, so a frame's count is the samples of the folded lines
+ * that begin with its path, and siblings are ordered by name, then DSO.  A frame narrower
+ * than a pixel at full width (count * width < total) is not drawn: a parent's such children
+ * become one "(N frames merged)" frame after its other children, itself left out when it is
+ * still narrower than a pixel (its samples stay in the parent's width).  So the frames drawn
+ * are bounded by the width times the depth, whatever the recording's size.
+ *
+ * The SVG holds the frames as data (one JSON array of numbers, one of strings) that the
+ * script draws at load: a frame costs a few bytes in the file.  Every text of the recording
+ * is escaped: XML entities in the SVG's own text, \u escapes in the data (which therefore
+ * holds no '<', '>' or '&'), U+FFFD for invalid UTF-8.  No network resource is used.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prec_buf.h"
+#include "prec_symbol.h"
+#include "prec_view_int.h"
+
+/* What a frame is: the data's kind numbers, the script's colours (keep both in step). */
+enum fkind { FK_USER, FK_KERNEL, FK_JIT, FK_UNSYM, FK_COMM, FK_MERGED, FK_ROOT };
+
+#define COMM_DSO UINT32_MAX /* the DSO id in the key of a command's frame */
+#define FRAME_H 16
+#define TOP 72	  /* the title, subtitle and controls above the frames */
+#define BOTTOM 34 /* the details line below */
+
+struct fkey {
+	uint32_t parent, dso; /* node id; the hist's DSO id, or COMM_DSO */
+	const char *name;     /* interned */
+};
+
+struct fnode {
+	uint64_t count;
+	const char *name, *dso; /* dso: NULL for none */
+	uint8_t kind;
+};
+
+struct fchild {
+	const char *name, *dso;
+	uint32_t id;
+};
+
+struct sfinfo {
+	const char *name, *dso;
+	uint8_t kind, set;
+};
+
+struct flame {
+	const struct prec_hist *h;
+	struct prec_keyset keys; /* struct fkey -> node id - 1 */
+	struct fnode *nodes;	 /* node 0: the root */
+	size_t nr, cap;
+	struct sfinfo *sf; /* by sframe id, filled as met */
+	size_t sf_cap;
+	struct prec_strset names;
+	uint32_t *first; /* children of node i: kids[first[i] .. first[i + 1]) */
+	struct fchild *kids;
+	uint64_t min;		 /* the smallest count drawn: a pixel at full width */
+	struct prec_keyset strs; /* string pointer -> index - 1 in the data's string table */
+	const char **str_order;
+	size_t str_cap;
+	struct prec_buf frames; /* the data's frame numbers */
+	uint32_t max_depth;
+};
+
+static bool is_jit(const char *dso)
+{
+	size_t n = dso ? strlen(dso) : 0;
+
+	return (n > 9 && !strncmp(dso, "perf-", 5) && !strcmp(dso + n - 4, ".map")) ||
+	       (n > 10 && !strncmp(dso, "jitted-", 7) && !strcmp(dso + n - 3, ".so"));
+}
+
+/* What the tree needs of sframe id: its folded name, DSO and kind; NULL on -ENOMEM. */
+static const struct sfinfo *sframe_info(struct flame *f, uint32_t id)
+{
+	const struct prec_sframe *sf;
+	struct prec_dso *d;
+	struct sfinfo *s;
+	char buf[NAME_MAX_LEN];
+	size_t old = f->sf_cap;
+
+	if (id >= f->sf_cap) {
+		if (prec_array__grow((void **)&f->sf, &f->sf_cap, (size_t)id + 1, sizeof(*f->sf),
+				     1024))
+			return NULL;
+		memset(f->sf + old, 0, (f->sf_cap - old) * sizeof(*f->sf));
+	}
+	s = &f->sf[id];
+	if (s->set)
+		return s;
+	sf = prec_hist__sframe(f->h, id);
+	s->name =
+	    prec_strset__intern(&f->names, prec_view_frame_name(f->h, id, true, buf, sizeof(buf)));
+	if (!s->name)
+		return NULL;
+	d = prec_hist__dso(f->h, sf->dso);
+	/* interned, so that equal strings are one entry of the data's table */
+	s->dso = d ? prec_strset__intern(&f->names, prec_dso__short_name(d)) : NULL;
+	if (d && !s->dso)
+		return NULL;
+	if (sf->kind == PREC_SF_ADDR || sf->kind == PREC_SF_UNKNOWN || sf->kind == PREC_SF_NOMAP)
+		s->kind = FK_UNSYM;
+	else if (sf->kernel)
+		s->kind = FK_KERNEL;
+	else if (is_jit(s->dso))
+		s->kind = FK_JIT;
+	else
+		s->kind = FK_USER;
+	s->set = 1;
+	return s;
+}
+
+/* The child of `parent` for (name, dso id), made if new: its node id, or -ENOMEM. */
+static long child(struct flame *f, uint32_t parent, const char *name, uint32_t dso_id,
+		  const char *dso, uint8_t kind)
+{
+	struct fkey k;
+	bool is_new;
+	long id;
+
+	memset(&k, 0, sizeof(k));
+	k.parent = parent;
+	k.dso = dso_id;
+	k.name = name;
+	id = prec_keyset__intern(&f->keys, &k, &is_new);
+	if (id < 0)
+		return id;
+	if (is_new) {
+		if (prec_array__grow((void **)&f->nodes, &f->cap, (size_t)id + 2, sizeof(*f->nodes),
+				     1024))
+			return -ENOMEM;
+		f->nodes[id + 1] = (struct fnode){.name = name, .dso = dso, .kind = kind};
+		f->nr = (size_t)id + 2;
+	}
+	return id + 1;
+}
+
+static int build(struct flame *f, bool inverted)
+{
+	uint32_t *seq = NULL, stack, nr_stacks = prec_hist__nr_stacks(f->h);
+	size_t seq_cap = 0;
+	int err = -ENOMEM;
+
+	if (prec_array__grow((void **)&f->nodes, &f->cap, 1, sizeof(*f->nodes), 1024))
+		return -ENOMEM;
+	f->nodes[0] = (struct fnode){.name = "all", .kind = FK_ROOT};
+	f->nr = 1;
+	for (stack = 0; stack < nr_stacks; stack++) {
+		struct prec_path path;
+		const char *comm;
+		long n, i, cur = 0;
+
+		n = prec_hist__path(f->h, stack, SIZE_MAX, &path, &seq, &seq_cap);
+		if (n < 0)
+			goto out;
+		if (!path.count)
+			continue;
+		comm = prec_hist__stack_comm(f->h, stack);
+		comm = prec_strset__intern(&f->names, comm ? comm : "[unknown]");
+		if (!comm)
+			goto out;
+		f->nodes[0].count += path.count;
+		for (i = 0; i <= n; i++) {
+			const struct sfinfo *s;
+			long pos = inverted ? i : n - i; /* position in seq; n: the command */
+
+			if (pos == n) {
+				cur = child(f, (uint32_t)cur, comm, COMM_DSO, NULL, FK_COMM);
+			} else {
+				uint32_t sfid = seq[pos];
+
+				s = sframe_info(f, sfid);
+				if (!s)
+					goto out;
+				cur = child(f, (uint32_t)cur, s->name,
+					    prec_hist__sframe(f->h, sfid)->dso, s->dso, s->kind);
+			}
+			if (cur < 0) {
+				err = (int)cur;
+				goto out;
+			}
+			f->nodes[cur].count += path.count;
+		}
+	}
+	err = 0;
+out:
+	free(seq);
+	return err;
+}
+
+static int cmp_child(const void *a, const void *b)
+{
+	const struct fchild *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (!x->dso || !y->dso)
+		return !!x->dso - !!y->dso;
+	return strcmp(x->dso, y->dso);
+}
+
+static uint32_t parent_of(const struct flame *f, size_t node)
+{
+	return ((const struct fkey *)prec_keyset__key(&f->keys, (uint32_t)node - 1))->parent;
+}
+
+/* Each node's children, sorted, from the keys' parents. */
+static int link_children(struct flame *f)
+{
+	size_t i;
+
+	f->first = calloc(f->nr + 1, sizeof(*f->first));
+	f->kids = malloc((f->nr ? f->nr : 1) * sizeof(*f->kids));
+	if (!f->first || !f->kids)
+		return -ENOMEM;
+	for (i = 1; i < f->nr; i++)
+		f->first[parent_of(f, i) + 1]++;
+	for (i = 1; i <= f->nr; i++)
+		f->first[i] += f->first[i - 1];
+	/* fill with first[p] as parent p's cursor, which ends at its end: shift back by one */
+	for (i = 1; i < f->nr; i++) {
+		uint32_t p = parent_of(f, i);
+		struct fchild *c = &f->kids[f->first[p]++];
+
+		c->name = f->nodes[i].name;
+		c->dso = f->nodes[i].dso;
+		c->id = (uint32_t)i;
+	}
+	for (i = f->nr; i > 0; i--)
+		f->first[i] = f->first[i - 1];
+	f->first[0] = 0;
+	for (i = 0; i < f->nr; i++)
+		if (f->first[i + 1] - f->first[i] > 1)
+			qsort(f->kids + f->first[i], f->first[i + 1] - f->first[i],
+			      sizeof(*f->kids), cmp_child);
+	return 0;
+}
+
+/* The index of string s in the data's table (0: none), added if new; -ENOMEM. */
+static long str_index(struct flame *f, const char *s)
+{
+	uintptr_t key = (uintptr_t)s;
+	bool is_new;
+	long id;
+
+	if (!s)
+		return 0;
+	id = prec_keyset__intern(&f->strs, &key, &is_new);
+	if (id < 0)
+		return id;
+	if (is_new) {
+		if (prec_array__grow((void **)&f->str_order, &f->str_cap, (size_t)id + 1,
+				     sizeof(*f->str_order), 256))
+			return -ENOMEM;
+		f->str_order[id] = s;
+	}
+	return id + 1;
+}
+
+static int put_num(struct prec_buf *b, uint64_t v)
+{
+	char buf[24];
+	const char *p = u64_text(v, buf);
+
+	return prec_buf__append(b, p, strlen(p)) || prec_buf__append(b, ",", 1) ? -ENOMEM : 0;
+}
+
+static int put_frame(struct flame *f, uint32_t depth, const char *name, const char *dso,
+		     uint8_t kind, uint64_t count)
+{
+	long n = str_index(f, name), d = str_index(f, dso);
+
+	if (n < 0 || d < 0)
+		return -ENOMEM;
+	if (depth > f->max_depth)
+		f->max_depth = depth;
+	if (put_num(&f->frames, depth) || put_num(&f->frames, (uint64_t)n) ||
+	    put_num(&f->frames, (uint64_t)d) || put_num(&f->frames, kind) ||
+	    put_num(&f->frames, count))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Node id and what is drawn of its subtree, in preorder, at depth. */
+static int emit(struct flame *f, uint32_t id, uint32_t depth)
+{
+	const struct fnode *n = &f->nodes[id];
+	uint64_t merged = 0, nr_merged = 0;
+	uint32_t k;
+	int err = put_frame(f, depth, n->name, n->dso, n->kind, n->count);
+
+	for (k = f->first[id]; !err && k < f->first[id + 1]; k++) {
+		uint32_t c = f->kids[k].id;
+
+		if (f->nodes[c].count >= f->min) {
+			err = emit(f, c, depth + 1);
+		} else {
+			merged += f->nodes[c].count;
+			nr_merged++;
+		}
+	}
+	if (!err && merged && merged >= f->min) {
+		char buf[64];
+		const char *name;
+
+		snprintf(buf, sizeof(buf), "(%" PRIu64 " frame%s merged)", nr_merged,
+			 nr_merged == 1 ? "" : "s");
+		name = prec_strset__intern(&f->names, buf);
+		err = name ? put_frame(f, depth + 1, name, NULL, FK_MERGED, merged) : -ENOMEM;
+	}
+	return err;
+}
+
+/*
+ * One code point of p (at most `left` bytes) into *cp, and its length.  A malformed sequence
+ * is one U+FFFD for its longest start that could have begun a valid one (at least a byte),
+ * as browsers and Python decode it: no overlong form, surrogate or value past U+10FFFF.
+ */
+static size_t utf8_next(const unsigned char *p, size_t left, uint32_t *cp)
+{
+	uint32_t c = p[0];
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2, c &= 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3, c &= 0x0f;
+		lo = c == 0 ? 0xa0 : 0x80;   /* E0: no overlong form */
+		hi = c == 0xd ? 0x9f : 0xbf; /* ED: no surrogate */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4, c &= 0x07;
+		lo = c == 0 ? 0x90 : 0x80; /* F0: no overlong form */
+		hi = c == 4 ? 0x8f : 0xbf; /* F4: not past U+10FFFF */
+	} else {
+		*cp = 0xfffd;
+		return 1;
+	}
+	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf) {
+		if (i >= left || p[i] < lo || p[i] > hi) {
+			*cp = 0xfffd;
+			return i;
+		}
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	*cp = c;
+	return n;
+}
+
+/* s as XML character data (also fit for an attribute's value). */
+static void put_xml(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s);
+
+	while (left) {
+		uint32_t c;
+		size_t n = utf8_next(p, left, &c);
+
+		if (c == '<')
+			fputs("&lt;", out);
+		else if (c == '>')
+			fputs("&gt;", out);
+		else if (c == '&')
+			fputs("&amp;", out);
+		else if (c == '"')
+			fputs("&quot;", out);
+		else if (c == '\'')
+			fputs("&apos;", out);
+		else if (c < 0x20 || c == 0x7f || c == 0xfffe || c == 0xffff)
+			fputc(' ', out);
+		else if (c == 0xfffd)
+			fputs("\xef\xbf\xbd", out);
+		else
+			fwrite(p, 1, n, out);
+		p += n;
+		left -= n;
+	}
+}
+
+/* s as a JSON string that holds no '<', '>' or '&', whatever s is. */
+static int put_json(struct prec_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s);
+	int err = prec_buf__append(b, "\"", 1);
+
+	while (left && !err) {
+		uint32_t c;
+		size_t n = utf8_next(p, left, &c);
+		char esc[8];
+
+		if (c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' ||
+		    c == 0x7f || c == 0x2028 || c == 0x2029 || c >= 0xfffd) {
+			if (c > 0xffff) { /* a valid code point beyond the BMP: as it is */
+				err = prec_buf__append(b, p, n);
+			} else {
+				snprintf(esc, sizeof(esc), "\\u%04x",
+					 c == 0xfffe || c == 0xffff ? 0xfffd : c);
+				err = prec_buf__append(b, esc, 6);
+			}
+		} else {
+			err = prec_buf__append(b, p, n);
+		}
+		p += n;
+		left -= n;
+	}
+	return err || prec_buf__append(b, "\"", 1) ? -ENOMEM : 0;
+}
+
+static const char css[] =
+    "text{font-family:Verdana,'DejaVu Sans',sans-serif;font-size:12px;fill:#000}\n"
+    "#title{font-size:17px;text-anchor:middle}\n"
+    "#subtitle{fill:#555;text-anchor:middle}\n"
+    ".btn{cursor:pointer;fill:#1a4fa0;text-decoration:underline}\n"
+    ".hidden{display:none}\n"
+    "#frames rect{cursor:pointer;rx:2px}\n"
+    ".outlined rect{stroke:#fff;stroke-width:0.5}\n"
+    "#frames rect:hover{stroke:#000;stroke-width:1}\n"
+    "#labels{pointer-events:none}\n"
+    "#labels text{font-size:11px}\n"
+    ".anc{opacity:0.55}\n"
+    "#frames rect.match{fill:#e020e0}\n"
+    "#search{width:230px;font:12px Verdana,sans-serif;padding:1px 4px;box-sizing:border-box}\n";
+
+/* The drawing: reads the data, lays out frames (x from preorder and depth), draws them,
+ * and handles hover, zoom, reset, search and Ctrl-F.  Kinds: enum fkind.  A frame is one
+ * rect: names are drawn only where they fit and titles made on the first hover, so that a
+ * graph of tens of thousands of frames still opens in seconds (doc/performance.md). */
+static const char script[] =
+    "(function () {\n"
+    "'use strict';\n"
+    "var NS = 'http://www.w3.org/2000/svg', XNS = 'http://www.w3.org/1999/xhtml';\n"
+    "var D = JSON.parse(document.getElementById('flamedata').textContent);\n"
+    "var S = D.strings, A = D.frames, n = A.length / 5, W = D.width, PAD = 10, FH = D.fh;\n"
+    "var KIND = ['user', 'kernel', 'JIT', 'unsymbolized', 'command', 'merged', 'all'];\n"
+    "var depth = new Int32Array(n), nm = new Int32Array(n), ds = new Int32Array(n);\n"
+    "var kind = new Int8Array(n), cnt = new Float64Array(n), x = new Float64Array(n);\n"
+    "var end = new Int32Array(n), parent = new Int32Array(n), pos = [], st = [];\n"
+    "var i;\n"
+    "for (i = 0; i < n; i++) {\n"
+    "  var d = A[5 * i];\n"
+    "  depth[i] = d; nm[i] = A[5 * i + 1]; ds[i] = A[5 * i + 2];\n"
+    "  kind[i] = A[5 * i + 3]; cnt[i] = A[5 * i + 4];\n"
+    "  x[i] = d ? pos[d] : 0; pos[d] = x[i] + cnt[i]; pos[d + 1] = x[i];\n"
+    "  while (st.length && depth[st[st.length - 1]] >= d) end[st.pop()] = i;\n"
+    "  parent[i] = st.length ? st[st.length - 1] : -1;\n"
+    "  st.push(i);\n"
+    "}\n"
+    "while (st.length) end[st.pop()] = n;\n"
+    "var total = n ? cnt[0] : 0;\n"
+    "function rowY(d) { return D.inverted ? D.top + d * FH : D.top + (D.maxdepth - d) * FH; }\n"
+    "function hash(s) {\n"
+    "  var h = 2166136261;\n"
+    "  for (var k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), 16777619);\n"
+    "  return ((h >>> 0) % 1000) / 1000;\n"
+    "}\n"
+    "function colour(i) {\n"
+    "  var v = hash(S[nm[i]]);\n"
+    "  switch (kind[i]) {\n"
+    "  case 0: return 'hsl(' + (5 + 40 * v) + ',85%,' + (58 + 8 * v) + '%)';\n"
+    "  case 1: return 'hsl(' + (195 + 25 * v) + ',65%,' + (62 + 10 * v) + '%)';\n"
+    "  case 2: return 'hsl(' + (95 + 35 * v) + ',55%,' + (52 + 10 * v) + '%)';\n"
+    "  case 3: return 'hsl(0,0%,' + (68 + 10 * v) + '%)';\n"
+    "  case 4: return 'hsl(' + (265 + 20 * v) + ',45%,72%)';\n"
+    "  case 5: return '#e8e8e8';\n"
+    "  default: return '#c8c8c8';\n"
+    "  }\n"
+    "}\n"
+    "function pct(c) { return total ? (100 * c / total).toFixed(2) + '%' : '0.00%'; }\n"
+    "function samples(c) { return c + (c === 1 ? ' sample' : ' samples'); }\n"
+    "function label(i) {\n"
+    "  return S[nm[i]] + (ds[i] ? ' \\u2014 ' + S[ds[i]] : '') + ' \\u2014 ' + KIND[kind[i]]\n"
+    "    + ' \\u2014 ' + samples(cnt[i]) + ' (' + pct(cnt[i]) + ')';\n"
+    "}\n"
+    "var svg = document.documentElement, layer = document.getElementById('frames');\n"
+    "var labels = document.getElementById('labels');\n"
+    "var details = document.getElementById('details'), reset = document.getElementById('reset');\n"
+    "var matched = document.getElementById('matched');\n"
+    "/* the title fitted before the frames are there: measuring text lays out the whole page */\n"
+    "var title = document.getElementById('title'), full = title.textContent;\n"
+    "for (i = full.length; i > 10 && title.getComputedTextLength() > W - 2 * PAD; i -= 4)\n"
+    "  title.textContent = full.substring(0, i) + '..';\n"
+    "/* one rect a frame, drawn unzoomed; names only where they fit, titles made on the first\n"
+    " * hover */\n"
+    "var rect = new Array(n), frag = document.createDocumentFragment();\n"
+    "var scale0 = total ? (W - 2 * PAD) / total : 0;\n"
+    "for (i = 0; i < n; i++) {\n"
+    "  var r = document.createElementNS(NS, 'rect');\n"
+    "  r.setAttribute('id', 'f' + i);\n"
+    "  r.setAttribute('fill', colour(i));\n"
+    "  r.setAttribute('y', rowY(depth[i]));\n"
+    "  r.setAttribute('x', (PAD + x[i] * scale0).toFixed(2));\n"
+    "  r.setAttribute('width', (cnt[i] * scale0).toFixed(2));\n"
+    "  r.setAttribute('height', FH - 1);\n"
+    "  rect[i] = r;\n"
+    "  frag.appendChild(r);\n"
+    "}\n"
+    "layer.appendChild(frag);\n"
+    "/* outlines cost the browser most of its painting in graphs of many thousands of frames */\n"
+    "if (n < 5000) layer.setAttribute('class', 'outlined');\n"
+    "function fit(s, w) {\n"
+    "  var c = Math.floor((w - 6) / 6.6);\n"
+    "  if (c < 3) return '';\n"
+    "  return s.length <= c ? s : s.substring(0, c - 2) + '..';\n"
+    "}\n"
+    "function zoom(z, first) {\n"
+    "  var anc = new Uint8Array(n), scale = total ? (W - 2 * PAD) / cnt[z] : 0, k;\n"
+    "  var names = document.createDocumentFragment();\n"
+    "  for (k = parent[z]; k >= 0; k = parent[k]) anc[k] = 1;\n"
+    "  for (k = 0; k < n; k++) {\n"
+    "    var inside = k >= z && k < end[z], px, pw, s;\n"
+    "    if (!inside && !anc[k]) { rect[k].setAttribute('display', 'none'); continue; }\n"
+    "    if (inside) { px = PAD + (x[k] - x[z]) * scale; pw = cnt[k] * scale; }\n"
+    "    else { px = PAD; pw = W - 2 * PAD; }\n"
+    "    if (!first) {\n"
+    "      rect[k].removeAttribute('display');\n"
+    "      rect[k].classList.toggle('anc', !!anc[k]);\n"
+    "      rect[k].setAttribute('x', px.toFixed(2));\n"
+    "      rect[k].setAttribute('width', pw.toFixed(2));\n"
+    "    }\n"
+    "    s = fit(S[nm[k]], pw);\n"
+    "    if (s) {\n"
+    "      var t = document.createElementNS(NS, 'text');\n"
+    "      t.setAttribute('x', (px + 3).toFixed(2));\n"
+    "      t.setAttribute('y', rowY(depth[k]) + FH - 4.5);\n"
+    "      if (anc[k]) t.setAttribute('class', 'anc');\n"
+    "      t.textContent = s;\n"
+    "      names.appendChild(t);\n"
+    "    }\n"
+    "  }\n"
+    "  labels.textContent = '';\n"
+    "  labels.appendChild(names);\n"
+    "  reset.classList.toggle('hidden', z === 0);\n"
+    "}\n"
+    "function frameOf(ev) {\n"
+    "  var id = ev.target && ev.target.id;\n"
+    "  return id && id.charAt(0) === 'f' && ev.target.parentNode === layer ? +id.substring(1) : "
+    "-1;\n"
+    "}\n"
+    "layer.addEventListener('click', function (ev) {\n"
+    "  var k = frameOf(ev);\n"
+    "  if (k >= 0) zoom(k);\n"
+    "});\n"
+    "layer.addEventListener('mouseover', function (ev) {\n"
+    "  var k = frameOf(ev);\n"
+    "  if (k < 0) return;\n"
+    "  if (!rect[k].firstChild) {\n"
+    "    var t = document.createElementNS(NS, 'title');\n"
+    "    t.textContent = label(k).split(' \\u2014 ').join('\\n');\n"
+    "    rect[k].appendChild(t);\n"
+    "  }\n"
+    "  details.textContent = label(k);\n"
+    "});\n"
+    "layer.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+    "reset.addEventListener('click', function () { zoom(0); });\n"
+    "var fo = document.createElementNS(NS, 'foreignObject');\n"
+    "fo.setAttribute('x', W - PAD - 240); fo.setAttribute('y', 47);\n"
+    "fo.setAttribute('width', 240); fo.setAttribute('height', 21);\n"
+    "var box = document.createElementNS(XNS, 'input');\n"
+    "box.setAttribute('id', 'search');\n"
+    "box.setAttribute('placeholder', 'Search (regular expression, Ctrl-F)');\n"
+    "fo.appendChild(box);\n"
+    "svg.appendChild(fo);\n"
+    "function search(term) {\n"
+    "  var re = null, sum = 0, nr = 0, k, m;\n"
+    "  if (term) {\n"
+    "    try { re = new RegExp(term); } catch (err) {\n"
+    "      re = { test: function (s) { return s.indexOf(term) >= 0; } };\n"
+    "    }\n"
+    "  }\n"
+    "  for (k = 0; k < n; k++) rect[k].classList.remove('match');\n"
+    "  /* a match's share once: the frames under it are highlighted, not counted again */\n"
+    "  for (k = 1; re && k < n; k++) {\n"
+    "    if (kind[k] === 5 || !re.test(S[nm[k]])) continue;\n"
+    "    sum += cnt[k];\n"
+    "    for (m = k; m < end[k]; m++)\n"
+    "      if (kind[m] !== 5 && re.test(S[nm[m]])) { rect[m].classList.add('match'); nr++; }\n"
+    "    k = end[k] - 1;\n"
+    "  }\n"
+    "  matched.textContent = re ? 'Matched: ' + pct(sum) + ' (' + samples(sum) + ', ' + nr\n"
+    "    + (nr === 1 ? ' frame)' : ' frames)') : ' ';\n"
+    "  matched.setAttribute('data-samples', sum);\n"
+    "}\n"
+    "box.addEventListener('input', function () { search(box.value); });\n"
+    "box.addEventListener('keydown', function (ev) {\n"
+    "  if (ev.key === 'Escape') { box.value = ''; search(''); box.blur(); }\n"
+    "});\n"
+    "document.addEventListener('keydown', function (ev) {\n"
+    "  if ((ev.ctrlKey || ev.metaKey) && (ev.key === 'f' || ev.key === 'F')) {\n"
+    "    ev.preventDefault(); box.focus(); box.select();\n"
+    "  }\n"
+    "});\n"
+    "if (n) zoom(0, true);\n"
+    "/* a deep graph opens at its root, where the wide frames are (an icicle is there already) */\n"
+    "if (!D.inverted) window.scrollTo(0, document.documentElement.scrollHeight);\n"
+    "})();\n";
+
+/* The legend of the colours, bottom right (the script's colours at their middle). */
+static void put_legend(FILE *out, unsigned int width, unsigned int y)
+{
+	static const struct {
+		const char *name, *fill;
+	} keys[] = {
+	    {"user", "hsl(25,85%,62%)"},     {"kernel", "hsl(207,65%,67%)"},
+	    {"JIT", "hsl(112,55%,57%)"},     {"unsymbolized", "hsl(0,0%,73%)"},
+	    {"command", "hsl(275,45%,72%)"},
+	};
+	unsigned int x = width - 10, i;
+
+	/* right-aligned, at about 7 pixels a character */
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		x -= 30 + 7 * (unsigned int)strlen(keys[i].name);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		fprintf(out,
+			"<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"%u\" y=\"%u\">%s</text>\n",
+			x, y - 9, keys[i].fill, x + 14, y, keys[i].name);
+		x += 30 + 7 * (unsigned int)strlen(keys[i].name);
+	}
+}
+
+static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned int width,
+		     FILE *out)
+{
+	unsigned int height = TOP + (f->max_depth + 1) * FRAME_H + BOTTOM;
+	const char *title = o->title ? o->title : "Flame graph";
+	struct prec_buf data = {0};
+	size_t i;
+	int err = 0;
+
+	fprintf(out,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"
+		"<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n<title>",
+		width, height, width, height);
+	put_xml(out, title);
+	fprintf(out, "</title>\n<style>\n%s</style>\n", css);
+	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f4\"/>\n");
+	fprintf(out, "<text id=\"title\" x=\"%u\" y=\"22\">", width / 2);
+	put_xml(out, title);
+	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%u\" y=\"40\">", width / 2);
+	put_xml(out, o->subtitle ? o->subtitle : "");
+	fprintf(
+	    out,
+	    "</text>\n<text id=\"reset\" class=\"btn hidden\" x=\"10\" y=\"62\">Reset zoom</text>\n"
+	    "<text id=\"matched\" x=\"%u\" y=\"62\" text-anchor=\"end\"> </text>\n"
+	    "<text id=\"details\" x=\"10\" y=\"%u\"> </text>\n",
+	    width - 260, height - 12);
+	put_legend(out, width, height - 12);
+	fputs("<g id=\"frames\"></g>\n<g id=\"labels\"></g>\n", out);
+	if (!f->nodes[0].count)
+		fprintf(out,
+			"<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">No samples to draw: the "
+			"recording has none, or the filters left none in.</text>\n",
+			width / 2, TOP + 12);
+
+	if (prec_buf__append(&data, "{\"strings\":[\"\"", 14))
+		goto nomem;
+	for (i = 0; i < f->strs.n; i++)
+		if (prec_buf__append(&data, ",", 1) || put_json(&data, f->str_order[i]))
+			goto nomem;
+	if (prec_buf__append(&data, "],\"frames\":[", 12) ||
+	    prec_buf__append(&data, f->frames.data, f->frames.len ? f->frames.len - 1 : 0))
+		goto nomem;
+	fprintf(out, "<script type=\"application/json\" id=\"flamedata\">");
+	fwrite(data.data, 1, data.len, out);
+	fprintf(out,
+		"],\"width\":%u,\"fh\":%u,\"top\":%u,\"maxdepth\":%u,\"inverted\":%s}"
+		"</script>\n<script><![CDATA[\n%s]]></script>\n</svg>\n",
+		width, FRAME_H, TOP, f->max_depth, o->inverted ? "true" : "false", script);
+	goto out;
+nomem:
+	err = -ENOMEM;
+out:
+	prec_buf__release(&data);
+	return err;
+}
+
+int prec_view__flamegraph(struct prec_hist *h, const struct prec_flame_opts *o, FILE *out)
+{
+	/* the title, search box and legend need about 400 pixels */
+	unsigned int width = o->width ? (o->width < 400 ? 400 : o->width) : 1200;
+	struct flame f;
+	int err;
+
+	memset(&f, 0, sizeof(f));
+	f.h = h;
+	prec_keyset__init(&f.keys, sizeof(struct fkey));
+	prec_keyset__init(&f.strs, sizeof(uintptr_t));
+	err = build(&f, o->inverted);
+	if (!err)
+		err = link_children(&f);
+	if (!err) {
+		/* a pixel at full width: count * width >= total */
+		f.min = (f.nodes[0].count + width - 1) / width;
+		if (!f.min)
+			f.min = 1;
+		err = emit(&f, 0, 0);
+	}
+	if (!err)
+		err = write_svg(&f, o, width, out);
+	if (!err && ferror(out))
+		err = -EIO;
+	prec_keyset__release(&f.keys);
+	prec_keyset__release(&f.strs);
+	prec_strset__release(&f.names);
+	prec_buf__release(&f.frames);
+	free(f.nodes);
+	free(f.sf);
+	free(f.first);
+	free(f.kids);
+	free(f.str_order);
+	return err;
+}

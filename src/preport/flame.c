@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preport --flamegraph FILE: the flame graph's title and subtitle from what the recording
+ * says of itself (the command line recorded, system-wide or not, the events, samples, lost
+ * share, time range); the graph itself is lib/report's (prec_view__flamegraph), the file
+ * export.c's.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prec_buf.h"
+#include "prec_abi.h"
+#include "preport.h"
+
+static int add(struct prec_buf *b, const char *s)
+{
+	return prec_buf__append(b, s, strlen(s));
+}
+
+/*
+ * The title: what was profiled, from the recorded command line ("precord -a -g -- cmd"): the
+ * workload after "--", "system-wide" with -a (and for the daemon, whose default it is); the
+ * whole command line when it has no "--";
+ * "(no command line recorded)" without one.
+ */
+static int title_of(struct prec_reader *r, struct prec_buf *b)
+{
+	size_t len, i, nr_args = 0;
+	const void *p = r ? prec_reader__feature(r, PREC_FEAT_CMDLINE, &len) : NULL;
+	struct prec_feat_cursor c = {p, p ? len : 0, 0};
+	char *args[256];
+	uint32_t nr;
+	bool all = false, daemon = false, tasks = false;
+	long dashes = -1;
+	int err = 0;
+
+	if (p && !prec_feat__u32(&c, &nr))
+		for (; nr_args < nr && nr_args < 256; nr_args++)
+			if (prec_feat__string(&c, &args[nr_args]))
+				break;
+	for (i = 0; i < nr_args && dashes < 0; i++) {
+		if (!strcmp(args[i], "--"))
+			dashes = (long)i;
+		else if (!strcmp(args[i], "-a") || !strcmp(args[i], "--all-cpus"))
+			all = true;
+		else if (i == 1 && !strcmp(args[i], "daemon"))
+			daemon = true;
+		else if (!strncmp(args[i], "-p", 2) || !strncmp(args[i], "-t", 2) ||
+			 !strncmp(args[i], "--pid", 5) || !strncmp(args[i], "--tid", 5))
+			tasks = true;
+	}
+	all = all || (daemon && !tasks); /* the daemon's default is -a */
+	err = add(b, "Flame graph:");
+	if (!nr_args)
+		err |= add(b, " (no command line recorded)");
+	else if (all)
+		err |=
+		    add(b, dashes >= 0 ? " system-wide (-a) while running" : " system-wide (-a)");
+	for (i = dashes >= 0 ? (size_t)dashes + 1 : 0; i < nr_args && (dashes >= 0 || !all); i++)
+		err |= add(b, " ") | add(b, args[i]);
+	for (i = 0; i < nr_args; i++)
+		free(args[i]);
+	return err ? -ENOMEM : prec_buf__append(b, "", 1);
+}
+
+/* The subtitle: events, samples, lost share, the time range. */
+static int subtitle_of(struct preport_input *in, struct prec_report_session *rs,
+		       const struct prec_view_evsel *ve, size_t nev, struct prec_buf *b)
+{
+	struct prec_hist *h = prec_report_session__hist(rs);
+	uint64_t samples = 0, lost = 0, wall, span;
+	char tmp[160], when[96];
+	size_t i, shown = 0, picked, all;
+	int err = 0;
+
+	for (i = 0; i < nev && i < prec_hist__nr_events(h); i++) {
+		const struct prec_evsel_stats *st = prec_hist__event(h, (uint32_t)i);
+
+		if (ve[i].dummy && !st->nr_samples)
+			continue;
+		err |= add(b, shown++ ? ", " : "") | add(b, ve[i].name);
+		samples += st->nr_samples;
+		lost += ve[i].lost_samples;
+	}
+	snprintf(tmp, sizeof(tmp), "%s%" PRIu64 " samples, %.2f%% lost", shown ? " \xc2\xb7 " : "",
+		 samples, samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0);
+	err |= add(b, tmp);
+	preport_input__times(in, &wall, &span);
+	if (wall) {
+		preport_format_wall(wall, true, when, sizeof(when));
+		snprintf(tmp, sizeof(tmp), " \xc2\xb7 from %s, %.3f s", when, (double)span / 1e9);
+		err |= add(b, tmp);
+	} else if (span) {
+		snprintf(tmp, sizeof(tmp), " \xc2\xb7 %.3f s", (double)span / 1e9);
+		err |= add(b, tmp);
+	}
+	picked = preport_input__count(in, &all);
+	if (all) {
+		snprintf(tmp, sizeof(tmp), " \xc2\xb7 %zu of %zu segments", picked, all);
+		err |= add(b, tmp);
+	}
+	return err ? -ENOMEM : prec_buf__append(b, "", 1);
+}
+
+int preport_flame_write(struct preport_input *in, struct prec_report_session *rs,
+			const struct prec_view_evsel *ve, size_t nev,
+			const struct preport_report_opts *o)
+{
+	struct prec_buf title = {0}, sub = {0};
+	struct prec_flame_opts fo = {.inverted = o->inverted};
+	struct preport_stream s;
+	size_t all;
+	bool opened = preport_input__count(in, &all) && !preport_input__open_stream(in, 0, &s);
+	int err;
+
+	err = title_of(opened ? s.r : NULL, &title);
+	if (!err)
+		err = subtitle_of(in, rs, ve, nev, &sub);
+	if (opened)
+		preport_input__close_stream(in, &s);
+	if (!err) {
+		fo.title = (const char *)title.data;
+		fo.subtitle = (const char *)sub.data;
+		err = preport_export__begin(&o->flame);
+	}
+	if (!err)
+		err = prec_view__flamegraph(prec_report_session__hist(rs), &fo, o->flame.f);
+	prec_buf__release(&title);
+	prec_buf__release(&sub);
+	return err;
+}
