@@ -4,11 +4,12 @@
  * prec_profile.proto and gzip-compressed by zlib as it is written.
  *
  * A protobuf message that is several encodings one after another is the message with their
- * fields merged (repeated fields appended), so the profile is written in pieces: each sample
- * as a Profile of its own as soon as its stack is walked, then one Profile with everything
- * the samples refer to (string table, mappings, locations, functions, sample types, times).
- * Memory therefore grows with the distinct frames, functions and DSOs, never with the
- * samples, and the packed bytes go straight into the deflate stream.
+ * fields merged (repeated fields appended), so the profile is written in pieces: the samples
+ * as Profiles of SAMPLE_BATCH samples each as their stacks are walked, then one Profile with
+ * everything the samples refer to (string table, mappings, locations, functions, sample
+ * types, times).  The bytes are those of one Profile packed whole.  Memory therefore grows
+ * with the distinct frames, functions and DSOs, never with the samples, and the packed bytes
+ * go straight into the deflate stream.
  *
  * Ids: location i + 1 is the i-th frame met (a frame is a (DSO, flags, address) of the hist);
  * function i + 1 the i-th (symbolized frame, source file) met; mapping i + 1 the
@@ -31,16 +32,17 @@
 
 #define MAX_INLINE 16 /* as the hist keeps them (prec_hist_sym.c) */
 #define OUT_CHUNK (64 * 1024)
+#define SAMPLE_BATCH 1024 /* samples packed as one message */
 
-/* The gzip stream: a protobuf-c buffer whose bytes are gathered in ibuf, then deflated into
- * `out` (protobuf-c appends a few bytes at a time: a deflate() call for each took 4 times
- * the CPU of the whole export). */
+/* The gzip stream: each message is packed whole into pbuf by protobuf-c, then deflated into
+ * `out`.  (protobuf-c's pack_to_buffer hands its buffer a few bytes at a time and sizes each
+ * nested message once more per level; packing samples a batch at a time into flat memory
+ * takes half its CPU.) */
 struct gz {
-	ProtobufCBuffer base; /* first: protobuf-c calls append with it */
 	z_stream z;
 	FILE *out;
-	size_t ilen;
-	unsigned char ibuf[OUT_CHUNK];
+	uint8_t *pbuf;
+	size_t cap_pbuf;
 	unsigned char obuf[OUT_CHUNK];
 	int err;
 };
@@ -69,26 +71,19 @@ static void gz_push(struct gz *g, const uint8_t *p, size_t len, int flush)
 	} while (g->z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
 }
 
-static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+/* Pack message m and deflate it: 0, -ENOMEM or -EIO. */
+static int gz_pack(struct gz *g, const ProtobufCMessage *m)
 {
-	struct gz *g = (struct gz *)b;
+	size_t len = protobuf_c_message_get_packed_size(m), off, n;
 
-	if (g->ilen + len > sizeof(g->ibuf)) {
-		gz_push(g, g->ibuf, g->ilen, Z_NO_FLUSH);
-		g->ilen = 0;
+	if (prec_array__grow((void **)&g->pbuf, &g->cap_pbuf, len, 1, OUT_CHUNK))
+		return -ENOMEM;
+	protobuf_c_message_pack(m, g->pbuf);
+	for (off = 0; off < len; off += n) { /* avail_in is 32 bits wide */
+		n = len - off < (1u << 30) ? len - off : (1u << 30);
+		gz_push(g, g->pbuf + off, n, Z_NO_FLUSH);
 	}
-	if (len > sizeof(g->ibuf)) {
-		/* avail_in is 32 bits wide */
-		while (len > (1u << 30)) {
-			gz_push(g, data, 1u << 30, Z_NO_FLUSH);
-			data += 1u << 30;
-			len -= 1u << 30;
-		}
-		gz_push(g, data, len, Z_NO_FLUSH);
-		return;
-	}
-	memcpy(g->ibuf + g->ilen, data, len);
-	g->ilen += len;
+	return g->err;
 }
 
 /* A function is a name in a file: code of one symbol that comes from an #included file
@@ -332,12 +327,6 @@ static bool is_time_event(const char *name)
 	       (n == 10 && !strncmp(name, "task-clock", 10));
 }
 
-static int pack(struct gz *g, const Prec__Pprof__Profile *prof)
-{
-	protobuf_c_message_pack_to_buffer(&prof->base, &g->base);
-	return g->err;
-}
-
 /* pprof takes its first mapping for the profiled program ("File:"): the one whose file is
  * named as the command of the most samples it is on. */
 static bool names_program(const char *path, const char *comm)
@@ -373,24 +362,52 @@ static void count_program(struct pp *p, uint32_t fid, uint32_t stack, const char
 	}
 }
 
-/* Pack the samples, one stack at a time. */
+/* Samples packed together, as one Profile message. */
+struct batch {
+	Prec__Pprof__Sample smp[SAMPLE_BATCH], *smpp[SAMPLE_BATCH];
+	Prec__Pprof__Label lab[SAMPLE_BATCH][3], *labp[SAMPLE_BATCH][3];
+	size_t ids_at[SAMPLE_BATCH]; /* where each sample's location ids begin in ids */
+	int64_t *values; /* nr_cols per sample */
+	uint64_t *ids;
+	size_t n, nr_ids, cap_ids;
+};
+
+static int batch_flush(struct gz *g, struct batch *b)
+{
+	Prec__Pprof__Profile prof = PREC__PPROF__PROFILE__INIT;
+	size_t i;
+
+	if (!b->n)
+		return 0;
+	for (i = 0; i < b->n; i++) /* ids may have moved as they grew */
+		b->smp[i].location_id = b->ids + b->ids_at[i];
+	prof.n_sample = b->n;
+	prof.sample = b->smpp;
+	b->n = 0;
+	b->nr_ids = 0;
+	return gz_pack(g, &prof.base);
+}
+
+/* Pack the samples, one stack at a time, SAMPLE_BATCH to a message. */
 static int write_samples(struct pp *p, struct gz *g)
 {
 	struct prec_hist *h = p->h;
 	uint32_t nr_stacks = prec_hist__nr_stacks(h), stack, *fids = NULL;
-	uint64_t *locids = NULL;
-	size_t cap = 0, cap_ids = 0;
-	int64_t *values = calloc(p->nr_cols, sizeof(*values));
+	size_t cap = 0;
+	struct batch *b = calloc(1, sizeof(*b));
 	int64_t k_pid = str(p, "pid"), k_tid = str(p, "tid"), k_comm = str(p, "comm"), comm_str = 0;
 	const char *comm = NULL; /* the last stack's, whose string is comm_str */
 	int err = -ENOMEM;
 
-	if (!values || k_pid < 0 || k_tid < 0 || k_comm < 0)
+	if (!b || k_pid < 0 || k_tid < 0 || k_comm < 0)
+		goto out;
+	b->values = calloc(SAMPLE_BATCH * p->nr_cols, sizeof(*b->values));
+	if (!b->values)
 		goto out;
 	for (stack = 0; stack < nr_stacks; stack++) {
-		Prec__Pprof__Profile prof = PREC__PPROF__PROFILE__INIT;
-		Prec__Pprof__Sample smp = PREC__PPROF__SAMPLE__INIT, *sp = &smp;
-		Prec__Pprof__Label lab[3], *labp[3];
+		Prec__Pprof__Sample *smp = &b->smp[b->n];
+		Prec__Pprof__Label *lab = b->lab[b->n];
+		int64_t *values = b->values + b->n * p->nr_cols;
 		struct prec_hist_sample hs;
 		struct prec_path path;
 		const uint32_t *sfs;
@@ -406,13 +423,14 @@ static int write_samples(struct pp *p, struct gz *g)
 		    (p->o->hide_unresolved && !prec_hist__frame_symbolized(h, fids[0])))
 			continue;
 		prec_hist__stack_sample(h, stack, &hs);
-		if (grow((void **)&locids, &cap_ids, (size_t)n, sizeof(*locids)))
+		if (grow((void **)&b->ids, &b->cap_ids, b->nr_ids + (size_t)n, sizeof(*b->ids)))
 			goto out;
+		b->ids_at[b->n] = b->nr_ids;
 		for (i = 0; i < n; i++) {
 			id = loc_of(p, fids[i]);
 			if (id < 0)
 				goto out;
-			locids[i] = (uint64_t)id;
+			b->ids[b->nr_ids++] = (uint64_t)id;
 			count_program(p, fids[i], stack, hs.comm, path.count);
 		}
 		memset(values, 0, p->nr_cols * sizeof(*values));
@@ -420,7 +438,7 @@ static int write_samples(struct pp *p, struct gz *g)
 		values[p->col[hs.evsel]] = (int64_t)path.period;
 		for (i = 0; i < 3; i++) {
 			prec__pprof__label__init(&lab[i]);
-			labp[i] = &lab[i];
+			b->labp[b->n][i] = &lab[i];
 		}
 		lab[0].key = k_pid;
 		lab[0].num = hs.pid;
@@ -434,23 +452,27 @@ static int write_samples(struct pp *p, struct gz *g)
 				goto out;
 		}
 		lab[2].str = comm_str;
-		smp.n_location_id = (size_t)n;
-		smp.location_id = locids;
-		smp.n_value = p->nr_cols;
-		smp.value = values;
-		smp.n_label = 3;
-		smp.label = labp;
-		prof.n_sample = 1;
-		prof.sample = &sp;
-		err = pack(g, &prof);
-		if (err)
-			goto out;
+		prec__pprof__sample__init(smp);
+		smp->n_location_id = (size_t)n;
+		smp->n_value = p->nr_cols;
+		smp->value = values;
+		smp->n_label = 3;
+		smp->label = b->labp[b->n];
+		b->smpp[b->n++] = smp;
+		if (b->n == SAMPLE_BATCH) {
+			err = batch_flush(g, b);
+			if (err)
+				goto out;
+		}
 	}
-	err = 0;
+	err = batch_flush(g, b);
 out:
 	free(fids);
-	free(locids);
-	free(values);
+	if (b) {
+		free(b->ids);
+		free(b->values);
+	}
+	free(b);
 	return err;
 }
 
@@ -601,7 +623,7 @@ static int write_tables(struct pp *p, struct gz *g, int64_t *types, int64_t *uni
 		prof.period = period;
 		prof.default_sample_type = types[1];
 	}
-	err = pack(g, &prof);
+	err = gz_pack(g, &prof.base);
 out:
 	free(vt);
 	free(vtp);
@@ -671,7 +693,6 @@ int prec_pprof__write(struct prec_hist *h, const struct prec_pprof_opts *o, FILE
 	prec_keyset__init(&p.str_ids, sizeof(uintptr_t));
 	if (!g)
 		goto out_free;
-	g->base.append = gz_append;
 	g->out = out;
 	/* windowBits 15 + 16: a gzip header and trailer around the deflate stream */
 	if (deflateInit2(&g->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
@@ -688,7 +709,7 @@ int prec_pprof__write(struct prec_hist *h, const struct prec_pprof_opts *o, FILE
 	if (!err)
 		err = write_tables(&p, g, types, units, period);
 	if (!err) {
-		gz_push(g, g->ibuf, g->ilen, Z_FINISH);
+		gz_push(g, NULL, 0, Z_FINISH);
 		err = g->err;
 	}
 	if (!err && (fflush(out) || ferror(out)))
@@ -696,6 +717,8 @@ int prec_pprof__write(struct prec_hist *h, const struct prec_pprof_opts *o, FILE
 out:
 	deflateEnd(&g->z);
 out_free:
+	if (g)
+		free(g->pbuf);
 	free(g);
 	free(types);
 	free(units);
