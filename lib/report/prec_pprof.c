@@ -33,6 +33,7 @@
 #define MAX_INLINE 16 /* as the hist keeps them (prec_hist_sym.c) */
 #define OUT_CHUNK (64 * 1024)
 #define SAMPLE_BATCH 1024 /* samples packed as one message */
+#define LOC_BATCH 4096 /* locations packed as one message */
 
 /* The gzip stream: each message is packed whole into pbuf by protobuf-c, then deflated into
  * `out`.  (protobuf-c's pack_to_buffer hands its buffer a few bytes at a time and sizes each
@@ -514,15 +515,70 @@ static int64_t build_id_str(struct pp *p, struct prec_dso *d)
 	return str(p, buf);
 }
 
-/* Everything the samples refer to, in one last Profile. */
+/* The locations, LOC_BATCH to a Profile: their messages are larger than the hist's frames,
+ * made all at once they were the export's peak of memory. */
+static int write_locations(struct pp *p, struct gz *g)
+{
+	Prec__Pprof__Profile prof = PREC__PPROF__PROFILE__INIT;
+	Prec__Pprof__Location *lp = calloc(LOC_BATCH, sizeof(*lp)), **lpp;
+	Prec__Pprof__Line *ln = NULL, **lnp = NULL;
+	size_t cap_ln = 0, cap_lnp = 0, i, k, n, nl;
+	int err = -ENOMEM;
+
+	lpp = calloc(LOC_BATCH, sizeof(*lpp));
+	if (!lp || !lpp)
+		goto out;
+	for (i = 0; i < p->nr_locs; i += n) {
+		const struct loc *l = &p->locs[i];
+
+		n = p->nr_locs - i < LOC_BATCH ? p->nr_locs - i : LOC_BATCH;
+		nl = l[n - 1].line_start + l[n - 1].nr_lines - l[0].line_start;
+		if (grow((void **)&ln, &cap_ln, nl, sizeof(*ln)) ||
+		    grow((void **)&lnp, &cap_lnp, nl, sizeof(*lnp)))
+			goto out;
+		for (k = 0; k < nl; k++) {
+			const struct line *li = &p->lines[l[0].line_start + k];
+
+			prec__pprof__line__init(&ln[k]);
+			ln[k].function_id = li->func;
+			ln[k].line = li->line;
+			lnp[k] = &ln[k];
+		}
+		for (k = 0; k < n; k++) {
+			prec__pprof__location__init(&lp[k]);
+			lp[k].id = i + k + 1;
+			lp[k].mapping_id = l[k].mapping;
+			lp[k].address = l[k].addr;
+			lp[k].n_line = l[k].nr_lines;
+			if (l[k].nr_lines)
+				lp[k].line = lnp + (l[k].line_start - l[0].line_start);
+			lpp[k] = &lp[k];
+		}
+		prof.n_location = n;
+		prof.location = lpp;
+		err = gz_pack(g, &prof.base);
+		if (err)
+			goto out;
+	}
+	err = 0;
+out:
+	free(lp);
+	free(lpp);
+	free(ln);
+	free(lnp);
+	return err;
+}
+
+/*
+ * Everything the samples refer to, in the order of its fields in one Profile: the sample
+ * types and mappings, the locations, then the functions, strings, times and period.
+ */
 static int write_tables(struct pp *p, struct gz *g, int64_t *types, int64_t *units,
 			int64_t period)
 {
 	Prec__Pprof__Profile prof = PREC__PPROF__PROFILE__INIT;
 	Prec__Pprof__ValueType *vt = NULL, **vtp = NULL, period_type = PREC__PPROF__VALUE_TYPE__INIT;
 	Prec__Pprof__Mapping *mp = NULL, **mpp = NULL;
-	Prec__Pprof__Location *lp = NULL, **lpp = NULL;
-	Prec__Pprof__Line *ln = NULL, **lnp = NULL;
 	Prec__Pprof__Function *fn = NULL, **fnp = NULL;
 	char **strs = NULL;
 	size_t i, nstr;
@@ -532,13 +588,9 @@ static int write_tables(struct pp *p, struct gz *g, int64_t *types, int64_t *uni
 	vtp = calloc(p->nr_cols, sizeof(*vtp));
 	mp = calloc(p->nr_maps + 1, sizeof(*mp));
 	mpp = calloc(p->nr_maps + 1, sizeof(*mpp));
-	lp = calloc(p->nr_locs + 1, sizeof(*lp));
-	lpp = calloc(p->nr_locs + 1, sizeof(*lpp));
-	ln = calloc(p->nr_lines + 1, sizeof(*ln));
-	lnp = calloc(p->nr_lines + 1, sizeof(*lnp));
 	fn = calloc(p->nr_funcs + 1, sizeof(*fn));
 	fnp = calloc(p->nr_funcs + 1, sizeof(*fnp));
-	if (!vt || !vtp || !mp || !mpp || !lp || !lpp || !ln || !lnp || !fn || !fnp)
+	if (!vt || !vtp || !mp || !mpp || !fn || !fnp)
 		goto out;
 	for (i = 0; i < p->nr_cols; i++) {
 		prec__pprof__value_type__init(&vt[i]);
@@ -571,21 +623,16 @@ static int write_tables(struct pp *p, struct gz *g, int64_t *types, int64_t *uni
 		memmove(mpp + 1, mpp, (p->main_map - 1) * sizeof(*mpp));
 		mpp[0] = &mp[p->main_map - 1];
 	}
-	for (i = 0; i < p->nr_lines; i++) {
-		prec__pprof__line__init(&ln[i]);
-		ln[i].function_id = p->lines[i].func;
-		ln[i].line = p->lines[i].line;
-		lnp[i] = &ln[i];
-	}
-	for (i = 0; i < p->nr_locs; i++) {
-		prec__pprof__location__init(&lp[i]);
-		lp[i].id = i + 1;
-		lp[i].mapping_id = p->locs[i].mapping;
-		lp[i].address = p->locs[i].addr;
-		lp[i].n_line = p->locs[i].nr_lines;
-		lp[i].line = lnp + p->locs[i].line_start;
-		lpp[i] = &lp[i];
-	}
+	prof.n_sample_type = p->nr_cols;
+	prof.sample_type = vtp;
+	prof.n_mapping = p->nr_maps;
+	prof.mapping = mpp;
+	err = gz_pack(g, &prof.base);
+	if (!err)
+		err = write_locations(p, g);
+	if (err)
+		goto out;
+	err = -ENOMEM;
 	for (i = 0; i < p->nr_funcs; i++) {
 		prec__pprof__function__init(&fn[i]);
 		fn[i].id = i + 1;
@@ -604,12 +651,7 @@ static int write_tables(struct pp *p, struct gz *g, int64_t *types, int64_t *uni
 	strs[0] = "";
 	for (i = 1; i < nstr; i++)
 		strs[i] = (char *)p->strs[i - 1];
-	prof.n_sample_type = p->nr_cols;
-	prof.sample_type = vtp;
-	prof.n_mapping = p->nr_maps;
-	prof.mapping = mpp;
-	prof.n_location = p->nr_locs;
-	prof.location = lpp;
+	prec__pprof__profile__init(&prof);
 	prof.n_function = p->nr_funcs;
 	prof.function = fnp;
 	prof.n_string_table = nstr;
@@ -629,10 +671,6 @@ out:
 	free(vtp);
 	free(mp);
 	free(mpp);
-	free(lp);
-	free(lpp);
-	free(ln);
-	free(lnp);
 	free(fn);
 	free(fnp);
 	free(strs);
