@@ -33,19 +33,20 @@ struct dw_answer {
 	uint32_t first, n; /* into frames */
 };
 
-/* A range of a unit's outermost scope (a function, usually): see unit_index(). */
-struct scope_range {
+/* An address range of a DIE: of a unit (see cu_of()), or of a unit's outermost scope, a
+ * function usually (see unit_index()). */
+struct die_range {
 	uint64_t lo, hi;
 	uint64_t max_hi; /* the largest hi of the ranges up to this one, in lo order */
 	Dwarf_Off off; /* of the DIE: which comes first */
 	Dwarf_Die die;
 };
 
-/* The outermost scopes of one compile unit, by address. */
-struct unit_index {
-	struct scope_range *r;
+/* DIEs by address: the units of a file, or the outermost scopes of one unit. */
+struct range_index {
+	struct die_range *r;
 	size_t n;
-	bool usable; /* built within the limits; else lookups walk the unit */
+	bool usable; /* built within the limits; else lookups walk the DIEs */
 };
 
 struct prec_dwarf {
@@ -59,8 +60,10 @@ struct prec_dwarf {
 	uint32_t nframes;
 	size_t capframes;
 	struct prec_keyset units; /* uint64_t unit DIE offset -> index in unit_idx */
-	struct unit_index *unit_idx;
+	struct range_index *unit_idx;
 	size_t capunits;
+	struct range_index cus; /* the units, made on the first need */
+	bool cus_tried;
 };
 
 void prec_dwarf__free(struct prec_dwarf *w)
@@ -82,6 +85,7 @@ void prec_dwarf__free(struct prec_dwarf *w)
 	prec_keyset__release(&w->units);
 	free(w->answers);
 	free(w->frames);
+	free(w->cus.r);
 	free(w);
 }
 
@@ -194,20 +198,120 @@ static const char *srcline_str(struct prec_dso *d, const char *file, int line)
 	return prec_symtab__intern(d->st, buf);
 }
 
-static bool cu_of(Dwarf *dw, uint64_t pc, Dwarf_Die *ret)
+static int range_push(struct range_index *ix, size_t *cap, uint64_t lo, uint64_t hi,
+		      Dwarf_Die *die)
 {
+	struct die_range *r;
+
+	if (prec_array__grow((void **)&ix->r, cap, ix->n + 1, sizeof(*ix->r), 64))
+		return -ENOMEM;
+	r = &ix->r[ix->n++];
+	r->lo = lo;
+	r->hi = hi;
+	r->off = dwarf_dieoffset(die);
+	r->die = *die;
+	return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct die_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Sort the pushed ranges, and the index is usable. */
+static void range_sort(struct range_index *ix)
+{
+	uint64_t max_hi = 0;
+	size_t i;
+
+	if (ix->n)
+		qsort(ix->r, ix->n, sizeof(*ix->r), cmp_range);
+	for (i = 0; i < ix->n; i++) {
+		max_hi = ix->r[i].hi > max_hi ? ix->r[i].hi : max_hi;
+		ix->r[i].max_hi = max_hi;
+	}
+	ix->usable = true;
+}
+
+/* Of the DIEs with a range holding pc, the first in DIE order (the one a walk finds first);
+ * NULL for none. */
+static const struct die_range *range_find(const struct range_index *ix, uint64_t pc)
+{
+	const struct die_range *best = NULL;
+	size_t lo = 0, hi = ix->n, i;
+
+	while (lo < hi) { /* the first range that starts after pc */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0 && ix->r[i].max_hi > pc;)
+		if (ix->r[i].hi > pc && (!best || ix->r[i].off < best->off))
+			best = &ix->r[i];
+	return best;
+}
+
+/* Every unit's ranges; -ENOMEM. */
+static int index_cus(struct prec_dwarf *w)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+	Dwarf_Die cu;
+
+	for (; dwarf_nextcu(w->dw, off, &next, &hsize, NULL, NULL, NULL) == 0; off = next) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t ro = 0;
+
+		if (!dwarf_offdie(w->dw, off + hsize, &cu))
+			continue;
+		/* what dwarf_haspc() asks: pc in one of its ranges */
+		while ((ro = dwarf_ranges(&cu, ro, &base, &lo, &hi)) > 0)
+			if (lo < hi && range_push(&w->cus, &cap, lo, hi, &cu))
+				return -ENOMEM;
+	}
+	range_sort(&w->cus);
+	return 0;
+}
+
+/*
+ * The compile unit of pc: by .debug_aranges, else the first unit whose ranges hold pc.
+ * That second question walked every unit for each address that .debug_aranges does not
+ * cover (all of them in a file without one, and code outside any unit: PLT, assembly), half
+ * of the DWARF work of --inline on a system-wide recording; it is answered by a binary search
+ * in an index of all units' ranges, made on its first need.
+ */
+static bool cu_of(struct prec_dwarf *w, uint64_t pc, Dwarf_Die *ret)
+{
+	const struct die_range *r;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 
-	if (dwarf_addrdie(dw, pc, ret))
+	if (dwarf_addrdie(w->dw, pc, ret))
 		return true;
-	/* no usable .debug_aranges: ask each unit */
-	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(dw, off + hsize, ret) && dwarf_haspc(ret, pc) > 0)
-			return true;
-		off = next;
+	if (!w->cus_tried) {
+		w->cus_tried = true;
+		if (index_cus(w)) {
+			free(w->cus.r);
+			memset(&w->cus, 0, sizeof(w->cus));
+		}
 	}
-	return false;
+	if (!w->cus.usable) { /* ask each unit */
+		for (; dwarf_nextcu(w->dw, off, &next, &hsize, NULL, NULL, NULL) == 0; off = next)
+			if (dwarf_offdie(w->dw, off + hsize, ret) && dwarf_haspc(ret, pc) > 0)
+				return true;
+		return false;
+	}
+	r = range_find(&w->cus, pc);
+	if (r)
+		*ret = r->die;
+	return r;
 }
 
 /* The call site of inlined instance `die` ("file.c:N" inside its caller). */
@@ -341,7 +445,7 @@ static bool find_scopes(Dwarf_Die *parent, Dwarf_Addr pc, struct scope_path *p, 
  * a report with --inline on a system-wide recording.  Built with find_scopes()'s limits;
  * -E2BIG past them (then lookups walk, as before).
  */
-static int index_scopes(Dwarf_Die *parent, struct unit_index *ix, size_t *cap, long *visits,
+static int index_scopes(Dwarf_Die *parent, struct range_index *ix, size_t *cap, long *visits,
 			int depth)
 {
 	Dwarf_Die child;
@@ -363,20 +467,9 @@ static int index_scopes(Dwarf_Die *parent, struct unit_index *ix, size_t *cap, l
 			ptrdiff_t ro = 0;
 
 			/* what dwarf_haspc() asks: pc in one of its ranges */
-			while ((ro = dwarf_ranges(&child, ro, &base, &lo, &hi)) > 0) {
-				struct scope_range *r;
-
-				if (lo >= hi)
-					continue;
-				if (prec_array__grow((void **)&ix->r, cap, ix->n + 1, sizeof(*ix->r),
-						     64))
+			while ((ro = dwarf_ranges(&child, ro, &base, &lo, &hi)) > 0)
+				if (lo < hi && range_push(ix, cap, lo, hi, &child))
 					return -ENOMEM;
-				r = &ix->r[ix->n++];
-				r->lo = lo;
-				r->hi = hi;
-				r->off = off;
-				r->die = child;
-			}
 		} else if (is_container(tag)) {
 			err = index_scopes(&child, ix, cap, visits, depth + 1);
 			if (err)
@@ -386,21 +479,12 @@ static int index_scopes(Dwarf_Die *parent, struct unit_index *ix, size_t *cap, l
 	return 0;
 }
 
-static int cmp_range(const void *a, const void *b)
-{
-	const struct scope_range *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
 /* The index of unit `cu`, built on its first lookup; NULL when there is none (-ENOMEM). */
-static struct unit_index *unit_index(struct prec_dwarf *w, Dwarf_Die *cu)
+static struct range_index *unit_index(struct prec_dwarf *w, Dwarf_Die *cu)
 {
-	uint64_t key = dwarf_dieoffset(cu), max_hi = 0;
-	struct unit_index *ix;
-	size_t cap = 0, i;
+	uint64_t key = dwarf_dieoffset(cu);
+	struct range_index *ix;
+	size_t cap = 0;
 	long id, visits = 0;
 	bool is_new;
 
@@ -418,13 +502,7 @@ static struct unit_index *unit_index(struct prec_dwarf *w, Dwarf_Die *cu)
 		ix->n = 0;
 		return ix; /* not usable: walk */
 	}
-	if (ix->n)
-		qsort(ix->r, ix->n, sizeof(*ix->r), cmp_range);
-	for (i = 0; i < ix->n; i++) {
-		max_hi = ix->r[i].hi > max_hi ? ix->r[i].hi : max_hi;
-		ix->r[i].max_hi = max_hi;
-	}
-	ix->usable = true;
+	range_sort(ix);
 	return ix;
 }
 
@@ -433,27 +511,15 @@ static struct unit_index *unit_index(struct prec_dwarf *w, Dwarf_Die *cu)
  * is the one the walk would find. */
 static int unit_find(struct prec_dwarf *w, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *ret)
 {
-	struct unit_index *ix = unit_index(w, cu);
-	const struct scope_range *best = NULL;
-	size_t lo = 0, hi, i;
+	struct range_index *ix = unit_index(w, cu);
+	const struct die_range *r;
 
 	if (!ix || !ix->usable)
 		return -1;
-	hi = ix->n;
-	while (lo < hi) { /* the first range that starts after pc */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i-- > 0 && ix->r[i].max_hi > pc;)
-		if (ix->r[i].hi > pc && (!best || ix->r[i].off < best->off))
-			best = &ix->r[i];
-	if (!best)
+	r = range_find(ix, pc);
+	if (!r)
 		return 0;
-	*ret = best->die;
+	*ret = r->die;
 	return 1;
 }
 
@@ -469,7 +535,7 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 
 	memset(a, 0, sizeof(*a));
 	a->first = w->nframes;
-	if (!cu_of(w->dw, pc, &cu))
+	if (!cu_of(w, pc, &cu))
 		return 0;
 	line = dwarf_getsrc_die(&cu, pc);
 	if (line && !dwarf_lineno(line, &lineno))
