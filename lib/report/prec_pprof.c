@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * preport --pprof: the finished hist as a pprof profile, encoded by protobuf-c from our own
- * prec_profile.proto and gzip-compressed by zlib as it is written.
+ * prec_profile.proto and gzip-compressed by zlib as it is written, on a thread of its own
+ * (prec_gzip.c).
  *
  * A protobuf message that is several encodings one after another is the message with their
  * fields merged (repeated fields appended), so the profile is written in pieces: the samples
