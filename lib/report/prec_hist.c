@@ -393,9 +393,9 @@ static const char *srcline_at(const struct prec_hist *h, uint32_t fid)
 	return h->frame_srcline ? h->frame_srcline[fid] : NULL;
 }
 
-/* The stack of `node`, leaf first, as sframe ids, with the frame of each position. */
+/* The stack of `node`, leaf first, as sframe ids, with the node of each position (if nd). */
 static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, uint32_t **seq,
-		       uint32_t **fr, size_t *cap)
+		       uint32_t **nd, size_t *cap)
 {
 	size_t n = 0;
 
@@ -406,14 +406,14 @@ static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, ui
 			size_t c1 = *cap, c2 = *cap;
 
 			if (grow((void **)seq, &c1, n + nsf, sizeof(uint32_t)) ||
-			    (fr && grow((void **)fr, &c2, n + nsf, sizeof(uint32_t))))
+			    (nd && grow((void **)nd, &c2, n + nsf, sizeof(uint32_t))))
 				return -ENOMEM;
 			*cap = c1;
 		}
 		for (k = 0; k < nsf; k++) {
 			(*seq)[n] = h->sf_seq[h->frame_sym[f].sf_start + k];
-			if (fr)
-				(*fr)[n] = f;
+			if (nd)
+				(*nd)[n] = node;
 			n++;
 		}
 	}
@@ -478,9 +478,11 @@ bool prec_hist__thread(const struct prec_hist *h, uint32_t i, uint32_t *ret_pid,
 	return true;
 }
 
-/* The key of the entry of sframe sf (with srcline) in context ck. */
+/* The key of the entry of sframe sf (with srcline) in context ck.  dso is sf's DSO id, which is
+ * its frame's: taken from the node at hand, where the sframe would be one more place to miss
+ * the cache for every entry of every stack. */
 static void entry_key(const struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
-		      const char *srcline, struct prec_entry_key *k)
+		      uint32_t dso, const char *srcline, struct prec_entry_key *k)
 {
 	size_t i;
 
@@ -502,7 +504,7 @@ static void entry_key(const struct prec_hist *h, const struct prec_ctx_key *ck, 
 			k->cpu = ck->cpu;
 			break;
 		case PREC_SORT_DSO:
-			k->dso = prec_hist__sframe(h, sf)->dso;
+			k->dso = dso;
 			break;
 		case PREC_SORT_SYM:
 			k->sframe = sf + 1;
@@ -516,15 +518,15 @@ static void entry_key(const struct prec_hist *h, const struct prec_ctx_key *ck, 
 	}
 }
 
-/* The entry of sframe sf (with srcline) in context ck, made if new. */
+/* The entry of sframe sf (DSO id dso, with srcline) in context ck, made if new. */
 static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
-		     const char *srcline)
+		     uint32_t dso, const char *srcline)
 {
 	struct prec_entry_key k;
 	bool is_new;
 	long id;
 
-	entry_key(h, ck, sf, srcline, &k);
+	entry_key(h, ck, sf, dso, srcline, &k);
 	id = prec_keyset__intern(&h->entry_ids, &k, &is_new);
 
 	if (id < 0 || !is_new)
@@ -597,7 +599,7 @@ int prec_hist__index_frames(struct prec_hist *h)
 /* What prec_hist__finish() builds up while it goes over the stacks. */
 struct fin {
 	uint32_t *nctx; /* node -> context */
-	uint32_t *seq, *fr; /* a stack's sframes and their frames (children mode) */
+	uint32_t *seq, *nd; /* a stack's sframes and their nodes (children mode) */
 	size_t cap;
 	uint32_t *stamp; /* entry -> gen of the stack that last counted for it */
 	size_t stamp_cap;
@@ -636,7 +638,7 @@ static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 			return -ENOMEM;
 	}
 	/* self: the leaf */
-	e = entry_of(h, ck, h->sf_seq[fs->sf_start], srcline_at(h, f0));
+	e = entry_of(h, ck, fs->leaf, h->node[node].frame.dso, srcline_at(h, f0));
 	if (e < 0)
 		return -ENOMEM;
 	h->entries[e].self_period += p;
@@ -650,7 +652,7 @@ static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 			h->entries[e].max_depth = 1;
 		return o3_push(F, e, node, 0);
 	}
-	n = stack_seq2(h, node, SIZE_MAX, &F->seq, &F->fr, &F->cap);
+	n = stack_seq2(h, node, SIZE_MAX, &F->seq, &F->nd, &F->cap);
 	if (n < 0)
 		return -ENOMEM;
 	if (++F->gen == 0) { /* wrapped: clear the stamps */
@@ -664,7 +666,10 @@ static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 		long pos = k == 0 ? 0 : h->opts.callee_order ? k : n - k;
 
 		if (pos) {
-			e = entry_of(h, ck, F->seq[pos], srcline_at(h, F->fr[pos]));
+			uint32_t at = F->nd[pos];
+
+			e = entry_of(h, ck, F->seq[pos], h->node[at].frame.dso,
+				     srcline_at(h, h->node_frame[at]));
 			if (e < 0)
 				return -ENOMEM;
 		}
@@ -710,7 +715,7 @@ static int fin_nodes(struct prec_hist *h, struct fin *F)
 static void fin_free(struct fin *F)
 {
 	free(F->seq);
-	free(F->fr);
+	free(F->nd);
 	free(F->stamp);
 	free(F->o3);
 }
