@@ -695,15 +695,23 @@ static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 	return 0;
 }
 
-/* Count the stacks of all nodes (F->nctx filled in). */
+/* Count the stacks of all nodes, F->nctx filled in on the way (a parent is older than its
+ * children). */
 static int fin_nodes(struct prec_hist *h, struct fin *F)
 {
 	uint32_t node;
 	int err;
 
 	for (node = 0; node < h->nr_nodes; node++) {
-		/* a stack; a root has no frame: nothing to show */
-		if (!prec_hist__node_count(h, node) || h->node[node].parent == ROOT_PARENT)
+		uint32_t parent = h->node[node].parent;
+
+		/* a root has no frame: nothing to show */
+		if (parent == ROOT_PARENT) {
+			F->nctx[node] = h->node[node].frame.dso;
+			continue;
+		}
+		F->nctx[node] = F->nctx[parent];
+		if (!prec_hist__node_count(h, node)) /* not a stack */
 			continue;
 		err = fin_count(h, F, node);
 		if (err)
@@ -755,7 +763,6 @@ static int occurrences(struct prec_hist *h, const struct fin *F)
 int prec_hist__finish(struct prec_hist *h)
 {
 	struct fin F;
-	uint32_t node, nnodes = h->nr_nodes;
 	int err;
 
 	if (h->finished)
@@ -772,16 +779,8 @@ int prec_hist__finish(struct prec_hist *h)
 	if (err)
 		return err;
 	memset(&F, 0, sizeof(F));
-	/* the context of every node, from its parent's: a parent is older than its children */
-	F.nctx = malloc((nnodes ? nnodes : 1) * sizeof(*F.nctx));
-	err = F.nctx ? 0 : -ENOMEM;
-	for (node = 0; !err && node < nnodes; node++) {
-		uint32_t parent = h->node[node].parent;
-
-		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].frame.dso : F.nctx[parent];
-	}
-	if (!err)
-		err = fin_nodes(h, &F);
+	F.nctx = malloc((h->nr_nodes ? h->nr_nodes : 1) * sizeof(*F.nctx));
+	err = F.nctx ? fin_nodes(h, &F) : -ENOMEM;
 	if (!err && h->opts.keep_occurrences)
 		err = occurrences(h, &F);
 	if (!err && h->nr_unsym)
