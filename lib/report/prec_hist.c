@@ -612,7 +612,8 @@ struct fin {
 /* Remember that entry e occurs at position pos of node's stack.  0 or -ENOMEM. */
 static int o3_push(struct fin *F, long e, uint32_t node, long pos)
 {
-	if (grow((void **)&F->o3, &F->o3_cap, F->nr_o3 + 1, sizeof(*F->o3)))
+	if (F->nr_o3 == F->o3_cap &&
+	    grow((void **)&F->o3, &F->o3_cap, F->nr_o3 + 1, sizeof(*F->o3)))
 		return -ENOMEM;
 	F->o3[F->nr_o3].entry = (uint32_t)e;
 	F->o3[F->nr_o3].node = node;
@@ -673,7 +674,9 @@ static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 			if (e < 0)
 				return -ENOMEM;
 		}
-		if (grow_zero((void **)&F->stamp, &F->stamp_cap, h->nr_entries, sizeof(*F->stamp)))
+		/* checked here: a call for each of A's 660k positions was 14M instructions */
+		if (h->nr_entries > F->stamp_cap &&
+		    grow_zero((void **)&F->stamp, &F->stamp_cap, h->nr_entries, sizeof(*F->stamp)))
 			return -ENOMEM;
 		/* perf puts callers above callees of equal weight by the depth of the chain it
 		 * keeps for an entry, largest over the stacks: from the entry's outermost
