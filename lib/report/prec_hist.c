@@ -390,9 +390,9 @@ static const char *srcline_at(const struct prec_hist *h, uint32_t fid)
 	return h->frame_srcline ? h->frame_srcline[fid] : NULL;
 }
 
-/* The stack of `node`, leaf first, as sframe ids, with the frame of each position. */
+/* The stack of `node`, leaf first, as sframe ids, with the node of each position (if nd). */
 static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, uint32_t **seq,
-		       uint32_t **fr, size_t *cap)
+		       uint32_t **nd, size_t *cap)
 {
 	size_t n = 0;
 
@@ -403,14 +403,14 @@ static long stack_seq2(const struct prec_hist *h, uint32_t node, size_t upto, ui
 			size_t c1 = *cap, c2 = *cap;
 
 			if (grow((void **)seq, &c1, n + nsf, sizeof(uint32_t)) ||
-			    (fr && grow((void **)fr, &c2, n + nsf, sizeof(uint32_t))))
+			    (nd && grow((void **)nd, &c2, n + nsf, sizeof(uint32_t))))
 				return -ENOMEM;
 			*cap = c1;
 		}
 		for (k = 0; k < nsf; k++) {
 			(*seq)[n] = h->sf_seq[h->frame_sym[f].sf_start + k];
-			if (fr)
-				(*fr)[n] = f;
+			if (nd)
+				(*nd)[n] = node;
 			n++;
 		}
 	}
@@ -531,9 +531,11 @@ bool prec_hist__thread(const struct prec_hist *h, uint32_t i, uint32_t *ret_pid,
 	return true;
 }
 
-/* The key of the entry of sframe sf (with srcline) in context ck. */
+/* The key of the entry of sframe sf (with srcline) in context ck.  dso is sf's DSO id, which is
+ * its frame's: taken from the node at hand, where the sframe would be one more place to miss
+ * the cache for every entry of every stack. */
 static void entry_key(const struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
-		      const char *srcline, struct prec_entry_key *k)
+		      uint32_t dso, const char *srcline, struct prec_entry_key *k)
 {
 	size_t i;
 
@@ -555,7 +557,7 @@ static void entry_key(const struct prec_hist *h, const struct prec_ctx_key *ck, 
 			k->cpu = ck->cpu;
 			break;
 		case PREC_SORT_DSO:
-			k->dso = prec_hist__sframe(h, sf)->dso;
+			k->dso = dso;
 			break;
 		case PREC_SORT_SYM:
 			k->sframe = sf + 1;
@@ -569,15 +571,15 @@ static void entry_key(const struct prec_hist *h, const struct prec_ctx_key *ck, 
 	}
 }
 
-/* The entry of sframe sf (with srcline) in context ck, made if new. */
+/* The entry of sframe sf (DSO id dso, with srcline) in context ck, made if new. */
 static long entry_of(struct prec_hist *h, const struct prec_ctx_key *ck, uint32_t sf,
-		     const char *srcline)
+		     uint32_t dso, const char *srcline)
 {
 	struct prec_entry_key k;
 	bool is_new;
 	long id;
 
-	entry_key(h, ck, sf, srcline, &k);
+	entry_key(h, ck, sf, dso, srcline, &k);
 	id = prec_keyset__intern(&h->entry_ids, &k, &is_new);
 
 	if (id < 0 || !is_new)
@@ -650,7 +652,7 @@ int prec_hist__index_frames(struct prec_hist *h)
 /* What prec_hist__finish() builds up while it goes over the stacks. */
 struct fin {
 	uint32_t *nctx; /* node -> context */
-	uint32_t *seq, *fr; /* a stack's sframes and their frames (children mode) */
+	uint32_t *seq, *nd; /* a stack's sframes and their nodes (children mode) */
 	size_t cap;
 	uint32_t *stamp; /* entry -> gen of the stack that last counted for it */
 	size_t stamp_cap;
@@ -663,7 +665,8 @@ struct fin {
 /* Remember that entry e occurs at position pos of node's stack.  0 or -ENOMEM. */
 static int o3_push(struct fin *F, long e, uint32_t node, long pos)
 {
-	if (grow((void **)&F->o3, &F->o3_cap, F->nr_o3 + 1, sizeof(*F->o3)))
+	if (F->nr_o3 == F->o3_cap &&
+	    grow((void **)&F->o3, &F->o3_cap, F->nr_o3 + 1, sizeof(*F->o3)))
 		return -ENOMEM;
 	F->o3[F->nr_o3].entry = (uint32_t)e;
 	F->o3[F->nr_o3].node = node;
@@ -689,7 +692,7 @@ static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 			return -ENOMEM;
 	}
 	/* self: the leaf */
-	e = entry_of(h, ck, h->sf_seq[fs->sf_start], srcline_at(h, f0));
+	e = entry_of(h, ck, fs->leaf, h->node[node].frame.dso, srcline_at(h, f0));
 	if (e < 0)
 		return -ENOMEM;
 	h->entries[e].self_period += p;
@@ -703,7 +706,7 @@ static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 			h->entries[e].max_depth = 1;
 		return o3_push(F, e, node, 0);
 	}
-	n = stack_seq2(h, node, SIZE_MAX, &F->seq, &F->fr, &F->cap);
+	n = stack_seq2(h, node, SIZE_MAX, &F->seq, &F->nd, &F->cap);
 	if (n < 0)
 		return -ENOMEM;
 	if (++F->gen == 0) { /* wrapped: clear the stamps */
@@ -717,11 +720,16 @@ static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 		long pos = k == 0 ? 0 : h->opts.callee_order ? k : n - k;
 
 		if (pos) {
-			e = entry_of(h, ck, F->seq[pos], srcline_at(h, F->fr[pos]));
+			uint32_t at = F->nd[pos];
+
+			e = entry_of(h, ck, F->seq[pos], h->node[at].frame.dso,
+				     srcline_at(h, h->node_frame[at]));
 			if (e < 0)
 				return -ENOMEM;
 		}
-		if (grow_zero((void **)&F->stamp, &F->stamp_cap, h->nr_entries, sizeof(*F->stamp)))
+		/* checked here: a call for each of A's 660k positions was 14M instructions */
+		if (h->nr_entries > F->stamp_cap &&
+		    grow_zero((void **)&F->stamp, &F->stamp_cap, h->nr_entries, sizeof(*F->stamp)))
 			return -ENOMEM;
 		/* perf puts callers above callees of equal weight by the depth of the chain it
 		 * keeps for an entry, largest over the stacks: from the entry's outermost
@@ -743,15 +751,23 @@ static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 	return 0;
 }
 
-/* Count the stacks of all nodes (F->nctx filled in). */
+/* Count the stacks of all nodes, F->nctx filled in on the way (a parent is older than its
+ * children). */
 static int fin_nodes(struct prec_hist *h, struct fin *F)
 {
 	uint32_t node;
 	int err;
 
 	for (node = 0; node < h->nr_nodes; node++) {
-		/* a stack; a root has no frame: nothing to show */
-		if (!prec_hist__node_count(h, node) || h->node[node].parent == ROOT_PARENT)
+		uint32_t parent = h->node[node].parent;
+
+		/* a root has no frame: nothing to show */
+		if (parent == ROOT_PARENT) {
+			F->nctx[node] = h->node[node].frame.dso;
+			continue;
+		}
+		F->nctx[node] = F->nctx[parent];
+		if (!prec_hist__node_count(h, node)) /* not a stack */
 			continue;
 		err = fin_count(h, F, node);
 		if (err)
@@ -763,7 +779,7 @@ static int fin_nodes(struct prec_hist *h, struct fin *F)
 static void fin_free(struct fin *F)
 {
 	free(F->seq);
-	free(F->fr);
+	free(F->nd);
 	free(F->stamp);
 	free(F->o3);
 }
@@ -803,7 +819,6 @@ static int occurrences(struct prec_hist *h, const struct fin *F)
 int prec_hist__finish(struct prec_hist *h)
 {
 	struct fin F;
-	uint32_t node, nnodes = h->nr_nodes;
 	int err;
 
 	if (h->finished)
@@ -820,16 +835,8 @@ int prec_hist__finish(struct prec_hist *h)
 	if (err)
 		return err;
 	memset(&F, 0, sizeof(F));
-	/* the context of every node, from its parent's: a parent is older than its children */
-	F.nctx = malloc((nnodes ? nnodes : 1) * sizeof(*F.nctx));
-	err = F.nctx ? 0 : -ENOMEM;
-	for (node = 0; !err && node < nnodes; node++) {
-		uint32_t parent = h->node[node].parent;
-
-		F.nctx[node] = parent == ROOT_PARENT ? h->node[node].frame.dso : F.nctx[parent];
-	}
-	if (!err)
-		err = fin_nodes(h, &F);
+	F.nctx = malloc((h->nr_nodes ? h->nr_nodes : 1) * sizeof(*F.nctx));
+	err = F.nctx ? fin_nodes(h, &F) : -ENOMEM;
 	if (!err && h->opts.keep_occurrences)
 		err = occurrences(h, &F);
 	if (!err && h->nr_unsym)

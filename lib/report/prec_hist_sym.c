@@ -137,6 +137,7 @@ int prec_hist__symbolize_next(struct prec_hist *h, struct prec_dso *d)
 	if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
 		return -ENOMEM;
 	fs->sf_n = (uint32_t)(nr > 0 ? nr + 1 : 1);
+	fs->leaf = h->sf_seq[fs->sf_start];
 	/* the last sframe, sf, is the frame's own function: a symbol when the lookup found one */
 	fs->unsym = a.rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
 	if (h->frame_srcline) {
