@@ -24,7 +24,10 @@
 
 need_record demo forkexec
 need_file /bin/true "/bin/true"
-cp /bin/true "$workdir/precmark" || fail "cannot copy /bin/true"
+# named for this run only: the daemons record the whole machine, where another run of this
+# test may make its own (the kernel keeps 15 bytes of a command: 'pm' and the pid fit)
+MARK=pm$$
+cp /bin/true "$workdir/$MARK" || fail "cannot copy /bin/true"
 N=200
 
 K=$workdir/keep
@@ -36,7 +39,7 @@ start_daemon drop "$D" -a -e cpu-clock -F 99 -g || finish
 
 i=0
 while [ "$i" -lt "$N" ]; do
-	"$workdir/precmark"
+	"$workdir/$MARK"
 	i=$((i + 1))
 done
 PATH=$WL:$PATH "$WL/forkexec" 300 demo 300 >/dev/null 2>&1
@@ -89,8 +92,8 @@ procs() {
 	' "$2"
 }
 
-procs precmark "$K.dump" >"$workdir/keep.marks"
-procs precmark "$D.dump" >"$workdir/drop.marks"
+procs "$MARK" "$K.dump" >"$workdir/keep.marks"
+procs "$MARK" "$D.dump" >"$workdir/drop.marks"
 nk=$(grep -c . "$workdir/keep.marks")
 nd=$(grep -c . "$workdir/drop.marks")
 lost=$(grep -c ': LOST' "$K.dump")
