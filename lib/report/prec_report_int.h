@@ -107,7 +107,6 @@ int prec_stacks__init(struct prec_report_session *s);
 /* Count one SAMPLE record (`rec`, `size` bytes) of stream event evidx.  0 or -ENOMEM. */
 int prec_stacks__sample(struct prec_report_session *s, const void *rec, size_t size,
 			uint16_t misc, int evidx);
-/* The stack still waiting goes into the hist: at the end of each stream.  0 or -ENOMEM. */
 /* Hand the kernel's symbols to the loader thread, once. */
 void prec_stacks__queue_kernel(struct prec_report_session *s);
 /* A new machine state: what the cache knows of the old one is forgotten. */

@@ -288,21 +288,32 @@ static int add_frame(struct prec_report_session *rs, struct prec_thread *t, uint
 	return 0;
 }
 
-/*
- * Resolve a raw call chain (or the ip alone) into frames, leaf first; returns how many.  At
- * most --max-stack addresses are used, as perf does: of the whole chain, or of each part
- * (kernel, user) of a chain whose user part was unwound (`per_part`).
- */
-static int resolve_chain(struct prec_report_session *rs, struct prec_thread *t, const uint64_t *ips,
-			 size_t n, uint16_t misc, bool chain, bool per_part, size_t *ret_n)
+/* The cache slot of a raw chain: a hash of its length and addresses. */
+static uint64_t chain_hash(const uint64_t *ips, size_t n)
 {
-	bool kernel = prec_report_cpumode_kernel(misc), first = true;
-	size_t nf = 0, i, used = 0;
-	int err;
+	uint64_t h = n * 0x9e3779b97f4a7c15ULL;
 
-	if (!chain)
-		return add_frame(rs, t, ips[0], kernel, false, ret_n);
-	for (i = 0; i < n && nf < PREC_REPORT_MAX_FRAMES; i++) {
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ips[i]) * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 29);
+}
+
+/*
+ * The frames of a raw call chain (`chain`; else of the ip alone), leaf first, into
+ * rs->frames: how many, or a negative errno.  At most --max-stack addresses are used, as perf
+ * does: of the whole chain, or of each part (kernel, user) of a chain whose user part was
+ * unwound (`per_part`).  A broken stack (its copy ended before the outermost caller) ends in
+ * perf's root frame for it: address 0xffffffffffffffff, in no mapping.
+ */
+static long resolve_frames(struct prec_report_session *rs, struct prec_thread *t,
+			   const struct prec_sample *s, const uint64_t *ips, size_t n,
+			   uint16_t misc, bool chain, bool per_part, bool broken)
+{
+	bool kernel = prec_report_cpumode_kernel(misc), first = true, dropped = false;
+	size_t nf = 0, i, used = 0;
+	int err = 0;
+
+	for (i = 0; chain && i < n && nf < PREC_REPORT_MAX_FRAMES && !err; i++) {
 		uint64_t a = ips[i];
 
 		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -311,8 +322,9 @@ static int resolve_chain(struct prec_report_session *rs, struct prec_thread *t, 
 			if (a != (uint64_t)PERF_CONTEXT_KERNEL &&
 			    a != (uint64_t)PERF_CONTEXT_USER &&
 			    a != (uint64_t)PERF_CONTEXT_HV && !per_part) {
-				*ret_n = 0;
-				return 1;
+				dropped = true;
+				nf = 0;
+				break;
 			}
 			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL ||
 				 a == (uint64_t)PERF_CONTEXT_GUEST_KERNEL ||
@@ -330,43 +342,11 @@ static int resolve_chain(struct prec_report_session *rs, struct prec_thread *t, 
 		}
 		used++;
 		err = add_frame(rs, t, a, kernel, !first, &nf);
-		if (err)
-			return err;
 		first = false;
 	}
-	*ret_n = nf;
-	return 0;
-}
-
-/* The cache slot of a raw chain: a hash of its length and addresses. */
-static uint64_t chain_hash(const uint64_t *ips, size_t n)
-{
-	uint64_t h = n * 0x9e3779b97f4a7c15ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ ips[i]) * 0xff51afd7ed558ccdULL;
-	return h ^ (h >> 29);
-}
-
-
-/*
- * The frames of a raw chain, resolved into rs->frames: how many, or a negative errno.  A
- * broken stack (its copy ended before the outermost caller) ends in perf's root frame for
- * it: address 0xffffffffffffffff, in no mapping.
- */
-static long resolve_frames(struct prec_report_session *rs, struct prec_thread *t,
-			   const struct prec_sample *s, const uint64_t *ips, size_t n,
-			   uint16_t misc, bool chain, bool unwound, bool broken)
-{
-	size_t nf = 0;
-	int err = resolve_chain(rs, t, ips, n, misc, chain, unwound, &nf);
-	bool dropped = err == 1; /* the sample counts, with no chain */
-
-	if (dropped)
-		err = 0;
-	if (!err && !nf) { /* a chain of markers only, or dropped: the ip alone */
+	if (!err && !nf) { /* no chain, a chain of markers only, or a dropped one: the ip */
 		err = add_frame(rs, t, s->ip, prec_report_cpumode_kernel(misc), false, &nf);
-		if (!err && dropped && nf)
+		if (!err && dropped && nf) /* the sample counts, with no chain */
 			rs->frames[0].flags |= PREC_FRAME_NOCHAIN;
 	}
 	if (!err && broken && nf && nf < PREC_REPORT_MAX_FRAMES) {
@@ -446,12 +426,6 @@ static const uint64_t *unwound_chain(struct prec_report_session *rs, const struc
 			     ret_broken);
 	return rs->uw_ips;
 }
-
-/*
- * A READ record (u32 pid, tid; then read_format's value, without a group), written by perf
- * record -s for each thread and event: its value is added to the thread's count of the
- * event, for -T.  Records of a group read are left out.
- */
 
 /* -U: whether a sample's own frame has a function.  perf leaves the other samples out
  * before counting anything.  Looks the DSO up now, so no loader thread runs then. */
@@ -579,6 +553,7 @@ int prec_stacks__sample(struct prec_report_session *rs, const void *rec, size_t 
 	slot->node = (uint32_t)node;
 	return 0;
 }
+
 int prec_stacks__init(struct prec_report_session *rs)
 {
 	long kid;
@@ -605,9 +580,7 @@ void prec_stacks__forget(struct prec_report_session *rs)
 
 void prec_stacks__release(struct prec_report_session *rs)
 {
-	if (rs->cc)
-		for (size_t i = 0; i < CC_SLOTS; i++)
-			free(rs->cc[i].ips);
+	prec_stacks__forget(rs);
 	free(rs->cc);
 	rs->cc = NULL;
 	free(rs->uw_ips);
