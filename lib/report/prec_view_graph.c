@@ -174,11 +174,12 @@ static uint64_t below(const struct prec_graph *g, uint32_t node)
 }
 
 /*
- * The children of `node` above the threshold, largest first, malloc'ed; -1 on -ENOMEM.  In
- * fractal mode the threshold is a share of the chains below `node`, rounded up as perf does.
+ * The children of `node`, malloc'ed; -1 on -ENOMEM.  `visible`: those above the threshold,
+ * largest first (in fractal mode the threshold is a share of the chains below `node`,
+ * rounded up as perf does); else all of them, in cmp_gnodes_pos() order.
  */
-static long visible_kids(const struct prec_view *v, struct prec_graph *g, uint32_t node,
-			 struct prec_gnode ***ret)
+static long kids_of(const struct prec_view *v, struct prec_graph *g, uint32_t node, bool visible,
+		    struct prec_gnode ***ret)
 {
 	struct prec_gnode **k = NULL;
 	size_t n = 0, cap = 0;
@@ -187,8 +188,8 @@ static long visible_kids(const struct prec_view *v, struct prec_graph *g, uint32
 	uint64_t min_rel = (uint64_t)x + ((double)(uint64_t)x < x); /* ceil */
 
 	for (c = g->nodes[node].first_child; c; c = g->nodes[c].next_sibling) {
-		if (fractal(v) ? g->nodes[c].period < min_rel
-			       : pct(g->nodes[c].period, v->total) < v->o->graph_threshold)
+		if (visible && (fractal(v) ? g->nodes[c].period < min_rel
+					   : pct(g->nodes[c].period, v->total) < v->o->graph_threshold))
 			continue;
 		if (prec_array__grow((void **)&k, &cap, n + 1, sizeof(*k), 4)) {
 			free(k);
@@ -196,8 +197,8 @@ static long visible_kids(const struct prec_view *v, struct prec_graph *g, uint32
 		}
 		k[n++] = &g->nodes[c];
 	}
-	if (n)
-		qsort_r(k, n, sizeof(*k), cmp_gnodes_desc, (void *)v->h);
+	if (n > 1)
+		qsort_r(k, n, sizeof(*k), visible ? cmp_gnodes_desc : cmp_gnodes_pos_r, (void *)v->h);
 	*ret = k;
 	return (long)n;
 }
@@ -206,22 +207,13 @@ static long visible_kids(const struct prec_view *v, struct prec_graph *g, uint32
  * those that end there; into buf (32 bytes), returns its length. */
 static size_t value_text(const struct prec_view *v, const struct prec_gnode *n, bool end, char *buf)
 {
-	uint64_t x;
-	const char *t;
+	uint64_t period = end ? n->end_period : n->period;
 
-	switch (v->o->graph_value) {
-	case PREC_GRAPH_PERIOD:
-		x = end ? n->end_period : n->period;
-		break;
-	case PREC_GRAPH_COUNT:
-		x = end ? n->end_count : n->count;
-		break;
-	default:
-		return prec_view__pct_text(pct(end ? n->end_period : n->period, v->total), buf);
-	}
-	t = u64_text(x, buf);
-	memmove(buf, t, strlen(t) + 1);
-	return strlen(buf);
+	if (v->o->graph_value == PREC_GRAPH_PERCENT)
+		return prec_view__pct_text(pct(period, v->total), buf);
+	return (size_t)sprintf(buf, "%" PRIu64,
+			       v->o->graph_value == PREC_GRAPH_COUNT ? (end ? n->end_count : n->count)
+								     : period);
 }
 
 static int set_prefix(struct prec_graph *g, size_t len)
@@ -246,7 +238,7 @@ static int print_follow(const struct prec_view *v, struct prec_graph *g, uint32_
 
 	for (;;) {
 		struct prec_gnode **kids;
-		long n = visible_kids(v, g, node, &kids);
+		long n = kids_of(v, g, node, true, &kids);
 
 		if (n < 0)
 			return -ENOMEM;
@@ -274,7 +266,7 @@ static int print_branches(const struct prec_view *v, struct prec_graph *g, uint3
 {
 	char buf[NAME_MAX_LEN], p[48];
 	struct prec_gnode **kids;
-	long n = visible_kids(v, g, node, &kids), i;
+	long n = kids_of(v, g, node, true, &kids), i;
 	uint64_t rest = base;
 	int err = 0;
 
@@ -339,35 +331,29 @@ static int print_graph_tree(const struct prec_view *v, struct prec_graph *g,
 {
 	char buf[NAME_MAX_LEN];
 	struct prec_gnode **kids;
-	long n = visible_kids(v, g, 0, &kids);
-	uint32_t kid;
+	uint32_t node = 0, kid;
+	long n;
 	int err;
 
-	if (n < 0)
+	if (set_prefix(g, GRAPH_INDENT + 3))
 		return -ENOMEM;
-	if (set_prefix(g, GRAPH_INDENT + 3)) {
-		free(kids);
-		return -ENOMEM;
-	}
 	memset(g->prefix, ' ', GRAPH_INDENT + 3);
-	if (n != 1 || kids[0]->period != weight) {
-		free(kids);
-		err = n ? print_branches(v, g, 0, GRAPH_INDENT, weight) : 0;
-		return err ? err : n > 0;
-	}
-	kid = (uint32_t)(kids[0] - g->nodes);
-	free(kids);
-	if (skips_own_frame(v) && g->nodes[kid].sf == e->sframe) {
-		n = visible_kids(v, g, kid, &kids);
+	/* the root, then (--sort sym) the entry's own frame: passed over when one branch below
+	 * carries all of it */
+	for (;;) {
+		n = kids_of(v, g, node, true, &kids);
 		if (n < 0)
 			return -ENOMEM;
-		if (n != 1 || kids[0]->period != g->nodes[kid].period) {
+		if (n != 1 || kids[0]->period != (node ? g->nodes[node].period : weight)) {
 			free(kids);
-			err = n ? print_branches(v, g, kid, GRAPH_INDENT, weight) : 0;
+			err = n ? print_branches(v, g, node, GRAPH_INDENT, weight) : 0;
 			return err ? err : n > 0;
 		}
 		kid = (uint32_t)(kids[0] - g->nodes);
 		free(kids);
+		if (node || !skips_own_frame(v) || g->nodes[kid].sf != e->sframe)
+			break;
+		node = kid;
 	}
 	fprintf(v->out, "%*s|\n%*s---%s\n", GRAPH_INDENT, "", GRAPH_INDENT, "",
 		prec_view_frame_name(v->h, g->nodes[kid].sf, false, buf, sizeof(buf)));
@@ -400,19 +386,9 @@ static int collect_chains(const struct prec_view *v, struct prec_graph *g, uint3
 			  struct chain_pos *list, size_t *nr)
 {
 	struct prec_gnode **kids = NULL;
-	size_t n = 0, cap = 0, i;
-	uint32_t c;
-	int err = 0;
+	long n = kids_of(v, g, node, false, &kids), i;
+	int err = n < 0 ? -ENOMEM : 0;
 
-	for (c = g->nodes[node].first_child; c; c = g->nodes[c].next_sibling) {
-		if (prec_array__grow((void **)&kids, &cap, n + 1, sizeof(*kids), 4)) {
-			free(kids);
-			return -ENOMEM;
-		}
-		kids[n++] = &g->nodes[c];
-	}
-	if (n > 1)
-		qsort_r(kids, n, sizeof(*kids), cmp_gnodes_pos_r, (void *)v->h);
 	for (i = 0; i < n && !err; i++)
 		err = collect_chains(v, g, (uint32_t)(kids[i] - g->nodes), list, nr);
 	free(kids);
@@ -513,8 +489,6 @@ int prec_graph__print(struct prec_graph *g, const struct prec_view *v, const str
 	return 0;
 }
 
-#define ROW_AHEAD 4
-
 /* Entries rows[0, nr), each row with its graph. */
 static int print_entries(const struct prec_view *v, struct prec_graph *g, const uint32_t *rows,
 			 size_t nr, struct prec_line *row)
@@ -523,12 +497,6 @@ static int print_entries(const struct prec_view *v, struct prec_graph *g, const 
 	int err = 0;
 
 	for (i = 0; i < nr && !err; i++) {
-		/* the rows ahead: their entries, then (fetched by now) their sframes */
-		if (i + 2 * ROW_AHEAD < nr)
-			__builtin_prefetch(&v->entries[rows[i + 2 * ROW_AHEAD]]);
-		if (i + ROW_AHEAD < nr)
-			__builtin_prefetch(
-				prec_hist__sframe(v->h, v->entries[rows[i + ROW_AHEAD]].sframe));
 		prec_view_print_row(v, &v->entries[rows[i]], row);
 		err = prec_graph__print(g, v, &v->entries[rows[i]]);
 	}
