@@ -356,16 +356,23 @@ static const char *cell(const struct prec_view *v, const struct prec_column *c,
 	return sort_keys[c->key].text(h, e, buf, len);
 }
 
-static void add_col(struct prec_view *v, enum prec_view_col kind, enum prec_sort_key key,
-		    const char *title, bool right, int width)
+/* A column: a number's, right-aligned, at least as wide as perf makes it; or a key's. */
+static void add_col(struct prec_view *v, enum prec_view_col kind, enum prec_sort_key key)
 {
+	static const struct {
+		const char *title;
+		int width;
+	} num[] = { [PREC_COL_CHILDREN] = { "Children", 8 },
+		    [PREC_COL_SELF] = { "Overhead", 8 },
+		    [PREC_COL_SAMPLES] = { "Samples", 12 },
+		    [PREC_COL_PERIOD] = { "Period", 12 } };
 	struct prec_column *c = &v->cols[v->nr_cols++];
 
 	c->kind = kind;
 	c->key = key;
-	c->title = title;
-	c->right = right;
-	c->width = width > (int)strlen(title) ? width : (int)strlen(title);
+	c->right = kind != PREC_COL_KEY;
+	c->title = c->right ? num[kind].title : sort_keys[key].title;
+	c->width = c->right ? num[kind].width : (int)strlen(c->title);
 }
 
 /* What the entries are ordered by. */
@@ -433,42 +440,27 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	return cmp_rowkeys(rs->v, &rs->k[*(const uint32_t *)a], &rs->k[*(const uint32_t *)b]);
 }
 
-/* Without memory for the copies: each comparison makes its two. */
-static int cmp_entries(const void *a, const void *b, void *arg)
-{
-	const struct prec_view *v = arg;
-	struct rowkey x, y;
-
-	rowkey_of(v, *(const uint32_t *)a, &x);
-	rowkey_of(v, *(const uint32_t *)b, &y);
-	return cmp_rowkeys(v, &x, &y);
-}
-
-/* Sort rows (entry indices, ascending).  With children, the same qsort_r on the same input
- * whatever the memory, so the same order whatever the comparator's quirks (its
- * caller-above-callee rule is not transitive). */
-static void sort_rows(const struct prec_view *v, uint32_t *rows, size_t nr)
+/* Sort rows (entry indices, ascending).  0 or -ENOMEM.  With children the comparison's
+ * caller-above-callee rule is not transitive: the order is qsort_r's on this input. */
+static int sort_rows(const struct prec_view *v, uint32_t *rows, size_t nr)
 {
 	struct rowkey *k = malloc(nr * sizeof(*k));
 	uint32_t *pos = malloc(nr * sizeof(*pos));
 	struct rowsort rs = { v, k };
 	size_t i;
 
-	if (!k || !pos) {
-		free(k);
-		free(pos);
-		qsort_r(rows, nr, sizeof(*rows), cmp_entries, (void *)v);
-		return;
+	if (k && pos) {
+		for (i = 0; i < nr; i++) {
+			rowkey_of(v, rows[i], &k[i]);
+			pos[i] = (uint32_t)i;
+		}
+		qsort_r(pos, nr, sizeof(*pos), cmp_rows, &rs);
+		for (i = 0; i < nr; i++)
+			rows[i] = k[pos[i]].entry;
 	}
-	for (i = 0; i < nr; i++) {
-		rowkey_of(v, rows[i], &k[i]);
-		pos[i] = (uint32_t)i;
-	}
-	qsort_r(pos, nr, sizeof(*pos), cmp_rows, &rs);
-	for (i = 0; i < nr; i++)
-		rows[i] = k[pos[i]].entry;
 	free(k);
 	free(pos);
+	return k && pos ? 0 : -ENOMEM;
 }
 
 /* Rows sorted on a thread of their own (see stdio_event): from this many. */
@@ -478,13 +470,14 @@ struct sort_job {
 	const struct prec_view *v;
 	uint32_t *rows;
 	size_t nr;
+	int err;
 };
 
 static void *sort_job_main(void *arg)
 {
 	struct sort_job *j = arg;
 
-	sort_rows(j->v, j->rows, j->nr);
+	j->err = sort_rows(j->v, j->rows, j->nr);
 	return NULL;
 }
 
@@ -721,8 +714,13 @@ static int stdio_event(struct prec_view *v, struct prec_graph *g)
 		pthread_join(sorter, NULL);
 		free(rows);
 		rows = sj.rows;
+		err = sj.err;
 	} else if (nr) {
-		sort_rows(v, rows, nr);
+		err = sort_rows(v, rows, nr);
+	}
+	if (err) {
+		free(rows);
+		return err;
 	}
 	/* the hidden ones are the smallest, so the last rows (--percent-limit is of Children
 	 * with children, also when -F orders the rows by their own share) */
@@ -737,27 +735,20 @@ static int stdio_event(struct prec_view *v, struct prec_graph *g)
 	while (nr && pct(primary(v, &v->entries[rows[nr - 1]]), v->total) < o->percent_limit)
 		nr--;
 	print_event_header(v);
-	if (sep) {
-		fputs("# ", v->out);
-		for (c = 0; c < v->nr_cols; c++)
-			fprintf(v->out, "%s%s", c ? sep : "", v->cols[c].title);
-		fputc('\n', v->out);
-	} else {
-		fputs("# ", v->out);
-		for (c = 0; c < v->nr_cols; c++)
-			fprintf(v->out, "%s%*s", c ? "  " : "",
-				v->cols[c].right ? v->cols[c].width : -v->cols[c].width,
-				v->cols[c].title);
-		fputs("\n# ", v->out);
-		for (c = 0; c < v->nr_cols; c++) {
-			int k;
-
-			fputs(c ? "  " : "", v->out);
-			for (k = 0; k < v->cols[c].width; k++)
-				fputc('.', v->out);
-		}
-		fputs("\n#\n", v->out);
+	/* the titles, and without -t a line of dots under each */
+	fputs("# ", v->out);
+	for (c = 0; c < v->nr_cols; c++)
+		fprintf(v->out, "%s%*s", c ? (sep ? sep : "  ") : "",
+			sep ? 0 : v->cols[c].right ? v->cols[c].width : -v->cols[c].width,
+			v->cols[c].title);
+	fputc('\n', v->out);
+	for (c = 0; c < v->nr_cols && !sep; c++) {
+		fputs(c ? "  " : "# ", v->out);
+		for (int k = 0; k < v->cols[c].width; k++)
+			fputc('.', v->out);
 	}
+	if (!sep)
+		fputs("\n#\n", v->out);
 	if (graphs)
 		err = prec_graph__print_entries(v, g, rows, nr, &row);
 	else
@@ -780,21 +771,8 @@ static void add_fields(struct prec_view *v)
 	for (i = 0; i < o->nr_fields; i++)
 		children |= o->fields[i].col == PREC_COL_CHILDREN;
 	v->by_self = v->ho->children && !children;
-	for (i = 0; i < o->nr_fields && i < PREC_VIEW_MAX_FIELDS; i++) {
-		static const struct {
-			const char *title;
-			int width;
-		} num[] = { [PREC_COL_CHILDREN] = { "Children", 8 },
-			    [PREC_COL_SELF] = { "Overhead", 8 },
-			    [PREC_COL_SAMPLES] = { "Samples", 12 },
-			    [PREC_COL_PERIOD] = { "Period", 12 } };
-		const struct prec_view_field *f = &o->fields[i];
-
-		if (f->col == PREC_COL_KEY)
-			add_col(v, PREC_COL_KEY, f->key, sort_keys[f->key].title, false, 0);
-		else
-			add_col(v, f->col, 0, num[f->col].title, true, num[f->col].width);
-	}
+	for (i = 0; i < o->nr_fields && i < PREC_VIEW_MAX_FIELDS; i++)
+		add_col(v, o->fields[i].col, o->fields[i].key);
 	/* with --sort, perf adds the sort keys -F lacks and orders the entries by the keys */
 	v->by_keys = o->fields_sorted;
 	for (i = 0; i < v->ho->nr_keys && o->fields_sorted; i++) {
@@ -805,7 +783,7 @@ static void add_fields(struct prec_view *v)
 			if (o->fields[j].col == PREC_COL_KEY && o->fields[j].key == k)
 				break;
 		if (j == o->nr_fields && v->nr_cols < PREC_VIEW_MAX_FIELDS)
-			add_col(v, PREC_COL_KEY, k, sort_keys[k].title, false, 0);
+			add_col(v, PREC_COL_KEY, k);
 	}
 }
 
@@ -850,19 +828,19 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 		v.total = prec_hist__event(h, ev)->period;
 		if (o->nr_fields) {
 			add_fields(&v);
-		} else if (ho->children) {
-			add_col(&v, PREC_COL_CHILDREN, 0, "Children", true, 8);
-			add_col(&v, PREC_COL_SELF, 0, "Self", true, 8);
 		} else {
-			add_col(&v, PREC_COL_SELF, 0, "Overhead", true, 8);
+			if (ho->children)
+				add_col(&v, PREC_COL_CHILDREN, 0);
+			add_col(&v, PREC_COL_SELF, 0);
+			if (ho->children)
+				v.cols[1].title = "Self";
+			if (o->show_nr_samples)
+				add_col(&v, PREC_COL_SAMPLES, 0);
+			if (o->show_total_period)
+				add_col(&v, PREC_COL_PERIOD, 0);
+			for (k = 0; k < ho->nr_keys; k++)
+				add_col(&v, PREC_COL_KEY, ho->keys[k]);
 		}
-		if (!o->nr_fields && o->show_nr_samples)
-			add_col(&v, PREC_COL_SAMPLES, 0, "Samples", true, 12);
-		if (!o->nr_fields && o->show_total_period)
-			add_col(&v, PREC_COL_PERIOD, 0, "Period", true, 12);
-		for (k = 0; k < ho->nr_keys && !o->nr_fields; k++)
-			add_col(&v, PREC_COL_KEY, ho->keys[k], sort_keys[ho->keys[k]].title, false,
-				0);
 		err = stdio_event(&v, &g);
 	}
 	prec_graph__release(&g);
