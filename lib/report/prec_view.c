@@ -60,19 +60,14 @@ const char *prec_view_frame_name(const struct prec_hist *h, uint32_t sfid, bool 
 	}
 }
 
-/* The Symbol column: "[.] name", "[k] name", "[.] 0x00000000000011a9". */
-/* "MODE 0x%016llx", or "MODE %016llx" for a zero (perf's "%-#.*llx": printf gives no 0x to a
- * zero), without printf: a report can have thousands of unsymbolized addresses, each formatted
+/* "0x%016llx", or "%016llx" for a zero (perf's "%-#.*llx": printf gives no 0x to a zero),
+ * without printf: a report can have thousands of unsymbolized addresses, each formatted
  * twice (width, then line). */
-static void addr_text(const char *mode, uint64_t a, char *buf)
+static void addr_text(uint64_t a, char *p)
 {
 	static const char digits[] = "0123456789abcdef";
-	char *p = buf;
 	int i;
 
-	memcpy(p, mode, 3);
-	p[3] = ' ';
-	p += 4;
 	if (a) {
 		*p++ = '0';
 		*p++ = 'x';
@@ -82,34 +77,25 @@ static void addr_text(const char *mode, uint64_t a, char *buf)
 	*p = 0;
 }
 
+/* The Symbol column: the mode ("[.]", "[k]"), then the name as a call graph shows it, or the
+ * address in perf's width ("[.] 0x00000000000011a9"). */
 static void sym_text(const struct prec_hist *h, uint32_t sfid, char *buf, size_t len)
 {
 	const struct prec_sframe *sf = prec_hist__sframe(h, sfid);
-	const char *mode = sf->kernel ? "[k]" : "[.]";
+	const char *name;
+	size_t n;
 
-	switch (sf->kind) {
-	case PREC_SF_SYM: {
-		size_t n = strlen(sf->name);
-
+	if (sf->kind == PREC_SF_ADDR || sf->kind == PREC_SF_NOMAP) {
+		addr_text(sf->addr, buf + 4); /* 19 bytes; every caller's buffer is larger */
+	} else {
+		name = prec_view_frame_name(h, sfid, false, buf + 4, len - 4);
+		n = strlen(name);
 		if (n + 5 > len)
 			n = len - 5;
-		memcpy(buf, mode, 3);
-		buf[3] = ' ';
-		memcpy(buf + 4, sf->name, n);
+		memmove(buf + 4, name, n);
 		buf[4 + n] = 0;
-		break;
 	}
-	case PREC_SF_INLINE:
-		snprintf(buf, len, "%s %s (inlined)", mode, sf->name);
-		break;
-	case PREC_SF_ADDR:
-	case PREC_SF_NOMAP:
-		addr_text(mode, sf->addr, buf); /* 24 bytes; every caller's buffer is larger */
-		break;
-	default:
-		snprintf(buf, len, "%s [unknown]", mode);
-		break;
-	}
+	memcpy(buf, sf->kernel ? "[k] " : "[.] ", 4);
 }
 
 static int cmp_text(const char *a, const char *b)
@@ -481,74 +467,49 @@ static void *sort_job_main(void *arg)
 	return NULL;
 }
 
-/* Room for `more` bytes; false (and the line written out, from now on pieces go straight to
- * the stream) when there is no memory for it. */
-static bool line_room(struct prec_line *l, FILE *out, size_t more)
+/* Piece t (n bytes), then pad spaces, onto the row; without memory for them the row fails. */
+static inline void line_put(struct prec_line *l, const char *t, size_t n, size_t pad)
 {
-	if (!l->failed && !prec_array__grow((void **)&l->p, &l->cap, l->n + more, 1, 256))
-		return true;
-	if (!l->failed && l->n)
-		fwrite(l->p, 1, l->n, out);
-	l->failed = true;
-	l->n = 0;
-	return false;
-}
-
-static inline void line_put(struct prec_line *l, FILE *out, const char *t, size_t n, size_t pad)
-{
-	if (!n && !pad) /* nothing; and l->p may still be NULL */
+	if (l->failed || (!n && !pad)) /* nothing to do; and l->p may still be NULL */
 		return;
-	if (l->cap - l->n < n + pad && !line_room(l, out, n + pad)) {
-		fwrite(t, 1, n, out);
-		while (pad--)
-			fputc(' ', out);
+	if (l->cap - l->n < n + pad &&
+	    prec_array__grow((void **)&l->p, &l->cap, l->n + n + pad, 1, 256)) {
+		l->failed = true;
 		return;
 	}
 	memcpy(l->p + l->n, t, n);
-	if (pad)
-		memset(l->p + l->n + n, ' ', pad);
+	memset(l->p + l->n + n, ' ', pad);
 	l->n += n + pad;
 }
 
-/* t in a field of `width` columns, right- or left-aligned (printf's %*s without printf). */
-static void put_padded(struct prec_line *l, FILE *out, const char *t, int width, bool right)
+int prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
+			struct prec_line *row)
 {
-	size_t n = strlen(t);
-	size_t pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
-
-	if (right)
-		line_put(l, out, "", 0, pad);
-	line_put(l, out, t, n, right ? 0 : pad);
-}
-
-void prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
-			 struct prec_line *row)
-{
-	const char *sep = v->o->field_sep;
+	const char *sep = v->o->field_sep, *gap = sep ? sep : "  ";
 	char buf[NAME_MAX_LEN];
 	size_t c;
 
 	row->n = 0;
-	line_put(row, v->out, sep ? "" : "  ", sep ? 0 : 2, 0);
+	line_put(row, "  ", sep ? 0 : 2, 0);
 	for (c = 0; c < v->nr_cols; c++) {
 		const struct prec_column *col = &v->cols[c];
 		const char *t = cell(v, col, e, buf, sizeof(buf));
+		size_t n = strlen(t), width = 0, pad;
 
-		if (sep) {
-			line_put(row, v->out, sep, c ? strlen(sep) : 0, 0);
-			line_put(row, v->out, t, strlen(t), 0);
-		} else if (c + 1 == v->nr_cols && col->kind == PREC_COL_KEY &&
-			   !sort_keys[col->key].pad_last) {
-			line_put(row, v->out, "  ", c ? 2 : 0, 0);
-			line_put(row, v->out, t, strlen(t), 0);
-		} else {
-			line_put(row, v->out, "  ", c ? 2 : 0, 0);
-			put_padded(row, v->out, t, col->width, col->right);
-		}
+		/* padded to the column's width (printf's %*s), unless with -t, or in the last
+		 * column a key that perf leaves unpadded there */
+		if (!sep && (c + 1 < v->nr_cols || col->kind != PREC_COL_KEY ||
+			     sort_keys[col->key].pad_last))
+			width = (size_t)col->width;
+		pad = width > n ? width - n : 0;
+		line_put(row, gap, c ? strlen(gap) : 0, col->right ? pad : 0);
+		line_put(row, t, n, col->right ? 0 : pad);
 	}
-	line_put(row, v->out, "\n", 1, 0);
-	if (row->n)
-		fwrite(row->p, 1, row->n, v->out);
+	line_put(row, "\n", 1, 0);
+	if (row->failed)
+		return -ENOMEM;
+	fwrite(row->p, 1, row->n, v->out);
+	return 0;
 }
 
 /* ---- the stdio view ---- */
@@ -752,8 +713,8 @@ static int stdio_event(struct prec_view *v, struct prec_graph *g)
 	if (graphs)
 		err = prec_graph__print_entries(v, g, rows, nr, &row);
 	else
-		for (i = 0; i < nr; i++)
-			prec_view_print_row(v, &v->entries[rows[i]], &row);
+		for (i = 0; i < nr && !err; i++)
+			err = prec_view_print_row(v, &v->entries[rows[i]], &row);
 	free(row.p);
 	fputs("\n\n", v->out);
 	free(rows);

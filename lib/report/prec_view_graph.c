@@ -496,10 +496,9 @@ static int print_entries(const struct prec_view *v, struct prec_graph *g, const 
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < nr && !err; i++) {
-		prec_view_print_row(v, &v->entries[rows[i]], row);
-		err = prec_graph__print(g, v, &v->entries[rows[i]]);
-	}
+	for (i = 0; i < nr && !err; i++)
+		err = prec_view_print_row(v, &v->entries[rows[i]], row) ?:
+		      prec_graph__print(g, v, &v->entries[rows[i]]);
 	return err;
 }
 

@@ -67,16 +67,16 @@ static inline uint64_t primary(const struct prec_view *v, const struct prec_entr
 struct prec_line {
 	char *p;
 	size_t n, cap;
-	bool failed; /* out of memory: pieces go straight to the stream */
+	bool failed; /* out of memory: the row is not written */
 };
 
 /* The function name of sframe sfid as a call graph (folded false) or folded stack shows it:
  * a string of the hist or buf (len bytes). */
 const char *prec_view_frame_name(const struct prec_hist *h, uint32_t sfid, bool folded, char *buf,
 				 size_t len);
-/* Entry e's row, written to v->out in one piece, built in `row`. */
-void prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
-			 struct prec_line *row);
+/* Entry e's row, written to v->out in one piece, built in `row`.  0 or -ENOMEM. */
+int prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
+			struct prec_line *row);
 
 /* One entry's call graph at a time (reused for the next: the arrays keep their memory). */
 struct prec_graph {
