@@ -530,37 +530,25 @@ struct gpool {
 	pthread_cond_t done;
 	struct gjob *jobs;
 	size_t nr, next; /* jobs[next..nr) are not taken */
-	struct prec_view v; /* the helper's copy; out is its memory stream */
+	struct prec_view v; /* the helper's copy */
 	struct prec_graph g;
 	struct prec_line row;
 	pthread_t thread;
 };
 
-/* Print job j into memory with view v's settings (its out is replaced), graph g and row
- * buffer `row`. */
-static void draw_job(struct prec_view v, struct prec_graph *g, struct prec_line *row,
-		     struct gjob *j)
-{
-	FILE *f = open_memstream(&j->text, &j->len);
-
-	if (!f) {
-		j->err = -ENOMEM;
-		return;
-	}
-	v.out = f;
-	j->err = print_entries(&v, g, j->rows, j->nr, row);
-	if (fclose(f) && !j->err)
-		j->err = -ENOMEM;
-}
-
-/* Take the next job and draw it; called and returning with p->lock held. */
+/* Take the next job and draw it into memory, with v's settings, graph g and row buffer
+ * `row`; called and returning with p->lock held. */
 static void take_and_draw(struct gpool *p, const struct prec_view *v, struct prec_graph *g,
 			  struct prec_line *row)
 {
 	struct gjob *j = &p->jobs[p->next++];
+	struct prec_view mem = *v;
 
 	pthread_mutex_unlock(&p->lock);
-	draw_job(*v, g, row, j);
+	mem.out = open_memstream(&j->text, &j->len);
+	j->err = mem.out ? print_entries(&mem, g, j->rows, j->nr, row) : -ENOMEM;
+	if (mem.out && fclose(mem.out) && !j->err)
+		j->err = -ENOMEM;
 	pthread_mutex_lock(&p->lock);
 	j->done = true;
 	pthread_cond_broadcast(&p->done);
@@ -610,68 +598,46 @@ static int gpool_print(struct gpool *p, const struct prec_view *v, struct prec_g
 	return err;
 }
 
-/* Start the helper on jobs; false (and nothing to undo) if it cannot start. */
-static bool gpool_start(struct gpool *p, const struct prec_view *v, struct gjob *jobs, size_t nr)
-{
-	memset(p, 0, sizeof(*p));
-	p->jobs = jobs;
-	p->nr = nr;
-	p->v = *v;
-	prec_graph__init(&p->g);
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->done, NULL);
-	if (pthread_create(&p->thread, NULL, graph_helper, p)) {
-		pthread_cond_destroy(&p->done);
-		pthread_mutex_destroy(&p->lock);
-		return false;
-	}
-	return true;
-}
-
-/* Stop the helper: no job is left for it to take, then it is joined. */
-static void gpool_stop(struct gpool *p)
-{
-	size_t k;
-
-	pthread_mutex_lock(&p->lock);
-	p->next = p->nr;
-	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
-	for (k = 0; k < p->nr; k++)
-		free(p->jobs[k].text);
-	free(p->row.p);
-	prec_graph__release(&p->g);
-	pthread_cond_destroy(&p->done);
-	pthread_mutex_destroy(&p->lock);
-}
-
 int prec_graph__print_entries(const struct prec_view *v, struct prec_graph *g, const uint32_t *rows,
 			      size_t nr, struct prec_line *row)
 {
-	struct gjob *jobs;
-	struct gpool pool;
-	size_t njobs = 0, at = 0, i;
+	struct gpool p = { 0 };
+	size_t at, i;
 	int err = 0;
 
 	if (nr < 2 || v->o->one_thread)
 		return print_entries(v, g, rows, nr, row);
-	jobs = calloc(nr, sizeof(*jobs));
-	if (!jobs)
+	p.jobs = calloc(nr, sizeof(*p.jobs));
+	if (!p.jobs)
 		return -ENOMEM;
-	for (; at < nr; njobs++) {
-		size_t want = njobs / 2 < 5 ? (size_t)1 << (njobs / 2) : GJOB_ROWS;
+	for (at = 0; at < nr; p.nr++) {
+		size_t want = p.nr / 2 < 5 ? (size_t)1 << (p.nr / 2) : GJOB_ROWS;
 
-		jobs[njobs].rows = rows + at;
-		jobs[njobs].nr = nr - at < want ? nr - at : want;
-		at += jobs[njobs].nr;
+		p.jobs[p.nr].rows = rows + at;
+		p.jobs[p.nr].nr = nr - at < want ? nr - at : want;
+		at += p.jobs[p.nr].nr;
 	}
-	if (gpool_start(&pool, v, jobs, njobs)) {
-		for (i = 0; i < njobs && !err; i++)
-			err = gpool_print(&pool, v, g, row, i);
-		gpool_stop(&pool);
-	} else {
+	p.v = *v;
+	prec_graph__init(&p.g);
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.done, NULL);
+	if (pthread_create(&p.thread, NULL, graph_helper, &p)) {
 		err = print_entries(v, g, rows, nr, row);
+	} else {
+		for (i = 0; i < p.nr && !err; i++)
+			err = gpool_print(&p, v, g, row, i);
+		/* no job is left for the helper to take (after an error too) */
+		pthread_mutex_lock(&p.lock);
+		p.next = p.nr;
+		pthread_mutex_unlock(&p.lock);
+		pthread_join(p.thread, NULL);
 	}
-	free(jobs);
+	for (i = 0; i < p.nr; i++)
+		free(p.jobs[i].text);
+	free(p.jobs);
+	free(p.row.p);
+	prec_graph__release(&p.g);
+	pthread_cond_destroy(&p.done);
+	pthread_mutex_destroy(&p.lock);
 	return err;
 }
