@@ -262,8 +262,6 @@ int prec_report_session__new(const struct prec_report_opts *opts,
 		return -ENOMEM;
 	rs->o = *opts;
 	rs->this_host = rs->same_arch = true;
-	prec_keyset__init(&rs->jit_ids, sizeof(uint64_t));
-	prec_keyset__init(&rs->file_ids, sizeof(const char *));
 	prec_keyset__init(&rs->read_ids, sizeof(uint64_t));
 	*ret = rs;
 	return 0;

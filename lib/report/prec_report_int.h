@@ -73,15 +73,10 @@ struct prec_report_session {
 	/* prec_stacks.c's */
 	uint32_t kernel_id;
 	bool kernel_queued; /* the kernel's symbols were handed to the loader */
-	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
-	uint32_t *jit_val;
-	size_t jit_cap;
-	/* file_ids: path interned in `paths` (which outlives each stream's machine) ->
-	 * file_val, the path's first DSO */
+	struct prec_keyset jit_ids; /* pid -> the JIT map's hist DSO id */
+	/* path interned in `paths` (which outlives each stream's machine) -> its first DSO */
 	struct prec_keyset file_ids;
 	struct prec_strset paths;
-	struct prec_report_file_dso *file_val;
-	size_t file_cap;
 	struct prec_strset comms; /* the comms of the hist's contexts */
 	struct prec_hist_frame frames[PREC_REPORT_MAX_FRAMES]; /* of the sample being resolved */
 	struct prec_report_cc_slot *cc;

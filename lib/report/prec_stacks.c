@@ -109,8 +109,10 @@ enum {
 	TU_JIT,	     /* jit_id() of its process + 1; 0: not asked yet */
 };
 
-/* The DSO that a path's maps share with the maps of the same file in another form. */
-struct prec_report_file_dso {
+/* The DSO that a path's maps share with the maps of the same file in another form: the
+ * records of rs->file_ids. */
+struct file_dso {
+	const char *path; /* the key, interned in rs->paths */
 	struct prec_build_id bid; /* len 0: not known yet */
 	uint32_t maj, min; /* with ino: the device and inode of the file; ino 0: not known yet */
 	uint64_t ino;
@@ -133,7 +135,7 @@ static long file_dso_id(struct prec_report_session *rs, const struct prec_map *m
 	const struct prec_build_id *b = map->build_id;
 	struct prec_file_id fid = { map->maj, map->min, map->ino, map->ino_gen };
 	const char *path = prec_strset__intern(&rs->paths, map->path);
-	struct prec_report_file_dso *e;
+	struct file_dso *e;
 	struct prec_dso *d;
 	bool is_new, same_bid, same_ino;
 	long i, id;
@@ -143,13 +145,7 @@ static long file_dso_id(struct prec_report_session *rs, const struct prec_map *m
 	i = prec_keyset__intern(&rs->file_ids, &path, &is_new);
 	if (i < 0)
 		return i;
-	if (is_new) {
-		if (prec_array__grow((void **)&rs->file_val, &rs->file_cap, (size_t)i + 1,
-				     sizeof(*rs->file_val), 64))
-			return -ENOMEM;
-		memset(&rs->file_val[i], 0, sizeof(rs->file_val[i]));
-	}
-	e = &rs->file_val[i];
+	e = prec_keyset__record(&rs->file_ids, (uint32_t)i);
 	same_bid = !b || !e->bid.len || (e->bid.len == b->len && !memcmp(e->bid.id, b->id, b->len));
 	same_ino = !fid.ino || !e->ino ||
 		   (e->ino == fid.ino && e->maj == fid.maj && e->min == fid.min);
@@ -176,41 +172,42 @@ static long file_dso_id(struct prec_report_session *rs, const struct prec_map *m
 	return id;
 }
 
+/* The records of rs->jit_ids. */
+struct jit_dso {
+	uint64_t pid; /* the key */
+	uint32_t id; /* hist DSO id of the process's JIT map; 0: none */
+};
+
 /* The hist DSO id of the JIT map of thread t's process, 0 when it has none. */
 static long jit_id(struct prec_report_session *rs, struct prec_thread *t)
 {
-	uint32_t pid = t->pid;
-	uint64_t key = pid;
+	uint64_t pid = t->pid;
+	struct jit_dso *j;
 	bool is_new;
 	long id;
 
 	/* asked for every frame outside a file mapping: the thread remembers it */
 	if (t->user[TU_JIT])
 		return (long)t->user[TU_JIT] - 1;
-	id = prec_keyset__intern(&rs->jit_ids, &key, &is_new);
+	id = prec_keyset__intern(&rs->jit_ids, &pid, &is_new);
 	if (id < 0)
 		return id;
-	if (is_new) {
-		struct prec_dso *d;
-		long hid = 0;
+	j = prec_keyset__record(&rs->jit_ids, (uint32_t)id);
+	if (is_new && prec_symtab__jit_may_exist(rs->st, t->pid)) {
+		struct prec_dso *d = prec_symtab__jit(rs->st, t->pid);
+		long hid;
 
-		if (prec_array__grow((void **)&rs->jit_val, &rs->jit_cap, (size_t)id + 1,
-				     sizeof(*rs->jit_val), 64))
+		if (!d)
 			return -ENOMEM;
-		if (prec_symtab__jit_may_exist(rs->st, pid)) {
-			d = prec_symtab__jit(rs->st, pid);
-			if (!d)
-				return -ENOMEM;
-			if (prec_dso__status(d) == PREC_DSO_OK) {
-				hid = prec_hist__dso_id(rs->h, d);
-				if (hid < 0)
-					return hid;
-			}
+		if (prec_dso__status(d) == PREC_DSO_OK) {
+			hid = prec_hist__dso_id(rs->h, d);
+			if (hid < 0)
+				return hid;
+			j->id = (uint32_t)hid;
 		}
-		rs->jit_val[id] = (uint32_t)hid;
 	}
-	t->user[TU_JIT] = (uint64_t)rs->jit_val[id] + 1;
-	return rs->jit_val[id];
+	t->user[TU_JIT] = (uint64_t)j->id + 1;
+	return j->id;
 }
 
 static int user_frame(struct prec_report_session *rs, struct prec_thread *t, uint64_t addr,
@@ -558,6 +555,8 @@ int prec_stacks__init(struct prec_report_session *rs)
 {
 	long kid;
 
+	prec_keyset__init_records(&rs->jit_ids, sizeof(uint64_t), sizeof(struct jit_dso));
+	prec_keyset__init_records(&rs->file_ids, sizeof(const char *), sizeof(struct file_dso));
 	rs->cc = prec_calloc_written(CC_SLOTS, sizeof(*rs->cc));
 	if (!rs->cc)
 		return -ENOMEM;
@@ -592,9 +591,7 @@ void prec_stacks__free(struct prec_report_session *rs)
 {
 	prec_stacks__release(rs);
 	prec_keyset__release(&rs->jit_ids);
-	free(rs->jit_val);
 	prec_keyset__release(&rs->file_ids);
-	free(rs->file_val);
 	prec_strset__release(&rs->paths);
 	prec_strset__release(&rs->comms);
 }
