@@ -520,7 +520,7 @@ static void print_event_header(const struct prec_view *v)
 	const struct prec_evsel_stats *st = prec_hist__event(h, v->evsel);
 	const struct prec_view_evsel *ve = v->o->evsels ? &v->o->evsels[v->evsel] : NULL;
 	uint64_t lost = ve ? ve->lost_samples : 0, n = st->nr_samples;
-	char unit = ' ';
+	const char *unit = " KM"; /* perf's: thousands, then millions */
 	size_t i, shown = 0, nr_unsym;
 	const struct prec_dso_unsym *unsym = prec_hist__unsym(h, &nr_unsym);
 
@@ -529,15 +529,9 @@ static void print_event_header(const struct prec_view *v)
 		fprintf(v->out, " (%.2f%% of %" PRIu64 ")", pct(lost, lost + st->nr_samples),
 			lost + st->nr_samples);
 	fputs("\n#\n", v->out);
-	if (n > 1000) {
+	for (; n > 1000 && unit[1]; unit++)
 		n /= 1000;
-		unit = 'K';
-	}
-	if (n > 1000) {
-		n /= 1000;
-		unit = 'M';
-	}
-	fprintf(v->out, "# Samples: %" PRIu64 "%c of event '%s'\n", n, unit,
+	fprintf(v->out, "# Samples: %" PRIu64 "%c of event '%s'\n", n, *unit,
 		ve && ve->name ? ve->name : "unknown");
 	fprintf(v->out, "# Event count (approx.): %" PRIu64 "\n", st->period);
 	if (st->unsym_period) {
