@@ -171,50 +171,44 @@ static int cmp_sym(const struct prec_view *v, const struct rowkey *x, const stru
 	return x->sym ? cmp_name(x->sym, y->sym) : cmp_u64(x->addr, y->addr);
 }
 
-static const char *text_comm(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			     size_t len)
+static const char *text_comm(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
-	(void)h, (void)buf, (void)len;
+	(void)h, (void)buf;
 	return e->key.comm ? e->key.comm : "[unknown]";
 }
 
 /* perf's pid key shows the thread, by its last command; signed, as perf prints it: a tid of
  * -1 is "-1" */
-static const char *text_tid(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			    size_t len)
+static const char *text_tid(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
 	const char *comm = prec_hist__thread_comm(h, e->key.pid, e->key.tid, e->key.comm);
 
-	snprintf(buf, len, "%7d:%s", (int32_t)e->key.tid, comm ? comm : "");
+	snprintf(buf, NAME_MAX_LEN, "%7d:%s", (int32_t)e->key.tid, comm ? comm : "");
 	return buf;
 }
 
-static const char *text_cpu(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			    size_t len)
+static const char *text_cpu(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
 	(void)h;
-	snprintf(buf, len, "%3.3d", (int32_t)e->key.cpu);
+	snprintf(buf, NAME_MAX_LEN, "%3.3d", (int32_t)e->key.cpu);
 	return buf;
 }
 
-static const char *text_dso(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			    size_t len)
+static const char *text_dso(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
-	(void)buf, (void)len;
+	(void)buf;
 	return dso_text(h, prec_hist__sframe(h, e->sframe)->dso);
 }
 
-static const char *text_sym(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			    size_t len)
+static const char *text_sym(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
-	sym_text(h, e->sframe, buf, len);
+	sym_text(h, e->sframe, buf, NAME_MAX_LEN);
 	return buf;
 }
 
-static const char *text_srcline(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-				size_t len)
+static const char *text_srcline(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
-	(void)h, (void)buf, (void)len;
+	(void)h, (void)buf;
 	return e->key.srcline ? e->key.srcline : "??:0";
 }
 
@@ -222,16 +216,15 @@ static const char *text_srcline(const struct prec_hist *h, const struct prec_ent
  * The sort keys, by enum prec_sort_key: a new key is an entry here (and its part of the
  * entry's key in prec_hist.c).  A key's column is as wide as its widest text, and padded to
  * that width also as the last column unless pad_last is false (perf's rule for sym and
- * srcline).  cmp orders two rows by the key, ascending.  text gives the cell: in buf (at
- * least NAME_MAX_LEN bytes) or a string of the hist.
+ * srcline).  cmp orders two rows by the key, ascending.  text gives the cell: in buf
+ * (NAME_MAX_LEN bytes) or a string of the hist.
  */
 static const struct sort_key {
 	const char *name, *alias; /* for --sort and -F; alias: perf's long name */
 	const char *title;
 	bool pad_last;
 	int (*cmp)(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y);
-	const char *(*text)(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			    size_t len);
+	const char *(*text)(const struct prec_hist *h, const struct prec_entry *e, char *buf);
 } sort_keys[PREC_SORT__MAX] = {
 	[PREC_SORT_COMM] = { "comm", "command", "Command", true, cmp_comm, text_comm },
 	[PREC_SORT_PID] = { "pid", NULL, "Pid:Command", true, cmp_tid, text_tid },
@@ -251,30 +244,24 @@ static bool key_is(const char *name, const char *p, size_t len)
 int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *ret_nr,
 			  const char **ret_bad, size_t *ret_bad_len)
 {
-	const char *p = list;
-	size_t nr = 0;
+	const char *p;
+	size_t nr = 0, len;
 
-	while (*p) {
-		size_t len = strcspn(p, ",");
+	for (p = list; *p; p += len + (p[len] == ',')) {
 		int k, found = -1;
 
+		len = strcspn(p, ",");
 		for (k = 0; k < PREC_SORT__MAX && found < 0; k++)
 			if (key_is(sort_keys[k].name, p, len) || key_is(sort_keys[k].alias, p, len))
 				found = k;
-		/* perf's Overhead column, always shown: not a key of ours */
-		if (found < 0 && key_is("overhead", p, len)) {
-			p += len + (p[len] == ',');
-			continue;
-		}
+		if (found < 0 && key_is("overhead", p, len))
+			continue; /* perf's Overhead column, always shown: not a key of ours */
 		if (found < 0 || nr == PREC_HIST_MAX_KEYS) {
 			*ret_bad = p;
 			*ret_bad_len = len;
 			return -EINVAL;
 		}
 		keys[nr++] = (enum prec_sort_key)found;
-		p += len;
-		if (*p == ',')
-			p++;
 	}
 	if (!nr) {
 		*ret_bad = list;
@@ -319,12 +306,10 @@ size_t prec_view__pct_text(double p, char *buf)
 	return n;
 }
 
-/* The text of column c for entry e: in buf (len >= NAME_MAX_LEN) or a string of the hist. */
+/* The text of column c for entry e: in buf (NAME_MAX_LEN bytes) or a string of the hist. */
 static const char *cell(const struct prec_view *v, const struct prec_column *c,
-			const struct prec_entry *e, char *buf, size_t len)
+			const struct prec_entry *e, char *buf)
 {
-	const struct prec_hist *h = v->h;
-
 	switch (c->kind) {
 	case PREC_COL_CHILDREN:
 		prec_view__pct_text(pct(e->acc_period, v->total), buf);
@@ -339,7 +324,7 @@ static const char *cell(const struct prec_view *v, const struct prec_column *c,
 	case PREC_COL_KEY:
 		break;
 	}
-	return sort_keys[c->key].text(h, e, buf, len);
+	return sort_keys[c->key].text(v->h, e, buf);
 }
 
 /* A column: a number's, right-aligned, at least as wide as perf makes it; or a key's. */
@@ -493,7 +478,7 @@ int prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
 	line_put(row, "  ", sep ? 0 : 2, 0);
 	for (c = 0; c < v->nr_cols; c++) {
 		const struct prec_column *col = &v->cols[c];
-		const char *t = cell(v, col, e, buf, sizeof(buf));
+		const char *t = cell(v, col, e, buf);
 		size_t n = strlen(t), width = 0, pad;
 
 		/* padded to the column's width (printf's %*s), unless with -t, or in the last
@@ -575,7 +560,7 @@ static int cell_width(const struct prec_view *v, const struct prec_column *c,
 {
 	char buf[NAME_MAX_LEN];
 
-	return (int)strlen(cell(v, c, e, buf, sizeof(buf)));
+	return (int)strlen(cell(v, c, e, buf));
 }
 
 static void widen(struct prec_column *c, int w)
