@@ -306,6 +306,18 @@ size_t prec_view__pct_text(double p, char *buf)
 	return n;
 }
 
+/* v in decimal, in buf (21 bytes at least), without printf as the percentages. */
+static const char *u64_text(uint64_t v, char *buf)
+{
+	char *p = buf + 20;
+
+	*p = 0;
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10));
+	return p;
+}
+
 /* The text of column c for entry e: in buf (NAME_MAX_LEN bytes) or a string of the hist. */
 static const char *cell(const struct prec_view *v, const struct prec_column *c,
 			const struct prec_entry *e, char *buf)
@@ -605,7 +617,7 @@ static void col_width(struct prec_view *v, struct prec_column *c, const uint32_t
 		widen(c, cell_width(v, c, &v->entries[rows[i]]));
 }
 
-static int stdio_event(struct prec_view *v, struct prec_graph *g)
+static int stdio_event(struct prec_view *v)
 {
 	struct prec_hist *h = v->h;
 	const struct prec_view_opts *o = v->o;
@@ -690,7 +702,7 @@ static int stdio_event(struct prec_view *v, struct prec_graph *g)
 	if (!sep)
 		fputs("\n#\n", v->out);
 	if (graphs)
-		err = prec_graph__print_entries(v, g, rows, nr, &row);
+		err = prec_graph__print_entries(v, rows, nr, &row);
 	else
 		for (i = 0; i < nr && !err; i++)
 			err = prec_view_print_row(v, &v->entries[rows[i]], &row);
@@ -743,13 +755,11 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 {
 	const struct prec_hist_opts *ho = prec_hist__opts(h);
 	uint32_t ev, nr_ev = prec_hist__nr_events(h);
-	struct prec_graph g;
 	struct prec_view v;
 	bool any_samples = false;
 	size_t k;
 	int err = 0;
 
-	prec_graph__init(&g);
 	if (!o->field_sep)
 		fputs("# To display the recording's header, use --header or --header-only.\n#\n",
 		      out);
@@ -781,9 +791,8 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 			for (k = 0; k < ho->nr_keys; k++)
 				add_col(&v, PREC_COL_KEY, ho->keys[k]);
 		}
-		err = stdio_event(&v, &g);
+		err = stdio_event(&v);
 	}
-	prec_graph__release(&g);
 	if (!err && ferror(out))
 		err = -EIO;
 	return err;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "prec_buf.h"
+#include "prec_hash.h"
 #include "prec_view_int.h"
 
 struct folded_line {

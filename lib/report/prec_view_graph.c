@@ -19,6 +19,7 @@
 
 #include "prec_abi.h"
 #include "prec_buf.h"
+#include "prec_hash.h"
 #include "prec_view_int.h"
 
 struct prec_gnode {
@@ -31,13 +32,24 @@ struct prec_gnode {
 	uint64_t count, end_count; /* the same in samples */
 };
 
-void prec_graph__init(struct prec_graph *g)
+/* One entry's call graph at a time (reused for the next: the arrays keep their memory). */
+struct prec_graph {
+	struct prec_keyset ids; /* (parent, sframe) -> node id - 1 */
+	struct prec_gnode *nodes;
+	size_t nr, cap;
+	uint32_t *seq;
+	size_t seq_cap;
+	char *prefix;
+	size_t prefix_cap;
+};
+
+static void graph_init(struct prec_graph *g)
 {
 	memset(g, 0, sizeof(*g));
 	prec_keyset__init(&g->ids, 2 * sizeof(uint32_t));
 }
 
-void prec_graph__release(struct prec_graph *g)
+static void graph_release(struct prec_graph *g)
 {
 	prec_keyset__release(&g->ids);
 	free(g->nodes);
@@ -471,7 +483,10 @@ static bool graph_shown(const struct prec_view *v, const struct prec_entry *e)
 	return pct(primary(v, e), v->total) >= v->o->graph_threshold;
 }
 
-int prec_graph__print(struct prec_graph *g, const struct prec_view *v, const struct prec_entry *e)
+/* Entry e's graph or chains (v->o->graph) to v->out, a tree with the blank line after it
+ * when it printed something; nothing when e has no chain or is below the threshold (perf:
+ * "do not add a blank line if it printed nothing").  0, -ENOMEM. */
+static int graph_print(struct prec_graph *g, const struct prec_view *v, const struct prec_entry *e)
 {
 	int err;
 
@@ -498,7 +513,7 @@ static int print_entries(const struct prec_view *v, struct prec_graph *g, const 
 
 	for (i = 0; i < nr && !err; i++)
 		err = prec_view_print_row(v, &v->entries[rows[i]], row) ?:
-		      prec_graph__print(g, v, &v->entries[rows[i]]);
+		      graph_print(g, v, &v->entries[rows[i]]);
 	return err;
 }
 
@@ -598,18 +613,22 @@ static int gpool_print(struct gpool *p, const struct prec_view *v, struct prec_g
 	return err;
 }
 
-int prec_graph__print_entries(const struct prec_view *v, struct prec_graph *g, const uint32_t *rows,
-			      size_t nr, struct prec_line *row)
+int prec_graph__print_entries(const struct prec_view *v, const uint32_t *rows, size_t nr,
+			      struct prec_line *row)
 {
 	struct gpool p = { 0 };
+	struct prec_graph g;
 	size_t at, i;
 	int err = 0;
 
-	if (nr < 2 || v->o->one_thread)
-		return print_entries(v, g, rows, nr, row);
-	p.jobs = calloc(nr, sizeof(*p.jobs));
-	if (!p.jobs)
-		return -ENOMEM;
+	graph_init(&g);
+	/* one thread for one row, when asked, or without memory for the jobs */
+	p.jobs = nr >= 2 && !v->o->one_thread ? calloc(nr, sizeof(*p.jobs)) : NULL;
+	if (!p.jobs) {
+		err = print_entries(v, &g, rows, nr, row);
+		graph_release(&g);
+		return err;
+	}
 	for (at = 0; at < nr; p.nr++) {
 		size_t want = p.nr / 2 < 5 ? (size_t)1 << (p.nr / 2) : GJOB_ROWS;
 
@@ -618,14 +637,14 @@ int prec_graph__print_entries(const struct prec_view *v, struct prec_graph *g, c
 		at += p.jobs[p.nr].nr;
 	}
 	p.v = *v;
-	prec_graph__init(&p.g);
+	graph_init(&p.g);
 	pthread_mutex_init(&p.lock, NULL);
 	pthread_cond_init(&p.done, NULL);
 	if (pthread_create(&p.thread, NULL, graph_helper, &p)) {
-		err = print_entries(v, g, rows, nr, row);
+		err = print_entries(v, &g, rows, nr, row);
 	} else {
 		for (i = 0; i < p.nr && !err; i++)
-			err = gpool_print(&p, v, g, row, i);
+			err = gpool_print(&p, v, &g, row, i);
 		/* no job is left for the helper to take (after an error too) */
 		pthread_mutex_lock(&p.lock);
 		p.next = p.nr;
@@ -636,7 +655,8 @@ int prec_graph__print_entries(const struct prec_view *v, struct prec_graph *g, c
 		free(p.jobs[i].text);
 	free(p.jobs);
 	free(p.row.p);
-	prec_graph__release(&p.g);
+	graph_release(&p.g);
+	graph_release(&g);
 	pthread_cond_destroy(&p.done);
 	pthread_mutex_destroy(&p.lock);
 	return err;
