@@ -122,7 +122,6 @@ struct rowkey {
 	uint64_t addr;
 	uint32_t depth;
 	uint32_t entry;
-	bool by_keys; /* ordered by the sort keys alone (-F with --sort) */
 };
 
 static int cmp_name(const char *a, const char *b)
@@ -156,9 +155,8 @@ static int cmp_srcline(const struct prec_view *v, const struct rowkey *x, const 
 /* by name; those without a shared object first, as perf, but last when ordered by keys */
 static int cmp_dso(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
-	(void)v;
 	if (!x->dso != !y->dso)
-		return (x->dso ? 1 : -1) * (x->by_keys ? -1 : 1);
+		return (x->dso ? 1 : -1) * (v->by_keys ? -1 : 1);
 	return x->dso ? cmp_name(x->dso, y->dso) : 0;
 }
 
@@ -358,12 +356,6 @@ static void add_col(struct prec_view *v, enum prec_view_col kind, enum prec_sort
 	c->width = c->right ? num[kind].width : (int)strlen(c->title);
 }
 
-/* What the entries are ordered by. */
-static uint64_t order_value(const struct prec_view *v, const struct prec_entry *e)
-{
-	return v->by_self ? e->self_period : primary(v, e);
-}
-
 static void rowkey_of(const struct prec_view *v, uint32_t entry, struct rowkey *k)
 {
 	const struct prec_hist *h = v->h;
@@ -371,8 +363,7 @@ static void rowkey_of(const struct prec_view *v, uint32_t entry, struct rowkey *
 	const struct prec_sframe *f = prec_hist__sframe(h, e->sframe);
 	bool named = f->kind == PREC_SF_SYM || f->kind == PREC_SF_INLINE;
 
-	k->by_keys = v->by_keys;
-	k->primary = v->by_keys ? 0 : order_value(v, e);
+	k->primary = v->by_keys ? 0 : v->by_self ? e->self_period : primary(v, e);
 	k->self = v->by_keys ? 0 : e->self_period;
 	k->comm = e->key.comm;
 	k->dso = f->dso ? dso_text(h, f->dso) : NULL;
@@ -399,7 +390,7 @@ static int cmp_rowkeys(const struct prec_view *v, const struct rowkey *x, const 
 
 	if (x->primary != y->primary)
 		return x->primary < y->primary ? 1 : -1;
-	if (v->ho->children && !x->by_keys && x->depth != y->depth && x->comm == y->comm)
+	if (v->ho->children && !v->by_keys && x->depth != y->depth && x->comm == y->comm)
 		return x->depth > y->depth ? -1 : 1;
 	if (x->self != y->self)
 		return x->self < y->self ? 1 : -1;
