@@ -466,14 +466,15 @@ static inline void line_put(struct prec_line *l, const char *t, size_t n, size_t
 		return;
 	}
 	memcpy(l->p + l->n, t, n);
-	memset(l->p + l->n + n, ' ', pad);
+	if (pad)
+		memset(l->p + l->n + n, ' ', pad);
 	l->n += n + pad;
 }
 
 int prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
 			struct prec_line *row)
 {
-	const char *sep = v->o->field_sep, *gap = sep ? sep : "  ";
+	const char *sep = v->o->field_sep;
 	char buf[NAME_MAX_LEN];
 	size_t c;
 
@@ -490,7 +491,10 @@ int prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
 			     sort_keys[col->key].pad_last))
 			width = (size_t)col->width;
 		pad = width > n ? width - n : 0;
-		line_put(row, gap, c ? strlen(gap) : 0, col->right ? pad : 0);
+		if (sep)
+			line_put(row, sep, c ? strlen(sep) : 0, 0);
+		else /* a constant gap: its copy is inlined */
+			line_put(row, "  ", c ? 2 : 0, col->right ? pad : 0);
 		line_put(row, t, n, col->right ? 0 : pad);
 	}
 	line_put(row, "\n", 1, 0);
