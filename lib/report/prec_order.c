@@ -216,22 +216,12 @@ static int flush(struct prec_order *q, uint64_t limit)
 	return 0;
 }
 
-int prec_order__add(struct prec_order *q, const struct prec_record *rec, uint64_t time,
-		    int evsel)
+/* The entry of a record whose copy (or the reader's own) is at `off`. */
+static inline int push(struct prec_order *q, const struct prec_record *rec, uint64_t time,
+		       int evsel, size_t off)
 {
-	struct prec_buf *a = &q->arenas[q->cur];
-	size_t off = (size_t)(uintptr_t)rec->data; /* a record the reader keeps is not copied */
-	struct qent *e;
+	struct qent *e = &q->q[q->nq++];
 
-	if (q->nq == q->qcap &&
-	    prec_array__grow((void **)&q->q, &q->qcap, q->nq + 1, sizeof(*q->q), 4096))
-		return -ENOMEM;
-	if (!rec->stable) {
-		off = a->len;
-		if (arena_add(a, rec->data, rec->size))
-			return -ENOMEM;
-	}
-	e = &q->q[q->nq++];
 	e->time = time;
 	e->seq = q->seq++;
 	e->off = off;
@@ -245,6 +235,34 @@ int prec_order__add(struct prec_order *q, const struct prec_record *rec, uint64_
 	if (q->queued_bytes > QUEUE_MAX_BYTES)
 		return flush(q, q->q[q->nq / 2].time);
 	return 0;
+}
+
+/* prec_order__add() when the queue is full or the record must be copied. */
+static __attribute__((noinline)) int add_slow(struct prec_order *q, const struct prec_record *rec,
+					     uint64_t time, int evsel)
+{
+	struct prec_buf *a = &q->arenas[q->cur];
+	size_t off = a->len;
+
+	if (q->nq == q->qcap &&
+	    prec_array__grow((void **)&q->q, &q->qcap, q->nq + 1, sizeof(*q->q), 4096))
+		return -ENOMEM;
+	/* a record the reader keeps is not copied */
+	if (rec->stable)
+		off = (size_t)(uintptr_t)rec->data;
+	else if (arena_add(a, rec->data, rec->size))
+		return -ENOMEM;
+	return push(q, rec, time, evsel, off);
+}
+
+int prec_order__add(struct prec_order *q, const struct prec_record *rec, uint64_t time,
+		    int evsel)
+{
+	/* the common case (a record of a mapped file, room left) out of the way of the rest,
+	 * which would cost it register saves */
+	if (q->nq == q->qcap || !rec->stable)
+		return add_slow(q, rec, time, evsel);
+	return push(q, rec, time, evsel, (size_t)(uintptr_t)rec->data);
 }
 
 int prec_order__round(struct prec_order *q)
