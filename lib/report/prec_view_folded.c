@@ -24,23 +24,34 @@ static int cmp_lines(const void *a, const void *b)
 	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
 }
 
+/* Name s onto the line, then `end` (';' or the closing NUL).  0 or -ENOMEM. */
+static int put_name(struct prec_buf *line, const char *s, char end)
+{
+	size_t n = strlen(s);
+
+	if (line->cap - line->len <= n && prec_buf__reserve(line, n + 1))
+		return -ENOMEM;
+	memcpy(line->data + line->len, s, n);
+	line->data[line->len + n] = (unsigned char)end;
+	line->len += n + 1;
+	return 0;
+}
+
 /* The text of a stack (its frames seq[0, n), leaf first) into `line`, NUL-terminated: the
  * comm, then the frames from the outermost caller to the leaf.  0 or -ENOMEM. */
 static int stack_text(const struct prec_hist *h, const uint32_t *seq, long n, const char *comm,
 		      struct prec_buf *line)
 {
 	char buf[NAME_MAX_LEN];
-	const char *s = comm ? comm : "[unknown]";
 
 	line->len = 0;
-	if (prec_buf__append(line, s, strlen(s)))
+	if (put_name(line, comm ? comm : "[unknown]", n ? ';' : 0))
 		return -ENOMEM;
-	while (n-- > 0) {
-		s = prec_view_frame_name(h, seq[n], true, buf, sizeof(buf));
-		if (prec_buf__append(line, ";", 1) || prec_buf__append(line, s, strlen(s)))
+	while (n-- > 0)
+		if (put_name(line, prec_view_frame_name(h, seq[n], true, buf, sizeof(buf)),
+			     n ? ';' : 0))
 			return -ENOMEM;
-	}
-	return prec_buf__append(line, "", 1) ? -ENOMEM : 0;
+	return 0;
 }
 
 int prec_view__folded(struct prec_hist *h, FILE *out)
