@@ -504,6 +504,8 @@ static int graph_print(struct prec_graph *g, const struct prec_view *v, const st
 	return 0;
 }
 
+#define ROW_AHEAD 4
+
 /* Entries rows[0, nr), each row with its graph. */
 static int print_entries(const struct prec_view *v, struct prec_graph *g, const uint32_t *rows,
 			 size_t nr, struct prec_line *row)
@@ -511,9 +513,16 @@ static int print_entries(const struct prec_view *v, struct prec_graph *g, const 
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < nr && !err; i++)
+	for (i = 0; i < nr && !err; i++) {
+		/* the rows ahead: their entries, then (fetched by now) their sframes */
+		if (i + 2 * ROW_AHEAD < nr)
+			__builtin_prefetch(&v->entries[rows[i + 2 * ROW_AHEAD]]);
+		if (i + ROW_AHEAD < nr)
+			__builtin_prefetch(
+				prec_hist__sframe(v->h, v->entries[rows[i + ROW_AHEAD]].sframe));
 		err = prec_view_print_row(v, &v->entries[rows[i]], row) ?:
 		      graph_print(g, v, &v->entries[rows[i]]);
+	}
 	return err;
 }
 
