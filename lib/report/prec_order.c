@@ -52,23 +52,14 @@ int prec_order__new(prec_order_fn fn, void *arg, struct prec_order **ret)
 	return 0;
 }
 
-void prec_order__shrink(struct prec_order *q)
-{
-	free(q->qtmp);
-	q->qtmp = NULL;
-	q->qtmp_cap = 0;
-	free(q->q);
-	q->q = NULL;
-	q->nq = q->qcap = 0;
-	prec_buf__release(&q->arenas[0]);
-	prec_buf__release(&q->arenas[1]);
-}
-
 void prec_order__free(struct prec_order *q)
 {
 	if (!q)
 		return;
-	prec_order__shrink(q);
+	free(q->qtmp);
+	free(q->q);
+	prec_buf__release(&q->arenas[0]);
+	prec_buf__release(&q->arenas[1]);
 	free(q);
 }
 

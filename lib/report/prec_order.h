@@ -40,7 +40,4 @@ int prec_order__round(struct prec_order *q);
 /* The end of the stream: hand on everything.  0 or an error as above. */
 int prec_order__flush_all(struct prec_order *q);
 
-/* Give back the memory the queue grew to (after the last stream). */
-void prec_order__shrink(struct prec_order *q);
-
 #endif

@@ -84,11 +84,6 @@ static int process_now(void *arg, const struct perf_event_header *rec, size_t si
 	return err == -ENOMEM ? err : 0;
 }
 
-static void add_build_id(struct prec_report_session *rs, const struct prec_rec_build_id *b)
-{
-	prec_machine__add_build_id(rs->m, b->filename, b->id, b->size);
-}
-
 /* The BUILD_ID feature: malformed entries are left out. */
 static void load_build_id_feature(struct prec_report_session *rs)
 {
@@ -99,7 +94,7 @@ static void load_build_id_feature(struct prec_report_session *rs)
 
 	while (p && (rc = prec_build_id_feature__next(p, len, &off, &b)) != 0)
 		if (rc > 0)
-			add_build_id(rs, &b);
+			prec_machine__add_build_id(rs->m, b.filename, b.id, b.size);
 }
 
 /* Under the pid and tid keys each thread is named by the command it had last, as in perf. */
@@ -155,7 +150,7 @@ static int read_records(struct prec_report_session *rs, const struct prec_report
 			struct prec_rec_build_id b;
 
 			if (!prec_rec_build_id__parse(rec.data, rec.size, &b))
-				add_build_id(rs, &b);
+				prec_machine__add_build_id(rs->m, b.filename, b.id, b.size);
 			continue;
 		}
 		case PERF_RECORD_READ:
@@ -267,8 +262,6 @@ int prec_report_session__new(const struct prec_report_opts *opts,
 		return -ENOMEM;
 	rs->o = *opts;
 	rs->this_host = rs->same_arch = true;
-	prec_keyset__init(&rs->jit_ids, sizeof(uint64_t));
-	prec_keyset__init(&rs->file_ids, sizeof(const char *));
 	prec_keyset__init(&rs->read_ids, sizeof(uint64_t));
 	*ret = rs;
 	return 0;

@@ -73,15 +73,10 @@ struct prec_report_session {
 	/* prec_stacks.c's */
 	uint32_t kernel_id;
 	bool kernel_queued; /* the kernel's symbols were handed to the loader */
-	struct prec_keyset jit_ids; /* pid -> hist dso id (0: no JIT map) */
-	uint32_t *jit_val;
-	size_t jit_cap;
-	/* file_ids: path interned in `paths` (which outlives each stream's machine) ->
-	 * file_val, the path's first DSO */
+	struct prec_keyset jit_ids; /* pid -> the JIT map's hist DSO id */
+	/* path interned in `paths` (which outlives each stream's machine) -> its first DSO */
 	struct prec_keyset file_ids;
 	struct prec_strset paths;
-	struct prec_report_file_dso *file_val;
-	size_t file_cap;
 	struct prec_strset comms; /* the comms of the hist's contexts */
 	struct prec_hist_frame frames[PREC_REPORT_MAX_FRAMES]; /* of the sample being resolved */
 	struct prec_report_cc_slot *cc;
@@ -107,7 +102,6 @@ int prec_stacks__init(struct prec_report_session *s);
 /* Count one SAMPLE record (`rec`, `size` bytes) of stream event evidx.  0 or -ENOMEM. */
 int prec_stacks__sample(struct prec_report_session *s, const void *rec, size_t size,
 			uint16_t misc, int evidx);
-/* The stack still waiting goes into the hist: at the end of each stream.  0 or -ENOMEM. */
 /* Hand the kernel's symbols to the loader thread, once. */
 void prec_stacks__queue_kernel(struct prec_report_session *s);
 /* A new machine state: what the cache knows of the old one is forgotten. */

@@ -109,8 +109,10 @@ enum {
 	TU_JIT,	     /* jit_id() of its process + 1; 0: not asked yet */
 };
 
-/* The DSO that a path's maps share with the maps of the same file in another form. */
-struct prec_report_file_dso {
+/* The DSO that a path's maps share with the maps of the same file in another form: the
+ * records of rs->file_ids. */
+struct file_dso {
+	const char *path; /* the key, interned in rs->paths */
 	struct prec_build_id bid; /* len 0: not known yet */
 	uint32_t maj, min; /* with ino: the device and inode of the file; ino 0: not known yet */
 	uint64_t ino;
@@ -133,7 +135,7 @@ static long file_dso_id(struct prec_report_session *rs, const struct prec_map *m
 	const struct prec_build_id *b = map->build_id;
 	struct prec_file_id fid = { map->maj, map->min, map->ino, map->ino_gen };
 	const char *path = prec_strset__intern(&rs->paths, map->path);
-	struct prec_report_file_dso *e;
+	struct file_dso *e;
 	struct prec_dso *d;
 	bool is_new, same_bid, same_ino;
 	long i, id;
@@ -143,13 +145,7 @@ static long file_dso_id(struct prec_report_session *rs, const struct prec_map *m
 	i = prec_keyset__intern(&rs->file_ids, &path, &is_new);
 	if (i < 0)
 		return i;
-	if (is_new) {
-		if (prec_array__grow((void **)&rs->file_val, &rs->file_cap, (size_t)i + 1,
-				     sizeof(*rs->file_val), 64))
-			return -ENOMEM;
-		memset(&rs->file_val[i], 0, sizeof(rs->file_val[i]));
-	}
-	e = &rs->file_val[i];
+	e = prec_keyset__record(&rs->file_ids, (uint32_t)i);
 	same_bid = !b || !e->bid.len || (e->bid.len == b->len && !memcmp(e->bid.id, b->id, b->len));
 	same_ino = !fid.ino || !e->ino ||
 		   (e->ino == fid.ino && e->maj == fid.maj && e->min == fid.min);
@@ -176,41 +172,42 @@ static long file_dso_id(struct prec_report_session *rs, const struct prec_map *m
 	return id;
 }
 
+/* The records of rs->jit_ids. */
+struct jit_dso {
+	uint64_t pid; /* the key */
+	uint32_t id; /* hist DSO id of the process's JIT map; 0: none */
+};
+
 /* The hist DSO id of the JIT map of thread t's process, 0 when it has none. */
 static long jit_id(struct prec_report_session *rs, struct prec_thread *t)
 {
-	uint32_t pid = t->pid;
-	uint64_t key = pid;
+	uint64_t pid = t->pid;
+	struct jit_dso *j;
 	bool is_new;
 	long id;
 
 	/* asked for every frame outside a file mapping: the thread remembers it */
 	if (t->user[TU_JIT])
 		return (long)t->user[TU_JIT] - 1;
-	id = prec_keyset__intern(&rs->jit_ids, &key, &is_new);
+	id = prec_keyset__intern(&rs->jit_ids, &pid, &is_new);
 	if (id < 0)
 		return id;
-	if (is_new) {
-		struct prec_dso *d;
-		long hid = 0;
+	j = prec_keyset__record(&rs->jit_ids, (uint32_t)id);
+	if (is_new && prec_symtab__jit_may_exist(rs->st, t->pid)) {
+		struct prec_dso *d = prec_symtab__jit(rs->st, t->pid);
+		long hid;
 
-		if (prec_array__grow((void **)&rs->jit_val, &rs->jit_cap, (size_t)id + 1,
-				     sizeof(*rs->jit_val), 64))
+		if (!d)
 			return -ENOMEM;
-		if (prec_symtab__jit_may_exist(rs->st, pid)) {
-			d = prec_symtab__jit(rs->st, pid);
-			if (!d)
-				return -ENOMEM;
-			if (prec_dso__status(d) == PREC_DSO_OK) {
-				hid = prec_hist__dso_id(rs->h, d);
-				if (hid < 0)
-					return hid;
-			}
+		if (prec_dso__status(d) == PREC_DSO_OK) {
+			hid = prec_hist__dso_id(rs->h, d);
+			if (hid < 0)
+				return hid;
+			j->id = (uint32_t)hid;
 		}
-		rs->jit_val[id] = (uint32_t)hid;
 	}
-	t->user[TU_JIT] = (uint64_t)rs->jit_val[id] + 1;
-	return rs->jit_val[id];
+	t->user[TU_JIT] = (uint64_t)j->id + 1;
+	return j->id;
 }
 
 static int user_frame(struct prec_report_session *rs, struct prec_thread *t, uint64_t addr,
@@ -288,21 +285,32 @@ static int add_frame(struct prec_report_session *rs, struct prec_thread *t, uint
 	return 0;
 }
 
-/*
- * Resolve a raw call chain (or the ip alone) into frames, leaf first; returns how many.  At
- * most --max-stack addresses are used, as perf does: of the whole chain, or of each part
- * (kernel, user) of a chain whose user part was unwound (`per_part`).
- */
-static int resolve_chain(struct prec_report_session *rs, struct prec_thread *t, const uint64_t *ips,
-			 size_t n, uint16_t misc, bool chain, bool per_part, size_t *ret_n)
+/* The cache slot of a raw chain: a hash of its length and addresses. */
+static uint64_t chain_hash(const uint64_t *ips, size_t n)
 {
-	bool kernel = prec_report_cpumode_kernel(misc), first = true;
-	size_t nf = 0, i, used = 0;
-	int err;
+	uint64_t h = n * 0x9e3779b97f4a7c15ULL;
 
-	if (!chain)
-		return add_frame(rs, t, ips[0], kernel, false, ret_n);
-	for (i = 0; i < n && nf < PREC_REPORT_MAX_FRAMES; i++) {
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ips[i]) * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 29);
+}
+
+/*
+ * The frames of a raw call chain (`chain`; else of the ip alone), leaf first, into
+ * rs->frames: how many, or a negative errno.  At most --max-stack addresses are used, as perf
+ * does: of the whole chain, or of each part (kernel, user) of a chain whose user part was
+ * unwound (`per_part`).  A broken stack (its copy ended before the outermost caller) ends in
+ * perf's root frame for it: address 0xffffffffffffffff, in no mapping.
+ */
+static long resolve_frames(struct prec_report_session *rs, struct prec_thread *t,
+			   const struct prec_sample *s, const uint64_t *ips, size_t n,
+			   uint16_t misc, bool chain, bool per_part, bool broken)
+{
+	bool kernel = prec_report_cpumode_kernel(misc), first = true, dropped = false;
+	size_t nf = 0, i, used = 0;
+	int err = 0;
+
+	for (i = 0; chain && i < n && nf < PREC_REPORT_MAX_FRAMES && !err; i++) {
 		uint64_t a = ips[i];
 
 		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -311,8 +319,9 @@ static int resolve_chain(struct prec_report_session *rs, struct prec_thread *t, 
 			if (a != (uint64_t)PERF_CONTEXT_KERNEL &&
 			    a != (uint64_t)PERF_CONTEXT_USER &&
 			    a != (uint64_t)PERF_CONTEXT_HV && !per_part) {
-				*ret_n = 0;
-				return 1;
+				dropped = true;
+				nf = 0;
+				break;
 			}
 			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL ||
 				 a == (uint64_t)PERF_CONTEXT_GUEST_KERNEL ||
@@ -330,43 +339,11 @@ static int resolve_chain(struct prec_report_session *rs, struct prec_thread *t, 
 		}
 		used++;
 		err = add_frame(rs, t, a, kernel, !first, &nf);
-		if (err)
-			return err;
 		first = false;
 	}
-	*ret_n = nf;
-	return 0;
-}
-
-/* The cache slot of a raw chain: a hash of its length and addresses. */
-static uint64_t chain_hash(const uint64_t *ips, size_t n)
-{
-	uint64_t h = n * 0x9e3779b97f4a7c15ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ ips[i]) * 0xff51afd7ed558ccdULL;
-	return h ^ (h >> 29);
-}
-
-
-/*
- * The frames of a raw chain, resolved into rs->frames: how many, or a negative errno.  A
- * broken stack (its copy ended before the outermost caller) ends in perf's root frame for
- * it: address 0xffffffffffffffff, in no mapping.
- */
-static long resolve_frames(struct prec_report_session *rs, struct prec_thread *t,
-			   const struct prec_sample *s, const uint64_t *ips, size_t n,
-			   uint16_t misc, bool chain, bool unwound, bool broken)
-{
-	size_t nf = 0;
-	int err = resolve_chain(rs, t, ips, n, misc, chain, unwound, &nf);
-	bool dropped = err == 1; /* the sample counts, with no chain */
-
-	if (dropped)
-		err = 0;
-	if (!err && !nf) { /* a chain of markers only, or dropped: the ip alone */
+	if (!err && !nf) { /* no chain, a chain of markers only, or a dropped one: the ip */
 		err = add_frame(rs, t, s->ip, prec_report_cpumode_kernel(misc), false, &nf);
-		if (!err && dropped && nf)
+		if (!err && dropped && nf) /* the sample counts, with no chain */
 			rs->frames[0].flags |= PREC_FRAME_NOCHAIN;
 	}
 	if (!err && broken && nf && nf < PREC_REPORT_MAX_FRAMES) {
@@ -446,12 +423,6 @@ static const uint64_t *unwound_chain(struct prec_report_session *rs, const struc
 			     ret_broken);
 	return rs->uw_ips;
 }
-
-/*
- * A READ record (u32 pid, tid; then read_format's value, without a group), written by perf
- * record -s for each thread and event: its value is added to the thread's count of the
- * event, for -T.  Records of a group read are left out.
- */
 
 /* -U: whether a sample's own frame has a function.  perf leaves the other samples out
  * before counting anything.  Looks the DSO up now, so no loader thread runs then. */
@@ -579,10 +550,13 @@ int prec_stacks__sample(struct prec_report_session *rs, const void *rec, size_t 
 	slot->node = (uint32_t)node;
 	return 0;
 }
+
 int prec_stacks__init(struct prec_report_session *rs)
 {
 	long kid;
 
+	prec_keyset__init_records(&rs->jit_ids, sizeof(uint64_t), sizeof(struct jit_dso));
+	prec_keyset__init_records(&rs->file_ids, sizeof(const char *), sizeof(struct file_dso));
 	rs->cc = prec_calloc_written(CC_SLOTS, sizeof(*rs->cc));
 	if (!rs->cc)
 		return -ENOMEM;
@@ -605,9 +579,7 @@ void prec_stacks__forget(struct prec_report_session *rs)
 
 void prec_stacks__release(struct prec_report_session *rs)
 {
-	if (rs->cc)
-		for (size_t i = 0; i < CC_SLOTS; i++)
-			free(rs->cc[i].ips);
+	prec_stacks__forget(rs);
 	free(rs->cc);
 	rs->cc = NULL;
 	free(rs->uw_ips);
@@ -619,9 +591,7 @@ void prec_stacks__free(struct prec_report_session *rs)
 {
 	prec_stacks__release(rs);
 	prec_keyset__release(&rs->jit_ids);
-	free(rs->jit_val);
 	prec_keyset__release(&rs->file_ids);
-	free(rs->file_val);
 	prec_strset__release(&rs->paths);
 	prec_strset__release(&rs->comms);
 }

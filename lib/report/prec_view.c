@@ -60,19 +60,14 @@ const char *prec_view_frame_name(const struct prec_hist *h, uint32_t sfid, bool 
 	}
 }
 
-/* The Symbol column: "[.] name", "[k] name", "[.] 0x00000000000011a9". */
-/* "MODE 0x%016llx", or "MODE %016llx" for a zero (perf's "%-#.*llx": printf gives no 0x to a
- * zero), without printf: a report can have thousands of unsymbolized addresses, each formatted
+/* "0x%016llx", or "%016llx" for a zero (perf's "%-#.*llx": printf gives no 0x to a zero),
+ * without printf: a report can have thousands of unsymbolized addresses, each formatted
  * twice (width, then line). */
-static void addr_text(const char *mode, uint64_t a, char *buf)
+static void addr_text(uint64_t a, char *p)
 {
 	static const char digits[] = "0123456789abcdef";
-	char *p = buf;
 	int i;
 
-	memcpy(p, mode, 3);
-	p[3] = ' ';
-	p += 4;
 	if (a) {
 		*p++ = '0';
 		*p++ = 'x';
@@ -82,34 +77,25 @@ static void addr_text(const char *mode, uint64_t a, char *buf)
 	*p = 0;
 }
 
+/* The Symbol column: the mode ("[.]", "[k]"), then the name as a call graph shows it, or the
+ * address in perf's width ("[.] 0x00000000000011a9"). */
 static void sym_text(const struct prec_hist *h, uint32_t sfid, char *buf, size_t len)
 {
 	const struct prec_sframe *sf = prec_hist__sframe(h, sfid);
-	const char *mode = sf->kernel ? "[k]" : "[.]";
+	const char *name;
+	size_t n;
 
-	switch (sf->kind) {
-	case PREC_SF_SYM: {
-		size_t n = strlen(sf->name);
-
+	if (sf->kind == PREC_SF_ADDR || sf->kind == PREC_SF_NOMAP) {
+		addr_text(sf->addr, buf + 4); /* 19 bytes; every caller's buffer is larger */
+	} else {
+		name = prec_view_frame_name(h, sfid, false, buf + 4, len - 4);
+		n = strlen(name);
 		if (n + 5 > len)
 			n = len - 5;
-		memcpy(buf, mode, 3);
-		buf[3] = ' ';
-		memcpy(buf + 4, sf->name, n);
+		memmove(buf + 4, name, n);
 		buf[4 + n] = 0;
-		break;
 	}
-	case PREC_SF_INLINE:
-		snprintf(buf, len, "%s %s (inlined)", mode, sf->name);
-		break;
-	case PREC_SF_ADDR:
-	case PREC_SF_NOMAP:
-		addr_text(mode, sf->addr, buf); /* 24 bytes; every caller's buffer is larger */
-		break;
-	default:
-		snprintf(buf, len, "%s [unknown]", mode);
-		break;
-	}
+	memcpy(buf, sf->kernel ? "[k] " : "[.] ", 4);
 }
 
 static int cmp_text(const char *a, const char *b)
@@ -136,7 +122,6 @@ struct rowkey {
 	uint64_t addr;
 	uint32_t depth;
 	uint32_t entry;
-	bool by_keys; /* ordered by the sort keys alone (-F with --sort) */
 };
 
 static int cmp_name(const char *a, const char *b)
@@ -170,9 +155,8 @@ static int cmp_srcline(const struct prec_view *v, const struct rowkey *x, const 
 /* by name; those without a shared object first, as perf, but last when ordered by keys */
 static int cmp_dso(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
-	(void)v;
 	if (!x->dso != !y->dso)
-		return (x->dso ? 1 : -1) * (x->by_keys ? -1 : 1);
+		return (x->dso ? 1 : -1) * (v->by_keys ? -1 : 1);
 	return x->dso ? cmp_name(x->dso, y->dso) : 0;
 }
 
@@ -185,50 +169,44 @@ static int cmp_sym(const struct prec_view *v, const struct rowkey *x, const stru
 	return x->sym ? cmp_name(x->sym, y->sym) : cmp_u64(x->addr, y->addr);
 }
 
-static const char *text_comm(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			     size_t len)
+static const char *text_comm(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
-	(void)h, (void)buf, (void)len;
+	(void)h, (void)buf;
 	return e->key.comm ? e->key.comm : "[unknown]";
 }
 
 /* perf's pid key shows the thread, by its last command; signed, as perf prints it: a tid of
  * -1 is "-1" */
-static const char *text_tid(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			    size_t len)
+static const char *text_tid(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
 	const char *comm = prec_hist__thread_comm(h, e->key.pid, e->key.tid, e->key.comm);
 
-	snprintf(buf, len, "%7d:%s", (int32_t)e->key.tid, comm ? comm : "");
+	snprintf(buf, NAME_MAX_LEN, "%7d:%s", (int32_t)e->key.tid, comm ? comm : "");
 	return buf;
 }
 
-static const char *text_cpu(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			    size_t len)
+static const char *text_cpu(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
 	(void)h;
-	snprintf(buf, len, "%3.3d", (int32_t)e->key.cpu);
+	snprintf(buf, NAME_MAX_LEN, "%3.3d", (int32_t)e->key.cpu);
 	return buf;
 }
 
-static const char *text_dso(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			    size_t len)
+static const char *text_dso(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
-	(void)buf, (void)len;
+	(void)buf;
 	return dso_text(h, prec_hist__sframe(h, e->sframe)->dso);
 }
 
-static const char *text_sym(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			    size_t len)
+static const char *text_sym(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
-	sym_text(h, e->sframe, buf, len);
+	sym_text(h, e->sframe, buf, NAME_MAX_LEN);
 	return buf;
 }
 
-static const char *text_srcline(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-				size_t len)
+static const char *text_srcline(const struct prec_hist *h, const struct prec_entry *e, char *buf)
 {
-	(void)h, (void)buf, (void)len;
+	(void)h, (void)buf;
 	return e->key.srcline ? e->key.srcline : "??:0";
 }
 
@@ -236,16 +214,15 @@ static const char *text_srcline(const struct prec_hist *h, const struct prec_ent
  * The sort keys, by enum prec_sort_key: a new key is an entry here (and its part of the
  * entry's key in prec_hist.c).  A key's column is as wide as its widest text, and padded to
  * that width also as the last column unless pad_last is false (perf's rule for sym and
- * srcline).  cmp orders two rows by the key, ascending.  text gives the cell: in buf (at
- * least NAME_MAX_LEN bytes) or a string of the hist.
+ * srcline).  cmp orders two rows by the key, ascending.  text gives the cell: in buf
+ * (NAME_MAX_LEN bytes) or a string of the hist.
  */
 static const struct sort_key {
 	const char *name, *alias; /* for --sort and -F; alias: perf's long name */
 	const char *title;
 	bool pad_last;
 	int (*cmp)(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y);
-	const char *(*text)(const struct prec_hist *h, const struct prec_entry *e, char *buf,
-			    size_t len);
+	const char *(*text)(const struct prec_hist *h, const struct prec_entry *e, char *buf);
 } sort_keys[PREC_SORT__MAX] = {
 	[PREC_SORT_COMM] = { "comm", "command", "Command", true, cmp_comm, text_comm },
 	[PREC_SORT_PID] = { "pid", NULL, "Pid:Command", true, cmp_tid, text_tid },
@@ -265,30 +242,24 @@ static bool key_is(const char *name, const char *p, size_t len)
 int prec_sort_keys__parse(const char *list, enum prec_sort_key *keys, size_t *ret_nr,
 			  const char **ret_bad, size_t *ret_bad_len)
 {
-	const char *p = list;
-	size_t nr = 0;
+	const char *p;
+	size_t nr = 0, len;
 
-	while (*p) {
-		size_t len = strcspn(p, ",");
+	for (p = list; *p; p += len + (p[len] == ',')) {
 		int k, found = -1;
 
+		len = strcspn(p, ",");
 		for (k = 0; k < PREC_SORT__MAX && found < 0; k++)
 			if (key_is(sort_keys[k].name, p, len) || key_is(sort_keys[k].alias, p, len))
 				found = k;
-		/* perf's Overhead column, always shown: not a key of ours */
-		if (found < 0 && key_is("overhead", p, len)) {
-			p += len + (p[len] == ',');
-			continue;
-		}
+		if (found < 0 && key_is("overhead", p, len))
+			continue; /* perf's Overhead column, always shown: not a key of ours */
 		if (found < 0 || nr == PREC_HIST_MAX_KEYS) {
 			*ret_bad = p;
 			*ret_bad_len = len;
 			return -EINVAL;
 		}
 		keys[nr++] = (enum prec_sort_key)found;
-		p += len;
-		if (*p == ',')
-			p++;
 	}
 	if (!nr) {
 		*ret_bad = list;
@@ -333,12 +304,22 @@ size_t prec_view__pct_text(double p, char *buf)
 	return n;
 }
 
-/* The text of column c for entry e: in buf (len >= NAME_MAX_LEN) or a string of the hist. */
-static const char *cell(const struct prec_view *v, const struct prec_column *c,
-			const struct prec_entry *e, char *buf, size_t len)
+/* v in decimal, in buf (21 bytes at least), without printf as the percentages. */
+static const char *u64_text(uint64_t v, char *buf)
 {
-	const struct prec_hist *h = v->h;
+	char *p = buf + 20;
 
+	*p = 0;
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10));
+	return p;
+}
+
+/* The text of column c for entry e: in buf (NAME_MAX_LEN bytes) or a string of the hist. */
+static const char *cell(const struct prec_view *v, const struct prec_column *c,
+			const struct prec_entry *e, char *buf)
+{
 	switch (c->kind) {
 	case PREC_COL_CHILDREN:
 		prec_view__pct_text(pct(e->acc_period, v->total), buf);
@@ -353,25 +334,26 @@ static const char *cell(const struct prec_view *v, const struct prec_column *c,
 	case PREC_COL_KEY:
 		break;
 	}
-	return sort_keys[c->key].text(h, e, buf, len);
+	return sort_keys[c->key].text(v->h, e, buf);
 }
 
-static void add_col(struct prec_view *v, enum prec_view_col kind, enum prec_sort_key key,
-		    const char *title, bool right, int width)
+/* A column: a number's, right-aligned, at least as wide as perf makes it; or a key's. */
+static void add_col(struct prec_view *v, enum prec_view_col kind, enum prec_sort_key key)
 {
+	static const struct {
+		const char *title;
+		int width;
+	} num[] = { [PREC_COL_CHILDREN] = { "Children", 8 },
+		    [PREC_COL_SELF] = { "Overhead", 8 },
+		    [PREC_COL_SAMPLES] = { "Samples", 12 },
+		    [PREC_COL_PERIOD] = { "Period", 12 } };
 	struct prec_column *c = &v->cols[v->nr_cols++];
 
 	c->kind = kind;
 	c->key = key;
-	c->title = title;
-	c->right = right;
-	c->width = width > (int)strlen(title) ? width : (int)strlen(title);
-}
-
-/* What the entries are ordered by. */
-static uint64_t order_value(const struct prec_view *v, const struct prec_entry *e)
-{
-	return v->by_self ? e->self_period : primary(v, e);
+	c->right = kind != PREC_COL_KEY;
+	c->title = c->right ? num[kind].title : sort_keys[key].title;
+	c->width = c->right ? num[kind].width : (int)strlen(c->title);
 }
 
 static void rowkey_of(const struct prec_view *v, uint32_t entry, struct rowkey *k)
@@ -381,8 +363,7 @@ static void rowkey_of(const struct prec_view *v, uint32_t entry, struct rowkey *
 	const struct prec_sframe *f = prec_hist__sframe(h, e->sframe);
 	bool named = f->kind == PREC_SF_SYM || f->kind == PREC_SF_INLINE;
 
-	k->by_keys = v->by_keys;
-	k->primary = v->by_keys ? 0 : order_value(v, e);
+	k->primary = v->by_keys ? 0 : v->by_self ? e->self_period : primary(v, e);
 	k->self = v->by_keys ? 0 : e->self_period;
 	k->comm = e->key.comm;
 	k->dso = f->dso ? dso_text(h, f->dso) : NULL;
@@ -409,7 +390,7 @@ static int cmp_rowkeys(const struct prec_view *v, const struct rowkey *x, const 
 
 	if (x->primary != y->primary)
 		return x->primary < y->primary ? 1 : -1;
-	if (v->ho->children && !x->by_keys && x->depth != y->depth && x->comm == y->comm)
+	if (v->ho->children && !v->by_keys && x->depth != y->depth && x->comm == y->comm)
 		return x->depth > y->depth ? -1 : 1;
 	if (x->self != y->self)
 		return x->self < y->self ? 1 : -1;
@@ -433,42 +414,27 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	return cmp_rowkeys(rs->v, &rs->k[*(const uint32_t *)a], &rs->k[*(const uint32_t *)b]);
 }
 
-/* Without memory for the copies: each comparison makes its two. */
-static int cmp_entries(const void *a, const void *b, void *arg)
-{
-	const struct prec_view *v = arg;
-	struct rowkey x, y;
-
-	rowkey_of(v, *(const uint32_t *)a, &x);
-	rowkey_of(v, *(const uint32_t *)b, &y);
-	return cmp_rowkeys(v, &x, &y);
-}
-
-/* Sort rows (entry indices, ascending).  With children, the same qsort_r on the same input
- * whatever the memory, so the same order whatever the comparator's quirks (its
- * caller-above-callee rule is not transitive). */
-static void sort_rows(const struct prec_view *v, uint32_t *rows, size_t nr)
+/* Sort rows (entry indices, ascending).  0 or -ENOMEM.  With children the comparison's
+ * caller-above-callee rule is not transitive: the order is qsort_r's on this input. */
+static int sort_rows(const struct prec_view *v, uint32_t *rows, size_t nr)
 {
 	struct rowkey *k = malloc(nr * sizeof(*k));
 	uint32_t *pos = malloc(nr * sizeof(*pos));
 	struct rowsort rs = { v, k };
 	size_t i;
 
-	if (!k || !pos) {
-		free(k);
-		free(pos);
-		qsort_r(rows, nr, sizeof(*rows), cmp_entries, (void *)v);
-		return;
+	if (k && pos) {
+		for (i = 0; i < nr; i++) {
+			rowkey_of(v, rows[i], &k[i]);
+			pos[i] = (uint32_t)i;
+		}
+		qsort_r(pos, nr, sizeof(*pos), cmp_rows, &rs);
+		for (i = 0; i < nr; i++)
+			rows[i] = k[pos[i]].entry;
 	}
-	for (i = 0; i < nr; i++) {
-		rowkey_of(v, rows[i], &k[i]);
-		pos[i] = (uint32_t)i;
-	}
-	qsort_r(pos, nr, sizeof(*pos), cmp_rows, &rs);
-	for (i = 0; i < nr; i++)
-		rows[i] = k[pos[i]].entry;
 	free(k);
 	free(pos);
+	return k && pos ? 0 : -ENOMEM;
 }
 
 /* Rows sorted on a thread of their own (see stdio_event): from this many. */
@@ -478,37 +444,25 @@ struct sort_job {
 	const struct prec_view *v;
 	uint32_t *rows;
 	size_t nr;
+	int err;
 };
 
 static void *sort_job_main(void *arg)
 {
 	struct sort_job *j = arg;
 
-	sort_rows(j->v, j->rows, j->nr);
+	j->err = sort_rows(j->v, j->rows, j->nr);
 	return NULL;
 }
 
-/* Room for `more` bytes; false (and the line written out, from now on pieces go straight to
- * the stream) when there is no memory for it. */
-static bool line_room(struct prec_line *l, FILE *out, size_t more)
+/* Piece t (n bytes), then pad spaces, onto the row; without memory for them the row fails. */
+static inline void line_put(struct prec_line *l, const char *t, size_t n, size_t pad)
 {
-	if (!l->failed && !prec_array__grow((void **)&l->p, &l->cap, l->n + more, 1, 256))
-		return true;
-	if (!l->failed && l->n)
-		fwrite(l->p, 1, l->n, out);
-	l->failed = true;
-	l->n = 0;
-	return false;
-}
-
-static inline void line_put(struct prec_line *l, FILE *out, const char *t, size_t n, size_t pad)
-{
-	if (!n && !pad) /* nothing; and l->p may still be NULL */
+	if (l->failed || (!n && !pad)) /* nothing to do; and l->p may still be NULL */
 		return;
-	if (l->cap - l->n < n + pad && !line_room(l, out, n + pad)) {
-		fwrite(t, 1, n, out);
-		while (pad--)
-			fputc(' ', out);
+	if (l->cap - l->n < n + pad &&
+	    prec_array__grow((void **)&l->p, &l->cap, l->n + n + pad, 1, 256)) {
+		l->failed = true;
 		return;
 	}
 	memcpy(l->p + l->n, t, n);
@@ -517,45 +471,37 @@ static inline void line_put(struct prec_line *l, FILE *out, const char *t, size_
 	l->n += n + pad;
 }
 
-/* t in a field of `width` columns, right- or left-aligned (printf's %*s without printf). */
-static void put_padded(struct prec_line *l, FILE *out, const char *t, int width, bool right)
-{
-	size_t n = strlen(t);
-	size_t pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
-
-	if (right)
-		line_put(l, out, "", 0, pad);
-	line_put(l, out, t, n, right ? 0 : pad);
-}
-
-void prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
-			 struct prec_line *row)
+int prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
+			struct prec_line *row)
 {
 	const char *sep = v->o->field_sep;
 	char buf[NAME_MAX_LEN];
 	size_t c;
 
 	row->n = 0;
-	line_put(row, v->out, sep ? "" : "  ", sep ? 0 : 2, 0);
+	line_put(row, "  ", sep ? 0 : 2, 0);
 	for (c = 0; c < v->nr_cols; c++) {
 		const struct prec_column *col = &v->cols[c];
-		const char *t = cell(v, col, e, buf, sizeof(buf));
+		const char *t = cell(v, col, e, buf);
+		size_t n = strlen(t), width = 0, pad;
 
-		if (sep) {
-			line_put(row, v->out, sep, c ? strlen(sep) : 0, 0);
-			line_put(row, v->out, t, strlen(t), 0);
-		} else if (c + 1 == v->nr_cols && col->kind == PREC_COL_KEY &&
-			   !sort_keys[col->key].pad_last) {
-			line_put(row, v->out, "  ", c ? 2 : 0, 0);
-			line_put(row, v->out, t, strlen(t), 0);
-		} else {
-			line_put(row, v->out, "  ", c ? 2 : 0, 0);
-			put_padded(row, v->out, t, col->width, col->right);
-		}
+		/* padded to the column's width (printf's %*s), unless with -t, or in the last
+		 * column a key that perf leaves unpadded there */
+		if (!sep && (c + 1 < v->nr_cols || col->kind != PREC_COL_KEY ||
+			     sort_keys[col->key].pad_last))
+			width = (size_t)col->width;
+		pad = width > n ? width - n : 0;
+		if (sep)
+			line_put(row, sep, c ? strlen(sep) : 0, 0);
+		else /* a constant gap: its copy is inlined */
+			line_put(row, "  ", c ? 2 : 0, col->right ? pad : 0);
+		line_put(row, t, n, col->right ? 0 : pad);
 	}
-	line_put(row, v->out, "\n", 1, 0);
-	if (row->n)
-		fwrite(row->p, 1, row->n, v->out);
+	line_put(row, "\n", 1, 0);
+	if (row->failed)
+		return -ENOMEM;
+	fwrite(row->p, 1, row->n, v->out);
+	return 0;
 }
 
 /* ---- the stdio view ---- */
@@ -566,7 +512,7 @@ static void print_event_header(const struct prec_view *v)
 	const struct prec_evsel_stats *st = prec_hist__event(h, v->evsel);
 	const struct prec_view_evsel *ve = v->o->evsels ? &v->o->evsels[v->evsel] : NULL;
 	uint64_t lost = ve ? ve->lost_samples : 0, n = st->nr_samples;
-	char unit = ' ';
+	const char *unit = " KM"; /* perf's: thousands, then millions */
 	size_t i, shown = 0, nr_unsym;
 	const struct prec_dso_unsym *unsym = prec_hist__unsym(h, &nr_unsym);
 
@@ -575,15 +521,9 @@ static void print_event_header(const struct prec_view *v)
 		fprintf(v->out, " (%.2f%% of %" PRIu64 ")", pct(lost, lost + st->nr_samples),
 			lost + st->nr_samples);
 	fputs("\n#\n", v->out);
-	if (n > 1000) {
+	for (; n > 1000 && unit[1]; unit++)
 		n /= 1000;
-		unit = 'K';
-	}
-	if (n > 1000) {
-		n /= 1000;
-		unit = 'M';
-	}
-	fprintf(v->out, "# Samples: %" PRIu64 "%c of event '%s'\n", n, unit,
+	fprintf(v->out, "# Samples: %" PRIu64 "%c of event '%s'\n", n, *unit,
 		ve && ve->name ? ve->name : "unknown");
 	fprintf(v->out, "# Event count (approx.): %" PRIu64 "\n", st->period);
 	if (st->unsym_period) {
@@ -627,7 +567,7 @@ static int cell_width(const struct prec_view *v, const struct prec_column *c,
 {
 	char buf[NAME_MAX_LEN];
 
-	return (int)strlen(cell(v, c, e, buf, sizeof(buf)));
+	return (int)strlen(cell(v, c, e, buf));
 }
 
 static void widen(struct prec_column *c, int w)
@@ -672,7 +612,7 @@ static void col_width(struct prec_view *v, struct prec_column *c, const uint32_t
 		widen(c, cell_width(v, c, &v->entries[rows[i]]));
 }
 
-static int stdio_event(struct prec_view *v, struct prec_graph *g)
+static int stdio_event(struct prec_view *v)
 {
 	struct prec_hist *h = v->h;
 	const struct prec_view_opts *o = v->o;
@@ -721,8 +661,13 @@ static int stdio_event(struct prec_view *v, struct prec_graph *g)
 		pthread_join(sorter, NULL);
 		free(rows);
 		rows = sj.rows;
+		err = sj.err;
 	} else if (nr) {
-		sort_rows(v, rows, nr);
+		err = sort_rows(v, rows, nr);
+	}
+	if (err) {
+		free(rows);
+		return err;
 	}
 	/* the hidden ones are the smallest, so the last rows (--percent-limit is of Children
 	 * with children, also when -F orders the rows by their own share) */
@@ -737,32 +682,25 @@ static int stdio_event(struct prec_view *v, struct prec_graph *g)
 	while (nr && pct(primary(v, &v->entries[rows[nr - 1]]), v->total) < o->percent_limit)
 		nr--;
 	print_event_header(v);
-	if (sep) {
-		fputs("# ", v->out);
-		for (c = 0; c < v->nr_cols; c++)
-			fprintf(v->out, "%s%s", c ? sep : "", v->cols[c].title);
-		fputc('\n', v->out);
-	} else {
-		fputs("# ", v->out);
-		for (c = 0; c < v->nr_cols; c++)
-			fprintf(v->out, "%s%*s", c ? "  " : "",
-				v->cols[c].right ? v->cols[c].width : -v->cols[c].width,
-				v->cols[c].title);
-		fputs("\n# ", v->out);
-		for (c = 0; c < v->nr_cols; c++) {
-			int k;
-
-			fputs(c ? "  " : "", v->out);
-			for (k = 0; k < v->cols[c].width; k++)
-				fputc('.', v->out);
-		}
-		fputs("\n#\n", v->out);
+	/* the titles, and without -t a line of dots under each */
+	fputs("# ", v->out);
+	for (c = 0; c < v->nr_cols; c++)
+		fprintf(v->out, "%s%*s", c ? (sep ? sep : "  ") : "",
+			sep ? 0 : v->cols[c].right ? v->cols[c].width : -v->cols[c].width,
+			v->cols[c].title);
+	fputc('\n', v->out);
+	for (c = 0; c < v->nr_cols && !sep; c++) {
+		fputs(c ? "  " : "# ", v->out);
+		for (int k = 0; k < v->cols[c].width; k++)
+			fputc('.', v->out);
 	}
+	if (!sep)
+		fputs("\n#\n", v->out);
 	if (graphs)
-		err = prec_graph__print_entries(v, g, rows, nr, &row);
+		err = prec_graph__print_entries(v, rows, nr, &row);
 	else
-		for (i = 0; i < nr; i++)
-			prec_view_print_row(v, &v->entries[rows[i]], &row);
+		for (i = 0; i < nr && !err; i++)
+			err = prec_view_print_row(v, &v->entries[rows[i]], &row);
 	free(row.p);
 	fputs("\n\n", v->out);
 	free(rows);
@@ -780,21 +718,8 @@ static void add_fields(struct prec_view *v)
 	for (i = 0; i < o->nr_fields; i++)
 		children |= o->fields[i].col == PREC_COL_CHILDREN;
 	v->by_self = v->ho->children && !children;
-	for (i = 0; i < o->nr_fields && i < PREC_VIEW_MAX_FIELDS; i++) {
-		static const struct {
-			const char *title;
-			int width;
-		} num[] = { [PREC_COL_CHILDREN] = { "Children", 8 },
-			    [PREC_COL_SELF] = { "Overhead", 8 },
-			    [PREC_COL_SAMPLES] = { "Samples", 12 },
-			    [PREC_COL_PERIOD] = { "Period", 12 } };
-		const struct prec_view_field *f = &o->fields[i];
-
-		if (f->col == PREC_COL_KEY)
-			add_col(v, PREC_COL_KEY, f->key, sort_keys[f->key].title, false, 0);
-		else
-			add_col(v, f->col, 0, num[f->col].title, true, num[f->col].width);
-	}
+	for (i = 0; i < o->nr_fields && i < PREC_VIEW_MAX_FIELDS; i++)
+		add_col(v, o->fields[i].col, o->fields[i].key);
 	/* with --sort, perf adds the sort keys -F lacks and orders the entries by the keys */
 	v->by_keys = o->fields_sorted;
 	for (i = 0; i < v->ho->nr_keys && o->fields_sorted; i++) {
@@ -805,7 +730,7 @@ static void add_fields(struct prec_view *v)
 			if (o->fields[j].col == PREC_COL_KEY && o->fields[j].key == k)
 				break;
 		if (j == o->nr_fields && v->nr_cols < PREC_VIEW_MAX_FIELDS)
-			add_col(v, PREC_COL_KEY, k, sort_keys[k].title, false, 0);
+			add_col(v, PREC_COL_KEY, k);
 	}
 }
 
@@ -825,13 +750,11 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 {
 	const struct prec_hist_opts *ho = prec_hist__opts(h);
 	uint32_t ev, nr_ev = prec_hist__nr_events(h);
-	struct prec_graph g;
 	struct prec_view v;
 	bool any_samples = false;
 	size_t k;
 	int err = 0;
 
-	prec_graph__init(&g);
 	if (!o->field_sep)
 		fputs("# To display the recording's header, use --header or --header-only.\n#\n",
 		      out);
@@ -850,22 +773,21 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 		v.total = prec_hist__event(h, ev)->period;
 		if (o->nr_fields) {
 			add_fields(&v);
-		} else if (ho->children) {
-			add_col(&v, PREC_COL_CHILDREN, 0, "Children", true, 8);
-			add_col(&v, PREC_COL_SELF, 0, "Self", true, 8);
 		} else {
-			add_col(&v, PREC_COL_SELF, 0, "Overhead", true, 8);
+			if (ho->children)
+				add_col(&v, PREC_COL_CHILDREN, 0);
+			add_col(&v, PREC_COL_SELF, 0);
+			if (ho->children)
+				v.cols[1].title = "Self";
+			if (o->show_nr_samples)
+				add_col(&v, PREC_COL_SAMPLES, 0);
+			if (o->show_total_period)
+				add_col(&v, PREC_COL_PERIOD, 0);
+			for (k = 0; k < ho->nr_keys; k++)
+				add_col(&v, PREC_COL_KEY, ho->keys[k]);
 		}
-		if (!o->nr_fields && o->show_nr_samples)
-			add_col(&v, PREC_COL_SAMPLES, 0, "Samples", true, 12);
-		if (!o->nr_fields && o->show_total_period)
-			add_col(&v, PREC_COL_PERIOD, 0, "Period", true, 12);
-		for (k = 0; k < ho->nr_keys && !o->nr_fields; k++)
-			add_col(&v, PREC_COL_KEY, ho->keys[k], sort_keys[ho->keys[k]].title, false,
-				0);
-		err = stdio_event(&v, &g);
+		err = stdio_event(&v);
 	}
-	prec_graph__release(&g);
 	if (!err && ferror(out))
 		err = -EIO;
 	return err;

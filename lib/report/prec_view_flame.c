@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "prec_buf.h"
+#include "prec_hash.h"
 #include "prec_symbol.h"
 #include "prec_view_int.h"
 
@@ -272,9 +273,9 @@ static long str_index(struct flame *f, const char *s)
 static int put_num(struct prec_buf *b, uint64_t v)
 {
 	char buf[24];
-	const char *p = u64_text(v, buf);
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64 ",", v);
 
-	return prec_buf__append(b, p, strlen(p)) || prec_buf__append(b, ",", 1) ? -ENOMEM : 0;
+	return prec_buf__append(b, buf, (size_t)n) ? -ENOMEM : 0;
 }
 
 static int put_frame(struct flame *f, uint32_t depth, const char *name, const char *dso,

@@ -11,92 +11,88 @@
 #include <string.h>
 
 #include "prec_buf.h"
+#include "prec_hash.h"
 #include "prec_view_int.h"
 
-static int cmp_str(const void *a, const void *b)
+struct folded_line {
+	const char *text; /* interned: one pointer per distinct line */
+	uint64_t count;
+};
+
+static int cmp_lines(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
+}
+
+/* Name s onto the line, then `end` (';' or the closing NUL).  0 or -ENOMEM. */
+static int put_name(struct prec_buf *line, const char *s, char end)
+{
+	size_t n = strlen(s);
+
+	if (line->cap - line->len <= n && prec_buf__reserve(line, n + 1))
+		return -ENOMEM;
+	memcpy(line->data + line->len, s, n);
+	line->data[line->len + n] = (unsigned char)end;
+	line->len += n + 1;
+	return 0;
+}
+
+/* The text of a stack (its frames seq[0, n), leaf first) into `line`, NUL-terminated: the
+ * comm, then the frames from the outermost caller to the leaf.  0 or -ENOMEM. */
+static int stack_text(const struct prec_hist *h, const uint32_t *seq, long n, const char *comm,
+		      struct prec_buf *line)
+{
+	char buf[NAME_MAX_LEN];
+
+	line->len = 0;
+	if (put_name(line, comm ? comm : "[unknown]", n ? ';' : 0))
+		return -ENOMEM;
+	while (n-- > 0)
+		if (put_name(line, prec_view_frame_name(h, seq[n], true, buf, sizeof(buf)),
+			     n ? ';' : 0))
+			return -ENOMEM;
+	return 0;
 }
 
 int prec_view__folded(struct prec_hist *h, FILE *out)
 {
-	struct prec_strset lines;
-	struct prec_keyset ids; /* interned line pointer -> id */
-	const char **order = NULL;
-	uint64_t *counts = NULL;
-	size_t counts_cap = 0, order_cap = 0, seq_cap = 0, len_cap = 0, i;
+	struct prec_strset texts = { 0 };
+	struct prec_keyset ids; /* interned text -> its folded_line */
+	struct prec_buf line = { 0 };
+	struct folded_line *lines;
+	size_t seq_cap = 0, i;
 	uint32_t *seq = NULL, node, nr_stacks = prec_hist__nr_stacks(h);
-	char *line = NULL, buf[NAME_MAX_LEN];
 	int err = -ENOMEM;
 
-	memset(&lines, 0, sizeof(lines));
-	prec_keyset__init(&ids, sizeof(uintptr_t));
+	prec_keyset__init_records(&ids, sizeof(const char *), sizeof(struct folded_line));
 	for (node = 0; node < nr_stacks; node++) {
 		struct prec_path path;
-		const char *s, *comm;
-		uintptr_t key;
-		size_t len = 0;
-		long n, k, id;
-		bool is_new;
+		long n = prec_hist__path(h, node, SIZE_MAX, &path, &seq, &seq_cap), id;
+		const char *text;
 
-		n = prec_hist__path(h, node, SIZE_MAX, &path, &seq, &seq_cap);
 		if (n < 0)
 			goto out;
 		if (!path.count)
 			continue;
-		comm = prec_hist__stack_comm(h, node);
-		for (k = n; k >= -1; k--) {
-			size_t l;
-
-			if (k == n)
-				s = comm ? comm : "[unknown]";
-			else if (k >= 0)
-				s = prec_view_frame_name(h, seq[k], true, buf, sizeof(buf));
-			else
-				break;
-			l = strlen(s);
-			if (prec_array__grow((void **)&line, &len_cap, len + l + 2, 1, 256))
-				goto out;
-			if (k != n)
-				line[len++] = ';';
-			memcpy(line + len, s, l);
-			len += l;
-			line[len] = 0;
-		}
-		s = prec_strset__intern(&lines, line);
-		if (!s)
+		if (stack_text(h, seq, n, prec_hist__stack_comm(h, node), &line))
 			goto out;
-		key = (uintptr_t)s;
-		id = prec_keyset__intern(&ids, &key, &is_new);
+		text = prec_strset__intern(&texts, (const char *)line.data);
+		id = text ? prec_keyset__intern(&ids, &text, NULL) : -ENOMEM;
 		if (id < 0)
 			goto out;
-		if (prec_array__grow((void **)&counts, &counts_cap, (size_t)id + 1, sizeof(*counts),
-				     256) ||
-		    prec_array__grow((void **)&order, &order_cap, (size_t)id + 1, sizeof(*order),
-				     256))
-			goto out;
-		if (is_new) {
-			counts[id] = 0;
-			order[id] = s;
-		}
-		counts[id] += path.count;
+		((struct folded_line *)prec_keyset__record(&ids, (uint32_t)id))->count += path.count;
 	}
-	/* sorted lines, each with its count: find the count back through the id table */
+	/* no more lookups: the records are sorted where they are */
+	lines = (struct folded_line *)(void *)ids.keys;
 	if (ids.n)
-		qsort(order, ids.n, sizeof(*order), cmp_str);
-	for (i = 0; i < ids.n; i++) {
-		uintptr_t key = (uintptr_t)order[i];
-		long id = prec_keyset__find(&ids, &key);
-
-		fprintf(out, "%s %" PRIu64 "\n", order[i], id >= 0 ? counts[id] : 0);
-	}
+		qsort(lines, ids.n, sizeof(*lines), cmp_lines);
+	for (i = 0; i < ids.n; i++)
+		fprintf(out, "%s %" PRIu64 "\n", lines[i].text, lines[i].count);
 	err = ferror(out) ? -EIO : 0;
 out:
-	prec_strset__release(&lines);
+	prec_strset__release(&texts);
 	prec_keyset__release(&ids);
-	free(order);
-	free(counts);
+	prec_buf__release(&line);
 	free(seq);
-	free(line);
 	return err;
 }

@@ -19,6 +19,7 @@
 
 #include "prec_abi.h"
 #include "prec_buf.h"
+#include "prec_hash.h"
 #include "prec_view_int.h"
 
 struct prec_gnode {
@@ -31,13 +32,24 @@ struct prec_gnode {
 	uint64_t count, end_count; /* the same in samples */
 };
 
-void prec_graph__init(struct prec_graph *g)
+/* One entry's call graph at a time (reused for the next: the arrays keep their memory). */
+struct prec_graph {
+	struct prec_keyset ids; /* (parent, sframe) -> node id - 1 */
+	struct prec_gnode *nodes;
+	size_t nr, cap;
+	uint32_t *seq;
+	size_t seq_cap;
+	char *prefix;
+	size_t prefix_cap;
+};
+
+static void graph_init(struct prec_graph *g)
 {
 	memset(g, 0, sizeof(*g));
 	prec_keyset__init(&g->ids, 2 * sizeof(uint32_t));
 }
 
-void prec_graph__release(struct prec_graph *g)
+static void graph_release(struct prec_graph *g)
 {
 	prec_keyset__release(&g->ids);
 	free(g->nodes);
@@ -174,11 +186,12 @@ static uint64_t below(const struct prec_graph *g, uint32_t node)
 }
 
 /*
- * The children of `node` above the threshold, largest first, malloc'ed; -1 on -ENOMEM.  In
- * fractal mode the threshold is a share of the chains below `node`, rounded up as perf does.
+ * The children of `node`, malloc'ed; -1 on -ENOMEM.  `visible`: those above the threshold,
+ * largest first (in fractal mode the threshold is a share of the chains below `node`,
+ * rounded up as perf does); else all of them, in cmp_gnodes_pos() order.
  */
-static long visible_kids(const struct prec_view *v, struct prec_graph *g, uint32_t node,
-			 struct prec_gnode ***ret)
+static long kids_of(const struct prec_view *v, struct prec_graph *g, uint32_t node, bool visible,
+		    struct prec_gnode ***ret)
 {
 	struct prec_gnode **k = NULL;
 	size_t n = 0, cap = 0;
@@ -187,8 +200,8 @@ static long visible_kids(const struct prec_view *v, struct prec_graph *g, uint32
 	uint64_t min_rel = (uint64_t)x + ((double)(uint64_t)x < x); /* ceil */
 
 	for (c = g->nodes[node].first_child; c; c = g->nodes[c].next_sibling) {
-		if (fractal(v) ? g->nodes[c].period < min_rel
-			       : pct(g->nodes[c].period, v->total) < v->o->graph_threshold)
+		if (visible && (fractal(v) ? g->nodes[c].period < min_rel
+					   : pct(g->nodes[c].period, v->total) < v->o->graph_threshold))
 			continue;
 		if (prec_array__grow((void **)&k, &cap, n + 1, sizeof(*k), 4)) {
 			free(k);
@@ -196,8 +209,8 @@ static long visible_kids(const struct prec_view *v, struct prec_graph *g, uint32
 		}
 		k[n++] = &g->nodes[c];
 	}
-	if (n)
-		qsort_r(k, n, sizeof(*k), cmp_gnodes_desc, (void *)v->h);
+	if (n > 1)
+		qsort_r(k, n, sizeof(*k), visible ? cmp_gnodes_desc : cmp_gnodes_pos_r, (void *)v->h);
 	*ret = k;
 	return (long)n;
 }
@@ -206,22 +219,13 @@ static long visible_kids(const struct prec_view *v, struct prec_graph *g, uint32
  * those that end there; into buf (32 bytes), returns its length. */
 static size_t value_text(const struct prec_view *v, const struct prec_gnode *n, bool end, char *buf)
 {
-	uint64_t x;
-	const char *t;
+	uint64_t period = end ? n->end_period : n->period;
 
-	switch (v->o->graph_value) {
-	case PREC_GRAPH_PERIOD:
-		x = end ? n->end_period : n->period;
-		break;
-	case PREC_GRAPH_COUNT:
-		x = end ? n->end_count : n->count;
-		break;
-	default:
-		return prec_view__pct_text(pct(end ? n->end_period : n->period, v->total), buf);
-	}
-	t = u64_text(x, buf);
-	memmove(buf, t, strlen(t) + 1);
-	return strlen(buf);
+	if (v->o->graph_value == PREC_GRAPH_PERCENT)
+		return prec_view__pct_text(pct(period, v->total), buf);
+	return (size_t)sprintf(buf, "%" PRIu64,
+			       v->o->graph_value == PREC_GRAPH_COUNT ? (end ? n->end_count : n->count)
+								     : period);
 }
 
 static int set_prefix(struct prec_graph *g, size_t len)
@@ -246,7 +250,7 @@ static int print_follow(const struct prec_view *v, struct prec_graph *g, uint32_
 
 	for (;;) {
 		struct prec_gnode **kids;
-		long n = visible_kids(v, g, node, &kids);
+		long n = kids_of(v, g, node, true, &kids);
 
 		if (n < 0)
 			return -ENOMEM;
@@ -274,7 +278,7 @@ static int print_branches(const struct prec_view *v, struct prec_graph *g, uint3
 {
 	char buf[NAME_MAX_LEN], p[48];
 	struct prec_gnode **kids;
-	long n = visible_kids(v, g, node, &kids), i;
+	long n = kids_of(v, g, node, true, &kids), i;
 	uint64_t rest = base;
 	int err = 0;
 
@@ -339,35 +343,29 @@ static int print_graph_tree(const struct prec_view *v, struct prec_graph *g,
 {
 	char buf[NAME_MAX_LEN];
 	struct prec_gnode **kids;
-	long n = visible_kids(v, g, 0, &kids);
-	uint32_t kid;
+	uint32_t node = 0, kid;
+	long n;
 	int err;
 
-	if (n < 0)
+	if (set_prefix(g, GRAPH_INDENT + 3))
 		return -ENOMEM;
-	if (set_prefix(g, GRAPH_INDENT + 3)) {
-		free(kids);
-		return -ENOMEM;
-	}
 	memset(g->prefix, ' ', GRAPH_INDENT + 3);
-	if (n != 1 || kids[0]->period != weight) {
-		free(kids);
-		err = n ? print_branches(v, g, 0, GRAPH_INDENT, weight) : 0;
-		return err ? err : n > 0;
-	}
-	kid = (uint32_t)(kids[0] - g->nodes);
-	free(kids);
-	if (skips_own_frame(v) && g->nodes[kid].sf == e->sframe) {
-		n = visible_kids(v, g, kid, &kids);
+	/* the root, then (--sort sym) the entry's own frame: passed over when one branch below
+	 * carries all of it */
+	for (;;) {
+		n = kids_of(v, g, node, true, &kids);
 		if (n < 0)
 			return -ENOMEM;
-		if (n != 1 || kids[0]->period != g->nodes[kid].period) {
+		if (n != 1 || kids[0]->period != (node ? g->nodes[node].period : weight)) {
 			free(kids);
-			err = n ? print_branches(v, g, kid, GRAPH_INDENT, weight) : 0;
+			err = n ? print_branches(v, g, node, GRAPH_INDENT, weight) : 0;
 			return err ? err : n > 0;
 		}
 		kid = (uint32_t)(kids[0] - g->nodes);
 		free(kids);
+		if (node || !skips_own_frame(v) || g->nodes[kid].sf != e->sframe)
+			break;
+		node = kid;
 	}
 	fprintf(v->out, "%*s|\n%*s---%s\n", GRAPH_INDENT, "", GRAPH_INDENT, "",
 		prec_view_frame_name(v->h, g->nodes[kid].sf, false, buf, sizeof(buf)));
@@ -400,19 +398,9 @@ static int collect_chains(const struct prec_view *v, struct prec_graph *g, uint3
 			  struct chain_pos *list, size_t *nr)
 {
 	struct prec_gnode **kids = NULL;
-	size_t n = 0, cap = 0, i;
-	uint32_t c;
-	int err = 0;
+	long n = kids_of(v, g, node, false, &kids), i;
+	int err = n < 0 ? -ENOMEM : 0;
 
-	for (c = g->nodes[node].first_child; c; c = g->nodes[c].next_sibling) {
-		if (prec_array__grow((void **)&kids, &cap, n + 1, sizeof(*kids), 4)) {
-			free(kids);
-			return -ENOMEM;
-		}
-		kids[n++] = &g->nodes[c];
-	}
-	if (n > 1)
-		qsort_r(kids, n, sizeof(*kids), cmp_gnodes_pos_r, (void *)v->h);
 	for (i = 0; i < n && !err; i++)
 		err = collect_chains(v, g, (uint32_t)(kids[i] - g->nodes), list, nr);
 	free(kids);
@@ -495,7 +483,10 @@ static bool graph_shown(const struct prec_view *v, const struct prec_entry *e)
 	return pct(primary(v, e), v->total) >= v->o->graph_threshold;
 }
 
-int prec_graph__print(struct prec_graph *g, const struct prec_view *v, const struct prec_entry *e)
+/* Entry e's graph or chains (v->o->graph) to v->out, a tree with the blank line after it
+ * when it printed something; nothing when e has no chain or is below the threshold (perf:
+ * "do not add a blank line if it printed nothing").  0, -ENOMEM. */
+static int graph_print(struct prec_graph *g, const struct prec_view *v, const struct prec_entry *e)
 {
 	int err;
 
@@ -529,8 +520,8 @@ static int print_entries(const struct prec_view *v, struct prec_graph *g, const 
 		if (i + ROW_AHEAD < nr)
 			__builtin_prefetch(
 				prec_hist__sframe(v->h, v->entries[rows[i + ROW_AHEAD]].sframe));
-		prec_view_print_row(v, &v->entries[rows[i]], row);
-		err = prec_graph__print(g, v, &v->entries[rows[i]]);
+		err = prec_view_print_row(v, &v->entries[rows[i]], row) ?:
+		      graph_print(g, v, &v->entries[rows[i]]);
 	}
 	return err;
 }
@@ -563,37 +554,25 @@ struct gpool {
 	pthread_cond_t done;
 	struct gjob *jobs;
 	size_t nr, next; /* jobs[next..nr) are not taken */
-	struct prec_view v; /* the helper's copy; out is its memory stream */
+	struct prec_view v; /* the helper's copy */
 	struct prec_graph g;
 	struct prec_line row;
 	pthread_t thread;
 };
 
-/* Print job j into memory with view v's settings (its out is replaced), graph g and row
- * buffer `row`. */
-static void draw_job(struct prec_view v, struct prec_graph *g, struct prec_line *row,
-		     struct gjob *j)
-{
-	FILE *f = open_memstream(&j->text, &j->len);
-
-	if (!f) {
-		j->err = -ENOMEM;
-		return;
-	}
-	v.out = f;
-	j->err = print_entries(&v, g, j->rows, j->nr, row);
-	if (fclose(f) && !j->err)
-		j->err = -ENOMEM;
-}
-
-/* Take the next job and draw it; called and returning with p->lock held. */
+/* Take the next job and draw it into memory, with v's settings, graph g and row buffer
+ * `row`; called and returning with p->lock held. */
 static void take_and_draw(struct gpool *p, const struct prec_view *v, struct prec_graph *g,
 			  struct prec_line *row)
 {
 	struct gjob *j = &p->jobs[p->next++];
+	struct prec_view mem = *v;
 
 	pthread_mutex_unlock(&p->lock);
-	draw_job(*v, g, row, j);
+	mem.out = open_memstream(&j->text, &j->len);
+	j->err = mem.out ? print_entries(&mem, g, j->rows, j->nr, row) : -ENOMEM;
+	if (mem.out && fclose(mem.out) && !j->err)
+		j->err = -ENOMEM;
 	pthread_mutex_lock(&p->lock);
 	j->done = true;
 	pthread_cond_broadcast(&p->done);
@@ -643,68 +622,51 @@ static int gpool_print(struct gpool *p, const struct prec_view *v, struct prec_g
 	return err;
 }
 
-/* Start the helper on jobs; false (and nothing to undo) if it cannot start. */
-static bool gpool_start(struct gpool *p, const struct prec_view *v, struct gjob *jobs, size_t nr)
+int prec_graph__print_entries(const struct prec_view *v, const uint32_t *rows, size_t nr,
+			      struct prec_line *row)
 {
-	memset(p, 0, sizeof(*p));
-	p->jobs = jobs;
-	p->nr = nr;
-	p->v = *v;
-	prec_graph__init(&p->g);
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->done, NULL);
-	if (pthread_create(&p->thread, NULL, graph_helper, p)) {
-		pthread_cond_destroy(&p->done);
-		pthread_mutex_destroy(&p->lock);
-		return false;
-	}
-	return true;
-}
-
-/* Stop the helper: no job is left for it to take, then it is joined. */
-static void gpool_stop(struct gpool *p)
-{
-	size_t k;
-
-	pthread_mutex_lock(&p->lock);
-	p->next = p->nr;
-	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
-	for (k = 0; k < p->nr; k++)
-		free(p->jobs[k].text);
-	free(p->row.p);
-	prec_graph__release(&p->g);
-	pthread_cond_destroy(&p->done);
-	pthread_mutex_destroy(&p->lock);
-}
-
-int prec_graph__print_entries(const struct prec_view *v, struct prec_graph *g, const uint32_t *rows,
-			      size_t nr, struct prec_line *row)
-{
-	struct gjob *jobs;
-	struct gpool pool;
-	size_t njobs = 0, at = 0, i;
+	struct gpool p = { 0 };
+	struct prec_graph g;
+	size_t at, i;
 	int err = 0;
 
-	if (nr < 2 || v->o->one_thread)
-		return print_entries(v, g, rows, nr, row);
-	jobs = calloc(nr, sizeof(*jobs));
-	if (!jobs)
-		return -ENOMEM;
-	for (; at < nr; njobs++) {
-		size_t want = njobs / 2 < 5 ? (size_t)1 << (njobs / 2) : GJOB_ROWS;
+	graph_init(&g);
+	/* one thread for one row, when asked, or without memory for the jobs */
+	p.jobs = nr >= 2 && !v->o->one_thread ? calloc(nr, sizeof(*p.jobs)) : NULL;
+	if (!p.jobs) {
+		err = print_entries(v, &g, rows, nr, row);
+		graph_release(&g);
+		return err;
+	}
+	for (at = 0; at < nr; p.nr++) {
+		size_t want = p.nr / 2 < 5 ? (size_t)1 << (p.nr / 2) : GJOB_ROWS;
 
-		jobs[njobs].rows = rows + at;
-		jobs[njobs].nr = nr - at < want ? nr - at : want;
-		at += jobs[njobs].nr;
+		p.jobs[p.nr].rows = rows + at;
+		p.jobs[p.nr].nr = nr - at < want ? nr - at : want;
+		at += p.jobs[p.nr].nr;
 	}
-	if (gpool_start(&pool, v, jobs, njobs)) {
-		for (i = 0; i < njobs && !err; i++)
-			err = gpool_print(&pool, v, g, row, i);
-		gpool_stop(&pool);
+	p.v = *v;
+	graph_init(&p.g);
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.done, NULL);
+	if (pthread_create(&p.thread, NULL, graph_helper, &p)) {
+		err = print_entries(v, &g, rows, nr, row);
 	} else {
-		err = print_entries(v, g, rows, nr, row);
+		for (i = 0; i < p.nr && !err; i++)
+			err = gpool_print(&p, v, &g, row, i);
+		/* no job is left for the helper to take (after an error too) */
+		pthread_mutex_lock(&p.lock);
+		p.next = p.nr;
+		pthread_mutex_unlock(&p.lock);
+		pthread_join(p.thread, NULL);
 	}
-	free(jobs);
+	for (i = 0; i < p.nr; i++)
+		free(p.jobs[i].text);
+	free(p.jobs);
+	free(p.row.p);
+	graph_release(&p.g);
+	graph_release(&g);
+	pthread_cond_destroy(&p.done);
+	pthread_mutex_destroy(&p.lock);
 	return err;
 }

@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "prec_hash.h"
 #include "prec_view.h"
 
 #define NAME_MAX_LEN 1024 /* a frame's or a cell's text buffer */
@@ -46,17 +45,6 @@ static inline double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
-static inline const char *u64_text(uint64_t v, char *buf)
-{
-	char *p = buf + 20;
-
-	*p = 0;
-	do
-		*--p = (char)('0' + v % 10);
-	while ((v /= 10));
-	return p;
-}
-
 static inline uint64_t primary(const struct prec_view *v, const struct prec_entry *e)
 {
 	return v->ho->children ? e->acc_period : e->self_period;
@@ -67,39 +55,21 @@ static inline uint64_t primary(const struct prec_view *v, const struct prec_entr
 struct prec_line {
 	char *p;
 	size_t n, cap;
-	bool failed; /* out of memory: pieces go straight to the stream */
+	bool failed; /* out of memory: the row is not written */
 };
 
 /* The function name of sframe sfid as a call graph (folded false) or folded stack shows it:
  * a string of the hist or buf (len bytes). */
 const char *prec_view_frame_name(const struct prec_hist *h, uint32_t sfid, bool folded, char *buf,
 				 size_t len);
-/* Entry e's row, written to v->out in one piece, built in `row`. */
-void prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
-			 struct prec_line *row);
+/* Entry e's row, written to v->out in one piece, built in `row`.  0 or -ENOMEM. */
+int prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
+			struct prec_line *row);
 
-/* One entry's call graph at a time (reused for the next: the arrays keep their memory). */
-struct prec_graph {
-	struct prec_keyset ids; /* (parent, sframe) -> node id - 1 */
-	struct prec_gnode *nodes;
-	size_t nr, cap;
-	uint32_t *seq;
-	size_t seq_cap;
-	char *prefix;
-	size_t prefix_cap;
-};
-
-/* An empty graph, and what frees it. */
-void prec_graph__init(struct prec_graph *g);
-void prec_graph__release(struct prec_graph *g);
-/* Entry e's graph or chains (v->o->graph) to v->out, a tree with the blank line after it
- * when it printed something; nothing when e has no chain or is below the threshold (perf:
- * "do not add a blank line if it printed nothing").  0, -ENOMEM. */
-int prec_graph__print(struct prec_graph *g, const struct prec_view *v, const struct prec_entry *e);
 /* The rows rows[0, nr) (entry ids, in print order), each followed by its graph, on two
- * threads when there are two rows or more, one_thread is off and a second thread can start.
- * 0, -ENOMEM. */
-int prec_graph__print_entries(const struct prec_view *v, struct prec_graph *g, const uint32_t *rows,
-			      size_t nr, struct prec_line *row);
+ * threads when there are two rows or more, one_thread is off and a second thread can start
+ * (the output is the same).  0, -ENOMEM. */
+int prec_graph__print_entries(const struct prec_view *v, const uint32_t *rows, size_t nr,
+			      struct prec_line *row);
 
 #endif

@@ -135,7 +135,7 @@ same_shares() {
 	}' "$2" "$3")
 	if [ -n "$_diff" ]; then
 		bad "$1: shares differ: $_diff"
-	elif [ ! -s "$2" ]; then
+	elif [ ! -s "$2" ] && [ ! -s "$3" ]; then
 		bad "$1: no function at all"
 	else
 		ok "$1: the same $(wc -l <"$2") functions with the same shares"
@@ -288,12 +288,10 @@ check_recording() {
 	if pprof "$_n" "$workdir/$_n.lines" -lines -top; then
 		lines_shares <"$workdir/$_n.lines" >"$workdir/$_n.lines.sh"
 		srcline_shares <"$workdir/$_n.src" >"$workdir/$_n.src.sh"
-		if [ -s "$workdir/$_n.src.sh" ]; then
+		# either side may have lines the other lacks, within the 0.1-point tolerance
+		if [ -s "$workdir/$_n.src.sh" ] || [ -s "$workdir/$_n.lines.sh" ]; then
 			same_shares "$_l: -lines vs --sort srcline" "$workdir/$_n.lines.sh" \
 				"$workdir/$_n.src.sh"
-		elif [ -s "$workdir/$_n.lines.sh" ]; then
-			bad "$_l: -lines shows source lines preport does not know: $(lines \
-				"$workdir/$_n.lines.sh")"
 		else
 			ok "$_l: no source lines in either (no debug info)"
 		fi
