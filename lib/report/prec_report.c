@@ -432,6 +432,7 @@ int prec_report_session__read(struct prec_report_session *rs, const struct prec_
 	int err = start_stream(rs, st, rs->nr_read++ > 0);
 
 	memset(&rs->times, 0, sizeof(rs->times));
+	memset(&rs->counted, 0, sizeof(rs->counted));
 	if (!err)
 		err = read_records(rs, st);
 	end_stream_lost(rs);
@@ -441,6 +442,12 @@ int prec_report_session__read(struct prec_report_session *rs, const struct prec_
 const struct prec_time_range *prec_report_session__times(const struct prec_report_session *rs)
 {
 	return &rs->times;
+}
+
+const struct prec_time_range *
+prec_report_session__counted_times(const struct prec_report_session *rs)
+{
+	return &rs->counted;
 }
 
 /* The end of reading: what only reading needs is freed (so that symbolizing and printing

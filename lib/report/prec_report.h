@@ -109,6 +109,10 @@ int prec_report_session__start(struct prec_report_session *s, const struct prec_
 int prec_report_session__read(struct prec_report_session *s, const struct prec_report_stream *st);
 /* The times of the samples of the stream read last (for saying where a stream ends). */
 const struct prec_time_range *prec_report_session__times(const struct prec_report_session *s);
+/* The times of those of its samples that --cpu, --time and the stream's window left in (what
+ * a report covers). */
+const struct prec_time_range *
+prec_report_session__counted_times(const struct prec_report_session *s);
 /* Symbolize and build the entries, after the last read.  0 or -ENOMEM. */
 int prec_report_session__finish(struct prec_report_session *s);
 

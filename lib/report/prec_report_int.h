@@ -59,6 +59,7 @@ struct prec_report_session {
 	bool win;
 	uint64_t win_lo, win_hi;
 	struct prec_time_range times; /* of its samples */
+	struct prec_time_range counted; /* of its samples in scope (--cpu, --time, window) */
 	/* samples lost per event in it: [0] by LOST records, [1] by LOST_SAMPLES records,
 	 * which count what LOST records also do (see end_stream_lost) */
 	uint64_t *lost[2];

@@ -460,6 +460,7 @@ int prec_stacks__sample(struct prec_report_session *rs, const void *rec, size_t 
 		prec_machine__user_seen(rs->m, t->ms);
 	if (!sample_in_scope(rs, &s))
 		return 0;
+	prec_time_range__add(&rs->counted, s.time);
 	memset(&hs, 0, sizeof(hs));
 	hs.evsel = rs->evmap[evidx];
 	hs.pid = s.pid;

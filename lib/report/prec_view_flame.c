@@ -165,7 +165,7 @@ static int build(struct flame *f, bool inverted)
 		n = prec_hist__path(f->h, stack, SIZE_MAX, &path, &seq, &seq_cap);
 		if (n < 0)
 			goto out;
-		if (!path.count)
+		if (!path.count || !prec_hist__sframe_shown(f->h, seq[0])) /* --dsos, --symbols */
 			continue;
 		comm = prec_hist__stack_comm(f->h, stack);
 		comm = prec_strset__intern(&f->names, comm ? comm : "[unknown]");

@@ -72,7 +72,9 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 
 		if (n < 0)
 			goto out;
-		if (!path.count)
+		/* --dsos and --symbols: the stacks of the samples taken in what they name, as the
+		 * entries of a report without children are */
+		if (!path.count || !prec_hist__sframe_shown(h, seq[0]))
 			continue;
 		if (stack_text(h, seq, n, prec_hist__stack_comm(h, node), &line))
 			goto out;

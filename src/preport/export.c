@@ -44,6 +44,7 @@ int preport_export__open(struct preport_export *e)
 		return refuse(e, errno == ELOOP ? "it is a symbolic link; give the file itself or a "
 						  "new name"
 				 : errno == EISDIR ? "it is a directory; give a file name"
+				 : errno == ENXIO  ? "not a regular file; give a file name"
 						   : strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
@@ -82,7 +83,9 @@ int preport_export__close(struct preport_export *e, int rc)
 		refuse(e, strerror(err));
 		rc = 1;
 	}
-	if (rc && e->created)
+	/* a report that failed after the export was written (a corrupt part of the input: what
+	 * came before it is exported, as it is reported) keeps it */
+	if (e->created && (err || (rc && !e->complete)))
 		unlink(e->path);
 	return rc;
 }

@@ -603,10 +603,10 @@ static const struct opt {
 	  "--flamegraph, an icicle of callers" },
 	{ "folded", 0, NULL, SET_BOOL, OPT_FIELD(report.folded), 1, NULL,
 	  "one line per stack: comm;outer;...;leaf COUNT (flame graphs)" },
-	{ "flamegraph", 0, " FILE", SET_STR, OPT_FIELD(report.flame.path), 0, NULL,
+	{ "flamegraph", 0, " FILE", SET_STR, OPT_FIELD(flame_file.path), 0, NULL,
 	  "write an interactive flame graph (SVG) to FILE\n"
 	  "instead of a report; open it in a browser" },
-	{ "pprof", 0, " FILE", SET_STR, OPT_FIELD(report.pprof.path), 0, NULL,
+	{ "pprof", 0, " FILE", SET_STR, OPT_FIELD(pprof_file.path), 0, NULL,
 	  "write a pprof profile (gzip'ed profile.proto) to FILE\n"
 	  "instead of a report: go tool pprof -http=: FILE" },
 	{ "field-separator", 't', " S", SET_STR, OPT_FIELD(report.view.field_sep), 0, NULL,
@@ -720,8 +720,8 @@ static bool apply(struct parse *p, const struct opt *op, const char *arg)
 static bool exports_fit(const struct preport_opts *o)
 {
 	const struct preport_report_opts *ro = &o->report;
-	const char *ex = ro->pprof.path ? "--pprof" : ro->flame.path ? "--flamegraph" : NULL;
-	const char *other = ro->pprof.path && ro->flame.path ? "--flamegraph"
+	const char *ex = o->pprof_file.path ? "--pprof" : o->flame_file.path ? "--flamegraph" : NULL;
+	const char *other = o->pprof_file.path && o->flame_file.path ? "--flamegraph"
 			    : ro->folded			   ? "--folded"
 			    : o->dump_raw			   ? "-D"
 			    : o->header_only			   ? "--header-only"
@@ -729,7 +729,7 @@ static bool exports_fit(const struct preport_opts *o)
 
 	if (!ex)
 		return true;
-	if (!*(ro->pprof.path ? ro->pprof.path : ro->flame.path)) {
+	if (!*(o->pprof_file.path ? o->pprof_file.path : o->flame_file.path)) {
 		fprintf(stderr, "preport: %s needs a file name ('-' for standard output)\n", ex);
 		return false;
 	}
@@ -774,8 +774,8 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 	ro->graph = -1;
 	ro->order = -1;
 	ro->inline_frames = -1;
-	ro->pprof.what = "pprof profile";
-	ro->flame.what = "flame graph";
+	o->pprof_file.what = "pprof profile";
+	o->flame_file.what = "flame graph";
 	ro->view.graph_threshold = 0.5;
 	ro->session.max_stack = UINT32_MAX; /* not given: default_max_stack() after the options */
 	ro->hist.keys[0] = PREC_SORT_COMM;
@@ -810,6 +810,8 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 		return false;
 	if (!exports_fit(o))
 		return false;
+	ro->pprof = o->pprof_file.path ? &o->pprof_file : NULL;
+	ro->flame = o->flame_file.path ? &o->flame_file : NULL;
 	if (o->fields && parse_fields(o->fields, ro, p.sort_given, &bad, &bad_len)) {
 		fprintf(stderr, "preport: bad field '%.*s' in -F '%s': the fields are "
 				"overhead, overhead_children, sample, period and the sort keys "

@@ -149,7 +149,8 @@ static int exit_status(const struct preport_opts *o, int err)
 	if (err == -EBADMSG)
 		fprintf(stderr, "preport: %s is corrupt: %s; the records before it were %s\n",
 			preport_shown(o->input), preport_why(err),
-			o->dump_raw ? "printed" : "reported");
+			o->dump_raw ? "printed" : o->report.pprof || o->report.flame ? "exported"
+									: "reported");
 	else if (err == -ENOMEM)
 		fprintf(stderr, "preport: out of memory reading %s\n", preport_shown(o->input));
 	else if (err && err != -ENODATA) /* -ENODATA: no segment could be read, said */
@@ -279,13 +280,13 @@ int main(int argc, char **argv)
 	o.report.session.cache_dir = o.no_symbol_cache ? NULL
 						      : cache_dir(cache_buf, sizeof(cache_buf));
 	o.report.no_teardown = !LEAK_CHECKED;
-	rc = preport_export__open(&o.report.pprof);
+	rc = preport_export__open(&o.pprof_file);
 	if (!rc)
-		rc = preport_export__open(&o.report.flame);
+		rc = preport_export__open(&o.flame_file);
 	if (!rc)
 		rc = preport_is_dir(o.input) ? run_dir(&o) : run_file(&o);
-	rc = preport_export__close(&o.report.pprof, rc);
-	rc = preport_export__close(&o.report.flame, rc);
+	rc = preport_export__close(&o.pprof_file, rc);
+	rc = preport_export__close(&o.flame_file, rc);
 out:
 	preport_opts__free(&o);
 	return rc;

@@ -25,6 +25,7 @@ struct preport_export {
 	const char *what; /* for messages: "pprof profile" */
 	FILE *f;
 	bool created;
+	bool complete; /* all of it written (of what came before a corrupt part, too) */
 };
 int preport_export__open(struct preport_export *e);
 int preport_export__begin(const struct preport_export *e);
@@ -43,8 +44,9 @@ struct preport_report_opts {
 	int order; /* -1: perf's default, 0: callee, 1: caller */
 	bool folded;
 	int inline_frames; /* --inline 1, --no-inline 0; -1: not given (on for --pprof) */
-	struct preport_export pprof; /* --pprof FILE: a pprof profile instead of a view */
-	struct preport_export flame; /* --flamegraph FILE: an SVG instead of a view */
+	/* --pprof FILE, --flamegraph FILE: a pprof profile or an SVG instead of a view
+	 * (preport_opts' files; NULL: not asked) */
+	struct preport_export *pprof, *flame;
 	bool inverted; /* -G given: with --flamegraph, an icicle of callers */
 	bool quiet;
 	/* what the session needs: symbols, -U, -T (thread_counts), --max-stack, the sample
@@ -74,6 +76,7 @@ struct preport_opts {
 	struct preport_range range; /* --since, --until */
 	/* the lists behind report's pointers (--comms, --pid, --tid, --cpu, --dsos, --symbols)
 	 * are owned here: preport_opts__free() */
+	struct preport_export pprof_file, flame_file; /* report.pprof, report.flame point here */
 	struct preport_report_opts report;
 };
 
@@ -159,7 +162,7 @@ int preport_input__new_file(struct prec_reader *r, const char *path,
 int preport_input__new_dir(const char *path, const struct preport_range *range,
 			   struct preport_input **ret);
 void preport_input__free(struct preport_input *in);
-/* After preport_input__read(): the wall-clock time of the first sample read (ns since the
+/* After preport_input__read(): the wall-clock time of the first sample counted (ns since the
  * epoch; 0 when no stream has wall-clock data) and the time from the first to the last. */
 void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_first,
 			  uint64_t *ret_duration);

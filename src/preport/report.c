@@ -115,13 +115,13 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	*ho = o->hist;
 	*vo = o->view;
 	ho->children = o->children < 0 ? callchains : o->children && callchains;
-	ho->need_comm = o->folded || o->flame.path;
+	ho->need_comm = o->folded || o->flame;
 	/* pprof: pid, tid and comm are labels, and a location's lines are its inlined
 	 * functions unless --no-inline says otherwise; it reads stacks, not entries, so no
 	 * cumulative totals are made */
-	ho->inline_frames = o->inline_frames < 0 ? o->pprof.path != NULL : o->inline_frames;
-	ho->need_thread = o->pprof.path != NULL;
-	if (o->pprof.path || o->flame.path)
+	ho->inline_frames = o->inline_frames < 0 ? o->pprof != NULL : o->inline_frames;
+	ho->need_thread = o->pprof != NULL;
+	if (o->pprof || o->flame)
 		ho->children = false; /* exports read stacks, not entries' totals */
 	vo->graph = o->graph < 0 ? (callchains ? PREC_GRAPH_GRAPH : PREC_GRAPH_NONE)
 				 : (enum prec_graph_mode)o->graph;
@@ -133,21 +133,21 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	}
 	if (o->session.max_stack == 0)
 		vo->graph = PREC_GRAPH_NONE; /* as perf: no frame of a chain, nothing to draw */
-	if ((o->folded || o->flame.path) && !callchains)
+	if ((o->folded || o->flame || o->pprof) && !callchains)
 		prec_warn("the recording has no call chains (record with -g): each stack is its "
 			  "sampled function only");
 	/* perf's defaults: callers first with children, callees first without */
 	vo->caller_order = o->order < 0 ? ho->children : o->order == 1;
 	ho->callee_order = !vo->caller_order;
 	ho->keep_occurrences = vo->graph != PREC_GRAPH_NONE && !o->folded && !vo->field_sep &&
-			       !o->pprof.path && !o->flame.path;
+			       !o->pprof && !o->flame;
 	vo->hide_unresolved = o->session.hide_unresolved;
 }
 
 /* --pprof: the hist as a pprof profile into out (failures to write stay in ferror(out)). */
 static int write_pprof(struct preport_input *in, struct prec_report_session *rs,
 		       const struct prec_view_evsel *ve, size_t nev, bool hide_unresolved,
-		       const struct preport_export *out)
+		       struct preport_export *out)
 {
 	const char **names = calloc(nev ? nev : 1, sizeof(*names));
 	struct prec_pprof_opts po;
@@ -204,7 +204,7 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 		err = e2;
 		goto out;
 	}
-	if (err == -EBADMSG)
+	if (err == -EBADMSG && !o->pprof && !o->flame) /* an export's stdout is its own */
 		fprintf(out, "# the input is corrupt after this point; what came before is "
 			     "reported\n");
 	phase_end(&ph, "finish");
@@ -217,18 +217,22 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 		ve[i].dummy = ev->dummy;
 	}
 	vo.evsels = ve;
-	if (o->pprof.path) {
+	if (o->pprof) {
 		e2 = write_pprof(in, rs, ve, f.nr_events, o->session.hide_unresolved,
-				 &o->pprof);
+				 o->pprof);
 		if (e2)
 			err = e2;
+		else
+			o->pprof->complete = !ferror(o->pprof->f);
 		phase_end(&ph, "pprof");
 		goto out;
 	}
-	if (o->flame.path) {
+	if (o->flame) {
 		e2 = preport_flame_write(in, rs, ve, f.nr_events, o);
 		if (e2)
-			err = e2 == -EIO && ferror(o->flame.f) ? err : e2; /* said by export's close */
+			err = e2 == -EIO && ferror(o->flame->f) ? err : e2; /* said by export's close */
+		else
+			o->flame->complete = !ferror(o->flame->f);
 		phase_end(&ph, "flamegraph");
 		goto out;
 	}

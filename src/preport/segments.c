@@ -461,7 +461,7 @@ int preport_input__read(struct preport_input *in, struct prec_report_session *rs
 			continue; /* changed since the first pass; warned */
 		err = read_stream(rs, &s, show_progress);
 		if (!err || err == -EBADMSG)
-			add_times(in, s.r, prec_report_session__times(rs));
+			add_times(in, s.r, prec_report_session__counted_times(rs));
 		if (!err) /* a live segment has no end marker yet */
 			preport_warn_cut(s.r, s.live ? NULL : s.name,
 					 prec_report_session__times(rs));

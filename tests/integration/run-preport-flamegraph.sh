@@ -59,6 +59,27 @@ for _data in "$G"/*.data; do
 	flame "$_rec" kallsyms "$_rec"
 done
 
+# --symbols: only the stacks of samples taken in that function, in the folded stacks and in
+# the graph alike (a flame graph once drew every stack whatever the filters)
+sf=$workdir/symfilter
+prep precord-g kallsyms --symbols 'app::work<unsigned long>' --folded >"$sf.folded" \
+	2>"$sf.err" || bad "--symbols --folded failed: $(lines "$sf.err")"
+if prep precord-g kallsyms --symbols 'app::work<unsigned long>' --flamegraph "$sf.svg" \
+	2>"$sf.err" && python3 "$CHECK" "$sf.svg" "$sf.folded" >"$sf.check" 2>&1; then
+	ok "--symbols: the graph is the filtered folded stacks: $(lines "$sf.check" 1)"
+else
+	bad "--symbols: the graph is not the filtered folded stacks: $(lines "$sf.err") \
+$(lines "$sf.check" 4)"
+fi
+if grep -q 'helper' "$workdir/symfilter.folded"; then
+	bad "--symbols: --folded still has another function's stacks: $(lines \
+		"$workdir/symfilter.folded")"
+elif grep -q 'app::work<unsigned long> ' "$workdir/symfilter.folded"; then
+	ok "--symbols: --folded keeps the named function's stacks only"
+else
+	bad "--symbols: --folded lost the named function: $(lines "$workdir/symfilter.folded")"
+fi
+
 # hostile kernel symbol names in a copy of the golden kallsyms (no ';': folded stacks split
 # there)
 python3 - "$G/kallsyms" "$workdir/kallsyms" "$workdir/names" <<'PY' ||

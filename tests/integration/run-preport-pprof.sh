@@ -341,6 +341,25 @@ for rf in precord-g:mangled precord-sys:demo; do
 	[ "$file" = "${rf#*:}" ]
 	check $? "${rf%%:*}: go tool pprof names the program ${rf#*:} (File: $file)"
 done
+# the duration is that of the samples counted: with --time, the window's, not the whole
+# recording's (the first and last sample times from -D, in ns; --time takes seconds)
+span=$(cd "$G" && "$PREPORT" -i precord-g.data -D 2>/dev/null | awk '/ SAMPLE / {
+	for (i = 1; i < NF; i++) if ($i == "time") t = $(i + 1)
+	if (!f) f = t
+	l = t }
+	END { printf "%.9f,%.9f %d", f / 1e9, (f + (l - f) / 4) / 1e9, (l - f) / 4 / 1e6 }')
+win=${span% *}
+want_ms=${span#* }
+if (cd "$G" && "$PREPORT" -i precord-g.data --symfs symfs --time "$win" \
+	--pprof "$workdir/window.pb.gz" 2>"$workdir/window.err") &&
+	pprof window "$workdir/window.top" -top; then
+	got=$(sed -n 's/^Duration: \([0-9.]*\)\(m\?s\),.*/\1 \2/p' "$workdir/window.top" |
+		awk '{ print $2 == "s" ? $1 * 1000 : $1 }')
+	awk -v g="${got:-0}" -v w="$want_ms" 'BEGIN { exit !(g > 0 && g <= w + 1) }'
+	check $? "--time $win: the profile's duration ${got:-?} ms is within the window's $want_ms ms"
+else
+	bad "--time $win: --pprof or go tool pprof failed: $(lines "$workdir/window.err")"
+fi
 # some source lines where there is debug info
 if grep -q 'mangled\.c:[0-9]' "$workdir/precord-g.lines"; then
 	ok "precord-g: -lines shows source lines: $(grep -m 1 'mangled\.c:[0-9]' \
