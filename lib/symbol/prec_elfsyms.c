@@ -659,10 +659,28 @@ static void symbol_tables(Elf *elf, Elf_Scn **ret_symtab, GElf_Shdr *ret_symtab_
 	}
 }
 
-/* The linkage names of one table (see prec_elf_linkage_names()): whether it has symbols. */
+/* Whether `name` demangles to `want`. */
+static bool demangles_to(const char *name, const char *want)
+{
+	char *dm = prec_demangle(name);
+	bool same = dm && !strcmp(dm, want);
+
+	free(dm);
+	return same;
+}
+
+/* How far linkage_names_in() got with a start. */
+enum { LN_NONE, LN_ONE, LN_CHECKED, LN_FOUND };
+
+/*
+ * The linkage names of one table (see prec_elf_linkage_names()): whether it has symbols.
+ * The only symbol kept at a start is the one whose name was shown; where aliases share it,
+ * the one that demangles to that name.  (Demangling every one was most of the cost.)
+ * state[i]: LN_ONE, ret[i] is the only one seen; LN_CHECKED, none seen demangles to want[i].
+ */
 static bool linkage_names_in(Elf *elf, uint16_t machine, Elf_Scn *scn, const GElf_Shdr *sh,
 			     const uint64_t *starts, const char *const *want, size_t n,
-			     const char **ret)
+			     const char **ret, uint8_t *state)
 {
 	struct symwalk w;
 	GElf_Sym s;
@@ -673,9 +691,10 @@ static bool linkage_names_in(Elf *elf, uint16_t machine, Elf_Scn *scn, const GEl
 		return false;
 	while (symwalk_next(&w, &s, &name)) {
 		size_t lo = 0, hi = n;
-		char *dm;
 
 		any = true;
+		if (s.st_value < starts[0] || s.st_value > starts[n - 1])
+			continue;
 		while (lo < hi) { /* the first start >= st_value */
 			size_t mid = lo + (hi - lo) / 2;
 
@@ -685,13 +704,19 @@ static bool linkage_names_in(Elf *elf, uint16_t machine, Elf_Scn *scn, const GEl
 				hi = mid;
 		}
 		for (; lo < n && starts[lo] == s.st_value; lo++) {
-			if (!want[lo] || ret[lo])
+			if (!want[lo] || state[lo] == LN_FOUND)
 				continue;
-			/* aliases share the start: the one whose name was shown */
-			dm = prec_demangle(name);
-			if (dm && !strcmp(dm, want[lo]))
+			if (state[lo] == LN_NONE) {
 				ret[lo] = name;
-			free(dm);
+				state[lo] = LN_ONE;
+				continue;
+			}
+			if (state[lo] == LN_ONE && demangles_to(ret[lo], want[lo])) {
+				state[lo] = LN_FOUND;
+				continue;
+			}
+			ret[lo] = demangles_to(name, want[lo]) ? name : NULL;
+			state[lo] = ret[lo] ? LN_FOUND : LN_CHECKED;
 		}
 	}
 	symwalk_release(&w);
@@ -704,16 +729,20 @@ void prec_elf_linkage_names(struct prec_dso *d, const uint64_t *starts, const ch
 	Elf_Scn *symtab, *dynsym;
 	GElf_Shdr symtab_sh, dynsym_sh;
 	GElf_Ehdr eh;
+	uint8_t *state = calloc(n, sizeof(*state));
 
-	if (!gelf_getehdr(d->elf, &eh))
-		return;
+	if (!state || !gelf_getehdr(d->elf, &eh))
+		goto out;
 	symbol_tables(d->elf, &symtab, &symtab_sh, &dynsym, &dynsym_sh);
 	/* the table prec_elf_load_syms() read: .symtab, else .dynsym */
 	if (symtab &&
-	    linkage_names_in(d->elf, eh.e_machine, symtab, &symtab_sh, starts, want, n, ret))
-		return;
+	    linkage_names_in(d->elf, eh.e_machine, symtab, &symtab_sh, starts, want, n, ret, state))
+		goto out;
 	if (dynsym)
-		linkage_names_in(d->elf, eh.e_machine, dynsym, &dynsym_sh, starts, want, n, ret);
+		linkage_names_in(d->elf, eh.e_machine, dynsym, &dynsym_sh, starts, want, n, ret,
+				 state);
+out:
+	free(state);
 }
 
 /* ---- PLT ---- */

@@ -387,6 +387,13 @@ static bool has_prefix(const char *s, const char *p)
 	return !strncmp(s, p, strlen(p));
 }
 
+static bool has_suffix(const char *s, const char *x)
+{
+	size_t n = strlen(s), m = strlen(x);
+
+	return n >= m && !memcmp(s + n - m, x, m);
+}
+
 /* Mappings with no file to read; the short name perf shows for them. */
 static enum prec_dso_kind classify(const char *path, const char **ret_short)
 {
@@ -1264,13 +1271,15 @@ int prec_dso__linkage_names(struct prec_dso *d, const uint64_t *starts, size_t n
 		ret[i] = e ? e->name : NULL;
 		if (!e || !(e->flags & PREC_SYMENT_DEMANGLED))
 			continue;
+		ret[i] = NULL;
+		if (has_suffix(e->name, "@plt")) /* named after a relocation, not in the table */
+			continue;
 		if (!want) {
 			want = calloc(n, sizeof(*want));
 			if (!want)
 				return -ENOMEM;
 		}
 		want[i] = e->name;
-		ret[i] = NULL;
 	}
 	if (want && d->elf)
 		prec_elf_linkage_names(d, starts, want, n, ret);

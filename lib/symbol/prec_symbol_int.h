@@ -226,9 +226,10 @@ const char *prec_elf_altlink(Elf *elf, const uint8_t **ret_bid, size_t *ret_bid_
  */
 int prec_elf_load_syms(struct prec_dso *d, struct prec_elf *syms, struct prec_elf *runtime);
 /*
- * For each i with want[i] set, the symbol of d->elf's table (the one prec_elf_load_syms()
- * read) that starts at starts[i] (ascending vaddrs) and demangles to want[i]: its name into
- * ret[i], pointing into d->elf.  Other ret[] are left alone.  One pass over the table.
+ * For each i with want[i] set (a demangled name shown, not a PLT entry's), the symbol of
+ * d->elf's table (the one prec_elf_load_syms() read) that starts at starts[i] (ascending
+ * vaddrs) and was shown as want[i]: its name into ret[i] (NULL before), pointing into
+ * d->elf.  Other ret[] are left alone.  One pass over the table; left NULL on -ENOMEM.
  */
 void prec_elf_linkage_names(struct prec_dso *d, const uint64_t *starts, const char *const *want,
 			    size_t n, const char **ret);
