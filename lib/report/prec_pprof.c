@@ -17,6 +17,11 @@
  * i-th DSO met.  String 0 is "".  Addresses are the hist's: a file offset for an ELF file, so
  * a mapping's memory_start equals its file_offset and pprof's address - start + offset gives
  * the offset back; absolute for the kernel and JIT maps (file_offset 0 for the kernel).
+ *
+ * A function's name is the hist's (demangled); its system_name the linkage name: of an
+ * inlined function from the DWARF as its location is made, of a symbol from
+ * prec_dso__linkage_names(), asked once per DSO for all of them before the tables are
+ * written; else (kernel, JIT, PLT) the name again.
  */
 #include <errno.h>
 #include <inttypes.h>
