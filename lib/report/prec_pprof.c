@@ -17,6 +17,11 @@
  * i-th DSO met.  String 0 is "".  Addresses are the hist's: a file offset for an ELF file, so
  * a mapping's memory_start equals its file_offset and pprof's address - start + offset gives
  * the offset back; absolute for the kernel and JIT maps (file_offset 0 for the kernel).
+ *
+ * A function's name is the hist's (demangled); its system_name the linkage name: of an
+ * inlined function from the DWARF as its location is made, of a symbol from
+ * prec_dso__linkage_names(), asked once per DSO for all of them before the tables are
+ * written; else (kernel, JIT, PLT) the name again.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -55,6 +60,8 @@ static int gz_pack(struct prec_gzip *g, const ProtobufCMessage *m)
  * since a pprof line has only a number and takes its file from its function. */
 struct func {
 	int64_t name, filename, start_line;
+	int64_t system_name; /* 0: as name */
+	uint32_t sf; /* its sframe */
 	uint32_t next; /* the next function of the same sframe in another file; 0: none */
 };
 
@@ -165,13 +172,14 @@ static int64_t srcline_split(struct pp *p, const char *srcline, int64_t *ret_lin
 }
 
 /* The function of sframe sf in source file `file` (0: not known), with `start` (its
- * declaration's line) if it has none yet; its id or -ENOMEM. */
-static long func_of(struct pp *p, uint32_t sf, int64_t file, int start)
+ * declaration's line) if it has none yet, and its linkage name when new (NULL: none known
+ * yet); its id or -ENOMEM. */
+static long func_of(struct pp *p, uint32_t sf, int64_t file, int start, const char *linkage)
 {
 	const struct prec_sframe *s = prec_hist__sframe(p->h, sf);
 	struct func *f;
 	uint32_t id, last = 0; /* the last function of sf looked at */
-	int64_t name;
+	int64_t name, sys;
 
 	if (grow_zero((void **)&p->func_of, &p->cap_func_of, (size_t)sf + 1, sizeof(uint32_t)))
 		return -ENOMEM;
@@ -186,10 +194,14 @@ static long func_of(struct pp *p, uint32_t sf, int64_t file, int start)
 		return id;
 	}
 	name = str(p, s->name ? s->name : "[unknown]");
-	if (name < 0 || grow((void **)&p->funcs, &p->cap_funcs, p->nr_funcs + 1, sizeof(*f)))
+	sys = linkage ? str(p, linkage) : 0;
+	if (name < 0 || sys < 0 ||
+	    grow((void **)&p->funcs, &p->cap_funcs, p->nr_funcs + 1, sizeof(*f)))
 		return -ENOMEM;
 	f = &p->funcs[p->nr_funcs++];
 	f->name = name;
+	f->system_name = sys;
+	f->sf = sf;
 	f->filename = file;
 	f->start_line = start;
 	f->next = 0;
@@ -200,14 +212,14 @@ static long func_of(struct pp *p, uint32_t sf, int64_t file, int start)
 	return (long)p->nr_funcs;
 }
 
-static int line_push(struct pp *p, uint32_t sf, const char *srcline, int start)
+static int line_push(struct pp *p, uint32_t sf, const char *srcline, int start, const char *linkage)
 {
 	int64_t lineno, file = srcline_split(p, srcline, &lineno);
 	long fn;
 
 	if (file < 0)
 		return -ENOMEM;
-	fn = func_of(p, sf, file, start);
+	fn = func_of(p, sf, file, start, linkage);
 	if (fn < 0 || grow((void **)&p->lines, &p->cap_lines, p->nr_lines + 1, sizeof(*p->lines)))
 		return -ENOMEM;
 	p->lines[p->nr_lines].func = (uint32_t)fn;
@@ -261,7 +273,7 @@ static long loc_of(struct pp *p, uint32_t fid)
 				return nr;
 		}
 		for (k = 0; k < nsf; k++) {
-			const char *sl = NULL;
+			const char *sl = NULL, *linkage = NULL;
 			int start = 0;
 
 			if (k + 1 == nsf) {
@@ -269,8 +281,9 @@ static long loc_of(struct pp *p, uint32_t fid)
 			} else if ((int)k < nr) {
 				sl = inl[k].srcline;
 				start = inl[k].decl_line;
+				linkage = inl[k].linkage;
 			}
-			if (line_push(p, sfs[k], sl, start))
+			if (line_push(p, sfs[k], sl, start, linkage))
 				return -ENOMEM;
 			if (sl)
 				p->dsos[f.dso].lines = true;
@@ -532,6 +545,79 @@ out:
 	return err;
 }
 
+/* A function of a symbol, by the symbol's DSO and start, for linkage_names(). */
+struct func_at {
+	uint32_t dso, func;
+	uint64_t start;
+};
+
+static int func_at_cmp(const void *a, const void *b)
+{
+	const struct func_at *x = a, *y = b;
+
+	if (x->dso != y->dso)
+		return x->dso < y->dso ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * The system_name of the symbols' functions: their linkage names, asked of each DSO once for
+ * the starts of all its functions.  Inlined functions have theirs from the DWARF already
+ * (func_of()); unsymbolized ones keep their name.
+ */
+static int linkage_names(struct pp *p)
+{
+	struct func_at *fa = malloc((p->nr_funcs + 1) * sizeof(*fa));
+	uint64_t *starts = malloc((p->nr_funcs + 1) * sizeof(*starts));
+	const char **names = malloc((p->nr_funcs + 1) * sizeof(*names));
+	size_t n = 0, i, j, k, u;
+	int err = -ENOMEM;
+
+	if (!fa || !starts || !names)
+		goto out;
+	for (i = 0; i < p->nr_funcs; i++) {
+		const struct prec_sframe *s = prec_hist__sframe(p->h, p->funcs[i].sf);
+
+		if (s->kind != PREC_SF_SYM || !s->dso || s->kernel)
+			continue;
+		fa[n].dso = s->dso;
+		fa[n].func = (uint32_t)i;
+		fa[n].start = s->addr;
+		n++;
+	}
+	qsort(fa, n, sizeof(*fa), func_at_cmp);
+	for (i = 0; i < n; i = j) {
+		struct prec_dso *d = prec_hist__dso(p->h, fa[i].dso);
+
+		for (j = i, u = 0; j < n && fa[j].dso == fa[i].dso; j++)
+			if (!u || starts[u - 1] != fa[j].start)
+				starts[u++] = fa[j].start;
+		err = prec_dso__linkage_names(d, starts, u, names);
+		if (err)
+			goto out;
+		for (k = i, u = 0; k < j; k++) {
+			int64_t id;
+
+			if (k > i && fa[k].start != fa[k - 1].start)
+				u++;
+			if (!names[u])
+				continue;
+			id = str(p, names[u]);
+			if (id < 0) {
+				err = -ENOMEM;
+				goto out;
+			}
+			p->funcs[fa[k].func].system_name = id;
+		}
+	}
+	err = 0;
+out:
+	free(fa);
+	free(starts);
+	free(names);
+	return err;
+}
+
 /*
  * Everything the samples refer to, in the order of its fields in one Profile: the sample
  * types and mappings, the locations, then the functions, strings, times and period.
@@ -600,8 +686,8 @@ static int write_tables(struct pp *p, struct prec_gzip *g, int64_t *types, int64
 		prec__pprof__function__init(&fn[i]);
 		fn[i].id = i + 1;
 		fn[i].name = p->funcs[i].name;
-		/* the name as the symbol table has it: we keep the demangled one only */
-		fn[i].system_name = p->funcs[i].name;
+		fn[i].system_name =
+		    p->funcs[i].system_name ? p->funcs[i].system_name : p->funcs[i].name;
 		fn[i].filename = p->funcs[i].filename;
 		fn[i].start_line = p->funcs[i].start_line;
 		fnp[i] = &fn[i];
@@ -705,6 +791,8 @@ int prec_pprof__write(struct prec_hist *h, const struct prec_pprof_opts *o, FILE
 		err = columns(&p, &types, &units, &period);
 	if (!err)
 		err = write_samples(&p, g);
+	if (!err)
+		err = linkage_names(&p);
 	if (!err)
 		err = write_tables(&p, g, types, units, period);
 	err2 = prec_gzip__close(g);

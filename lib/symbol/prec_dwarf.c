@@ -331,12 +331,13 @@ static const char *call_site(struct prec_dso *d, Dwarf_Die *cu, Dwarf_Die *die)
 
 /*
  * The name perf shows for the function of inlined instance `die` and its id (see
- * prec_inline_frame): interned, NULL on -ENOMEM.  perf takes the linkage name and demangles
- * it; the DWARF name of a C++ function is another text ("mix<long unsigned int>" for
- * app::mix<unsigned long>) that drops its namespace.
+ * prec_inline_frame): interned, NULL on -ENOMEM; *ret_linkage its linkage name, interned
+ * (NULL: none, or -ENOMEM).  perf takes the linkage name and demangles it; the DWARF name of
+ * a C++ function is another text ("mix<long unsigned int>" for app::mix<unsigned long>)
+ * that drops its namespace.
  */
-static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret_id,
-			       int *ret_line)
+static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, const char **ret_linkage,
+			       uint64_t *ret_id, int *ret_line)
 {
 	Dwarf_Attribute a;
 	const char *linkage = NULL, *name = dwarf_diename(die), *file, *base, *shown;
@@ -363,11 +364,12 @@ static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, uint64_t *ret
 	shown = dm ? dm : name ? name : linkage ? linkage : "??";
 	shown = prec_symtab__intern(d->st, shown);
 	free(dm);
+	*ret_linkage = linkage ? prec_symtab__intern(d->st, linkage) : NULL;
 	return shown;
 }
 
-static int push_frame(struct prec_dwarf *w, const char *name, const char *srcline, uint64_t id,
-		      int decl_line)
+static int push_frame(struct prec_dwarf *w, const char *name, const char *linkage,
+		      const char *srcline, uint64_t id, int decl_line)
 {
 	if (w->nframes == UINT32_MAX)
 		return -E2BIG;
@@ -375,6 +377,7 @@ static int push_frame(struct prec_dwarf *w, const char *name, const char *srclin
 			     sizeof(*w->frames), 64))
 		return -ENOMEM;
 	w->frames[w->nframes].name = name;
+	w->frames[w->nframes].linkage = linkage;
 	w->frames[w->nframes].srcline = srcline;
 	w->frames[w->nframes].id = id;
 	w->frames[w->nframes].decl_line = decl_line;
@@ -529,7 +532,7 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 	struct scope_path *path;
 	Dwarf_Die cu, top;
 	Dwarf_Line *line;
-	const char *where, *name;
+	const char *where, *name, *linkage;
 	uint64_t id;
 	int i, lineno, decl, err = 0;
 
@@ -566,12 +569,12 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 		}
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
-		name = inline_name(d, &path->die[i], &id, &decl);
+		name = inline_name(d, &path->die[i], &linkage, &id, &decl);
 		if (!name) {
 			err = -ENOMEM;
 			break;
 		}
-		err = push_frame(w, name, where, id, decl);
+		err = push_frame(w, name, linkage, where, id, decl);
 		if (err)
 			break;
 		a->n++;

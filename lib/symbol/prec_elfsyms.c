@@ -548,63 +548,201 @@ static inline void symread_get(const struct symread *sr, size_t i, GElf_Sym *s)
 	}
 }
 
-static int read_symbols(struct prec_elf *pe, Elf_Scn *symscn, const GElf_Shdr *symsh,
-			struct prec_symvec *sv)
-{
+/* A walk over the symbols of one table that prec_elf_load_syms() keeps. */
+struct symwalk {
 	const char *strs;
-	size_t limit, nflags = 0, i;
+	size_t limit, nflags, i;
 	uint8_t *flags;
 	struct symread sr;
-	bool arm = pe->ehdr.e_machine == EM_ARM || pe->ehdr.e_machine == EM_AARCH64;
-	int err = 0;
+	uint16_t machine;
+};
 
-	strs = symbol_strings(pe->elf, symsh, &limit);
-	if (!strs)
+/* 1 ready, 0 nothing to walk, -ENOMEM or -E2BIG (then nothing to release). */
+static int symwalk_init(struct symwalk *w, Elf *elf, uint16_t machine, Elf_Scn *symscn,
+			const GElf_Shdr *symsh)
+{
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->machine = machine;
+	w->i = 1;
+	w->strs = symbol_strings(elf, symsh, &w->limit);
+	if (!w->strs)
 		return 0;
-	err = symread_init(pe->elf, symscn, symsh, &sr);
+	err = symread_init(elf, symscn, symsh, &w->sr);
 	if (err <= 0)
 		return err;
-	err = 0;
-	flags = section_flags(pe->elf, &nflags);
-	if (!flags)
-		return -ENOMEM;
-	err = prec_symvec__reserve(sv, (uint32_t)sr.n);
-	if (err) {
-		free(flags);
-		return err;
-	}
-	for (i = 1; i < sr.n; i++) {
+	w->flags = section_flags(elf, &w->nflags);
+	return w->flags ? 1 : -ENOMEM;
+}
+
+/* The next symbol kept, its st_value the function's address, and its name. */
+static bool symwalk_next(struct symwalk *w, GElf_Sym *ret, const char **ret_name)
+{
+	bool arm = w->machine == EM_ARM || w->machine == EM_AARCH64;
+
+	while (w->i < w->sr.n) {
 		GElf_Sym s;
 		unsigned type, vis;
 		const char *name;
 		bool label;
 
-		symread_get(&sr, i, &s);
+		symread_get(&w->sr, w->i++, &s);
 		type = GELF_ST_TYPE(s.st_info);
 		vis = GELF_ST_VISIBILITY(s.st_other);
-		if (!s.st_name || s.st_name >= limit || s.st_shndx == SHN_UNDEF ||
-		    s.st_shndx >= SHN_LORESERVE || s.st_shndx >= nflags)
+		if (!s.st_name || s.st_name >= w->limit || s.st_shndx == SHN_UNDEF ||
+		    s.st_shndx >= SHN_LORESERVE || s.st_shndx >= w->nflags)
 			continue;
 		label = type == STT_NOTYPE && vis != STV_HIDDEN && vis != STV_INTERNAL;
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT && !label)
 			continue;
-		if (!(flags[s.st_shndx] & SEC_ALLOC))
+		if (!(w->flags[s.st_shndx] & SEC_ALLOC))
 			continue;
-		if (label && !(flags[s.st_shndx] & SEC_TEXT_OR_DATA))
+		if (label && !(w->flags[s.st_shndx] & SEC_TEXT_OR_DATA))
 			continue;
 		/* the name is not read here: touching every name faulted in the whole string
 		 * table (like perf, an st_name past 0 is enough) */
-		name = strs + s.st_name;
+		name = w->strs + s.st_name;
 		if (arm && arm_mapping_symbol(name))
 			continue;
-		if (pe->ehdr.e_machine == EM_ARM && type == STT_FUNC && (s.st_value & 1))
+		if (w->machine == EM_ARM && type == STT_FUNC && (s.st_value & 1))
 			s.st_value--;
-		err = prec_symvec__push(sv, s.st_value, s.st_size, name, GELF_ST_BIND(s.st_info));
-		if (err)
-			break;
+		*ret = s;
+		*ret_name = name;
+		return true;
 	}
-	free(flags);
+	return false;
+}
+
+static void symwalk_release(struct symwalk *w)
+{
+	free(w->flags);
+}
+
+static int read_symbols(struct prec_elf *pe, Elf_Scn *symscn, const GElf_Shdr *symsh,
+			struct prec_symvec *sv)
+{
+	struct symwalk w;
+	GElf_Sym s;
+	const char *name;
+	int err;
+
+	err = symwalk_init(&w, pe->elf, pe->ehdr.e_machine, symscn, symsh);
+	if (err <= 0)
+		return err;
+	err = prec_symvec__reserve(sv, (uint32_t)w.sr.n);
+	while (!err && symwalk_next(&w, &s, &name))
+		err = prec_symvec__push(sv, s.st_value, s.st_size, name, GELF_ST_BIND(s.st_info));
+	symwalk_release(&w);
 	return err;
+}
+
+/* The tables of elf: the first SHT_SYMTAB and the first SHT_DYNSYM, NULL when none. */
+static void symbol_tables(Elf *elf, Elf_Scn **ret_symtab, GElf_Shdr *ret_symtab_sh,
+			  Elf_Scn **ret_dynsym, GElf_Shdr *ret_dynsym_sh)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	*ret_symtab = NULL;
+	*ret_dynsym = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !*ret_symtab) {
+			*ret_symtab = scn;
+			*ret_symtab_sh = sh;
+		} else if (sh.sh_type == SHT_DYNSYM && !*ret_dynsym) {
+			*ret_dynsym = scn;
+			*ret_dynsym_sh = sh;
+		}
+	}
+}
+
+/* Whether `name` demangles to `want`. */
+static bool demangles_to(const char *name, const char *want)
+{
+	char *dm = prec_demangle(name);
+	bool same = dm && !strcmp(dm, want);
+
+	free(dm);
+	return same;
+}
+
+/* How far linkage_names_in() got with a start. */
+enum { LN_NONE, LN_ONE, LN_CHECKED, LN_FOUND };
+
+/*
+ * The linkage names of one table (see prec_elf_linkage_names()): whether it has symbols.
+ * The only symbol kept at a start is the one whose name was shown; where aliases share it,
+ * the one that demangles to that name.  (Demangling every one was most of the cost.)
+ * state[i]: LN_ONE, ret[i] is the only one seen; LN_CHECKED, none seen demangles to want[i].
+ */
+static bool linkage_names_in(Elf *elf, uint16_t machine, Elf_Scn *scn, const GElf_Shdr *sh,
+			     const uint64_t *starts, const char *const *want, size_t n,
+			     const char **ret, uint8_t *state)
+{
+	struct symwalk w;
+	GElf_Sym s;
+	const char *name;
+	bool any = false;
+
+	if (symwalk_init(&w, elf, machine, scn, sh) <= 0)
+		return false;
+	while (symwalk_next(&w, &s, &name)) {
+		size_t lo = 0, hi = n;
+
+		any = true;
+		if (s.st_value < starts[0] || s.st_value > starts[n - 1])
+			continue;
+		while (lo < hi) { /* the first start >= st_value */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (starts[mid] < s.st_value)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n && starts[lo] == s.st_value; lo++) {
+			if (!want[lo] || state[lo] == LN_FOUND)
+				continue;
+			if (state[lo] == LN_NONE) {
+				ret[lo] = name;
+				state[lo] = LN_ONE;
+				continue;
+			}
+			if (state[lo] == LN_ONE && demangles_to(ret[lo], want[lo])) {
+				state[lo] = LN_FOUND;
+				continue;
+			}
+			ret[lo] = demangles_to(name, want[lo]) ? name : NULL;
+			state[lo] = ret[lo] ? LN_FOUND : LN_CHECKED;
+		}
+	}
+	symwalk_release(&w);
+	return any;
+}
+
+void prec_elf_linkage_names(struct prec_dso *d, const uint64_t *starts, const char *const *want,
+			    size_t n, const char **ret)
+{
+	Elf_Scn *symtab, *dynsym;
+	GElf_Shdr symtab_sh, dynsym_sh;
+	GElf_Ehdr eh;
+	uint8_t *state = calloc(n, sizeof(*state));
+
+	if (!state || !gelf_getehdr(d->elf, &eh))
+		goto out;
+	symbol_tables(d->elf, &symtab, &symtab_sh, &dynsym, &dynsym_sh);
+	/* the table prec_elf_load_syms() read: .symtab, else .dynsym */
+	if (symtab &&
+	    linkage_names_in(d->elf, eh.e_machine, symtab, &symtab_sh, starts, want, n, ret, state))
+		goto out;
+	if (dynsym)
+		linkage_names_in(d->elf, eh.e_machine, dynsym, &dynsym_sh, starts, want, n, ret,
+				 state);
+out:
+	free(state);
 }
 
 /* ---- PLT ---- */
@@ -652,16 +790,8 @@ static int relent_cmp(const void *a, const void *b)
 /* The symbol starting exactly at `vaddr` among the sorted ELF symbols, for IFUNC PLT names. */
 static const char *name_at(const struct prec_symvec *sv, uint32_t n, uint64_t vaddr)
 {
-	uint32_t lo = 0, hi = n;
+	uint32_t lo = prec_syments_lower_bound(sv->v, n, vaddr);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (sv->v[mid].start < vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < n && sv->v[lo].start == vaddr ? sv->v[lo].name : NULL;
 }
 
@@ -809,21 +939,11 @@ header_only:
 int prec_elf_load_syms(struct prec_dso *d, struct prec_elf *syms, struct prec_elf *runtime)
 {
 	struct prec_symvec sv = { 0 };
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr sh, symtab_sh, dynsym_sh;
+	Elf_Scn *symtab, *dynsym;
+	GElf_Shdr symtab_sh, dynsym_sh;
 	int err;
 
-	while ((scn = elf_nextscn(syms->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB && !symtab) {
-			symtab = scn;
-			symtab_sh = sh;
-		} else if (sh.sh_type == SHT_DYNSYM && !dynsym) {
-			dynsym = scn;
-			dynsym_sh = sh;
-		}
-	}
+	symbol_tables(syms->elf, &symtab, &symtab_sh, &dynsym, &dynsym_sh);
 	err = load_segments(d, runtime ? runtime : syms, !runtime);
 	if (err)
 		return err;

@@ -259,6 +259,32 @@ static struct prec_syment *find_sym(const struct prec_dso *d, uint64_t a)
 	return NULL;
 }
 
+uint32_t prec_syments_lower_bound(const struct prec_syment *v, uint32_t n, uint64_t a)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].start < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The entry of d that starts at `a` and whose name has been shown, or NULL. */
+static const struct prec_syment *sym_at(const struct prec_dso *d, uint64_t a)
+{
+	uint32_t lo = prec_syments_lower_bound(d->syms, d->nsyms, a);
+
+	for (; lo < d->nsyms && d->syms[lo].start == a; lo++) /* PLT entries may share it */
+		if (d->syms[lo].flags & PREC_SYMENT_SHOWN)
+			return &d->syms[lo];
+	return NULL;
+}
+
 /* ---- symtab ---- */
 
 struct dso_key {
@@ -359,6 +385,13 @@ void prec_symtab__free(struct prec_symtab *st)
 static bool has_prefix(const char *s, const char *p)
 {
 	return !strncmp(s, p, strlen(p));
+}
+
+static bool has_suffix(const char *s, const char *x)
+{
+	size_t n = strlen(s), m = strlen(x);
+
+	return n >= m && !memcmp(s + n - m, x, m);
 }
 
 /* Mappings with no file to read; the short name perf shows for them. */
@@ -1119,8 +1152,10 @@ static void show_name(struct prec_dso *d, struct prec_syment *e)
 		return;
 	s = prec_symtab__intern(d->st, dm); /* on -ENOMEM the mangled name stays */
 	free(dm);
-	if (s)
+	if (s) {
 		e->name = s;
+		e->flags |= PREC_SYMENT_DEMANGLED;
+	}
 }
 
 /*
@@ -1221,4 +1256,33 @@ const char *prec_dso__kernel_module(struct prec_dso *d, uint64_t addr)
 	if (!e || !e->module || e->module > d->st->nmodules)
 		return NULL;
 	return d->st->modules[e->module - 1];
+}
+
+int prec_dso__linkage_names(struct prec_dso *d, const uint64_t *starts, size_t n, const char **ret)
+{
+	const char **want = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct prec_syment *e = NULL;
+
+		if (d->status == PREC_DSO_OK && !d->kc)
+			e = sym_at(d, starts[i]);
+		ret[i] = e ? e->name : NULL;
+		if (!e || !(e->flags & PREC_SYMENT_DEMANGLED))
+			continue;
+		ret[i] = NULL;
+		if (has_suffix(e->name, "@plt")) /* named after a relocation, not in the table */
+			continue;
+		if (!want) {
+			want = calloc(n, sizeof(*want));
+			if (!want)
+				return -ENOMEM;
+		}
+		want[i] = e->name;
+	}
+	if (want && d->elf)
+		prec_elf_linkage_names(d, starts, want, n, ret);
+	free(want);
+	return 0;
 }

@@ -177,6 +177,16 @@ struct prec_sym {
  */
 int prec_dso__lookup(struct prec_dso *d, uint64_t addr, struct prec_sym *ret, uint64_t *ret_vaddr);
 
+/*
+ * The linkage names of d's functions that start at starts[0..n) (ascending, each the `start`
+ * of a successful prec_dso__lookup()): into ret[i] the name as the symbol table spells it,
+ * before demangling (pprof's system_name), owned by the symtab.  It is the name lookups
+ * return where that was not demangled (C, the kernel, JIT maps, --no-demangle); NULL where
+ * no function starts there or, for a PLT entry, none in the table is named so.  Reads the
+ * symbol table once more only for a DSO with demangled names among them.  0 or -ENOMEM.
+ */
+int prec_dso__linkage_names(struct prec_dso *d, const uint64_t *starts, size_t n, const char **ret);
+
 /* ---- unwinding sampled user stacks (--call-graph dwarf), x86-64 ---- */
 
 /* Registers by DWARF number (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15
@@ -232,6 +242,7 @@ char *prec_demangle(const char *name);
  */
 struct prec_inline_frame {
 	const char *name;
+	const char *linkage; /* its DWARF linkage name (pprof's system_name), NULL: none (C) */
 	const char *srcline; /* where this frame's code is ("file.c:12"), or NULL */
 	uint64_t id; /* the function's: a hash of its linkage name (else name) and declaration */
 	int decl_line; /* the line where the function is declared; 0: unknown */

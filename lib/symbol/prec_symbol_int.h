@@ -68,6 +68,9 @@ static inline bool prec_sym_holds(uint64_t start, uint64_t end, uint64_t a)
 
 /* `name` is final: demangled by the first lookup that returned it, if it needed to be. */
 #define PREC_SYMENT_SHOWN 0x01
+/* `name` is the demangled one, interned: the symbol table's is found again by
+ * prec_elf_linkage_names() */
+#define PREC_SYMENT_DEMANGLED 0x02
 
 /* A growable array of entries and the state the sort needs. */
 struct prec_symvec {
@@ -91,6 +94,8 @@ void prec_symvec__dedup(struct prec_symvec *sv);
 /* Fill in `up` so lookups can find an enclosing symbol when ranges nest. */
 void prec_symvec__link(struct prec_symvec *sv);
 void prec_symvec__release(struct prec_symvec *sv);
+/* The index of the first of the n sorted entries v[] that starts at or after `a`. */
+uint32_t prec_syments_lower_bound(const struct prec_syment *v, uint32_t n, uint64_t a);
 
 /* A PT_LOAD segment, for file offset -> vaddr. */
 struct prec_seg {
@@ -220,6 +225,14 @@ const char *prec_elf_altlink(Elf *elf, const uint8_t **ret_bid, size_t *ret_bid_
  * Sets d->syms/nsyms/segs/nsegs; names point into syms->elf.  0, -ENOMEM, or -EBADMSG.
  */
 int prec_elf_load_syms(struct prec_dso *d, struct prec_elf *syms, struct prec_elf *runtime);
+/*
+ * For each i with want[i] set (a demangled name shown, not a PLT entry's), the symbol of
+ * d->elf's table (the one prec_elf_load_syms() read) that starts at starts[i] (ascending
+ * vaddrs) and was shown as want[i]: its name into ret[i] (NULL before), pointing into
+ * d->elf.  Other ret[] are left alone.  One pass over the table; left NULL on -ENOMEM.
+ */
+void prec_elf_linkage_names(struct prec_dso *d, const uint64_t *starts, const char *const *want,
+			    size_t n, const char **ret);
 
 /* ---- prec_kallsyms.c ---- */
 /* Load kernel symbols from `path` into d; 0, -ENOENT, -EBADMSG, -ENOMEM, or -ENODATA when

@@ -12,7 +12,7 @@
 #     some where the binary has debug info;
 #   - `-tagfocus comm=X` gives the shares of `preport --comms X`;
 #   - pprof-format decodes every file, every id it refers to exists, and its samples add up
-#     to preport's;
+#     to preport's; a C++ function's system_name is its mangled name, a C one's its name;
 #   - a bad --pprof path (a directory, a symbolic link, an unwritable place) is one line on
 #     stderr and exit status 1, and the file written is 0600.
 # The pprof-format part skips (exit 77 at the end, if all else passed) without the npm
@@ -333,6 +333,34 @@ if [ "$have_decoder" = 1 ]; then
 	got=$(node "$workdir/decode.js" "$NM" "$workdir/precord-g.pb.gz" main 2>&1 >/dev/null)
 	[ "$got" = "$want" ]
 	check $? "precord-g: function main starts at $want (got $got)"
+fi
+# system_name is the name of the symbol table: mangled for C++ (the asm label of mangled.c),
+# the name itself for C; both the mangled one with --no-demangle
+cat >"$workdir/decode-names.js" <<'EOF'
+'use strict';
+const fs = require('fs');
+const zlib = require('zlib');
+const { Profile } = require(process.argv[2] + '/pprof-format');
+const p = Profile.decode(zlib.gunzipSync(fs.readFileSync(process.argv[3])));
+const str = p.stringTable.strings;
+for (const f of p.function)
+	console.log(str[f.name] + ' = ' + str[f.systemName]);
+EOF
+if [ "$have_decoder" = 1 ]; then
+	sys=$(sed -n 's/^uint64_t work(.*__asm__("\(_Z[^"]*\)");$/\1/p' "$G/src/mangled.c")
+	"$PREPORT" -i precord-g.data --symfs symfs --kallsyms kallsyms --no-demangle \
+		--pprof "$workdir/nodm.pb.gz" 2>"$workdir/nodm.err" ||
+		bad "--no-demangle --pprof failed: $(lines "$workdir/nodm.err" 3)"
+	for nf in "precord-g:app::work<unsigned long> = $sys" "precord-g:main = main" \
+		"nodm:$sys = $sys"; do
+		node "$workdir/decode-names.js" "$NM" "$workdir/${nf%%:*}.pb.gz" >"$workdir/names" \
+			2>&1
+		if grep -qxF "${nf#*:}" "$workdir/names"; then
+			ok "${nf%%:*}: name = system_name: ${nf#*:}"
+		else
+			bad "${nf%%:*}: no function ${nf#*:}: $(lines "$workdir/names" 6)"
+		fi
+	done
 fi
 # pprof takes the first mapping for the program ("File:"): the workload's, not the first
 # file met (ld.so in the system-wide one)

@@ -254,8 +254,13 @@ static const char prog_c[] =
     "\t\".globl sized_alias\\n.type sized_alias, STT_FUNC\\n\"\n"
     "\t\"zero_alias:\\nsized_alias:\\n.fill 16,1,0\\n.size sized_alias, 16\\n\"\n"
     "\t\".globl tail_fn\\n.type tail_fn, STT_FUNC\\ntail_fn:\\n.fill 16,1,0\\n"
-    ".size tail_fn, 16\\n\");\n"
+    ".size tail_fn, 16\\n\"\n"
+    "\t\".weak _ZN2ns3oneEv\\n.type _ZN2ns3oneEv, STT_FUNC\\n\"\n"
+    "\t\".globl _ZN2ns3twoEv\\n.type _ZN2ns3twoEv, STT_FUNC\\n\"\n"
+    "\t\"_ZN2ns3oneEv:\\n_ZN2ns3twoEv:\\n.fill 16,1,0\\n.size _ZN2ns3oneEv, 16\\n"
+    ".size _ZN2ns3twoEv, 16\\n\");\n"
     "extern char zsym[], after_zsym[], gap_after[], real_impl[], ab[], sized_alias[];\n"
+    "extern char cxx_alias[] __asm__(\"_ZN2ns3twoEv\");\n"
     "int main(int argc, char **argv)\n"
     "{\n"
     "\tprint_off(\"fn_alpha\", (void *)fn_alpha);\n"
@@ -270,6 +275,7 @@ static const char prog_c[] =
     "\tprint_off(\"sized_alias\", sized_alias);\n"
     "\tprint_off(\"puts_plt\", (void *)puts);\n"
     "\tprint_off(\"cxx_fn\", (void *)cxx_fn);\n"
+    "\tprint_off(\"cxx_alias\", cxx_alias);\n"
     "\treturn fn_local(argc) == 12345;\n"
     "}\n";
 
@@ -353,6 +359,38 @@ static struct prec_symtab *new_symtab(const char *debug_dir, const char *jit_dir
 #define CXX_SHOWN "_ZNK2ns5StackIiE4peekEi" /* --disable-demangle */
 #endif
 
+/* prec_dso__linkage_names() of some functions of prog.c: the names of the symbol table,
+ * demangled or not; of a C++ alias group, the alias shown (global over weak). */
+static void linkage_names_are(struct prec_dso *d, const struct offs *o, const char *what)
+{
+	static const char *const fns[] = {"fn_alpha", "cxx_fn", "cxx_alias", "real_impl"};
+	static const char *const want[] = {"fn_alpha", "_ZNK2ns5StackIiE4peekEi", "_ZN2ns3twoEv",
+					   "real_impl"};
+	uint64_t starts[4], t;
+	const char *names[4], *w[4], *tw;
+	struct prec_sym s;
+	size_t i, k;
+	int err;
+
+	for (i = 0; i < 4; i++) {
+		starts[i] = prec_dso__lookup(d, off_of(o, fns[i]), &s, NULL) ? 0 : s.start;
+		w[i] = want[i];
+		for (k = i; k > 0 && starts[k - 1] > starts[k]; k--) { /* ascending */
+			t = starts[k];
+			starts[k] = starts[k - 1];
+			starts[k - 1] = t;
+			tw = w[k];
+			w[k] = w[k - 1];
+			w[k - 1] = tw;
+		}
+	}
+	err = prec_dso__linkage_names(d, starts, 4, names);
+	is_u64((uint64_t)-err, 0, "%s: linkage names", what);
+	for (i = 0; i < 4 && !err; i++)
+		ok(names[i] && !strcmp(names[i], w[i]), "%s: linkage name %s (got %s)", what, w[i],
+		   names[i] ? names[i] : "(null)");
+}
+
 /* A PIE (ET_DYN) or, with `exec`, a non-PIE executable (ET_EXEC) of prog.c. */
 static void test_prog(const char *exe, const struct offs *o, bool exec)
 {
@@ -409,6 +447,10 @@ static void test_prog(const char *exe, const struct offs *o, bool exec)
 	/* a C++ name as perf shows it: demangled, without parameters */
 	lookup_is(d, off_of(o, "cxx_fn"), CXX_SHOWN, "pie: C++ name demangled", NULL);
 	lookup_is(d, off_of(o, "cxx_fn") + 1, CXX_SHOWN, "pie: C++ name demangled, again", NULL);
+#ifdef PREC_HAVE_DEMANGLE
+	lookup_is(d, off_of(o, "cxx_alias"), "ns::two", "pie: C++ alias group", NULL);
+#endif
+	linkage_names_are(d, o, "pie");
 	prec_symtab__free(st);
 
 	/* --no-demangle */
@@ -420,6 +462,7 @@ static void test_prog(const char *exe, const struct offs *o, bool exec)
 		d = prec_symtab__dso(st, exe, bid_len ? bid : NULL, bid_len);
 		lookup_is(d, off_of(o, "cxx_fn"), "_ZNK2ns5StackIiE4peekEi",
 			  "pie: no_demangle keeps the mangled name", NULL);
+		linkage_names_are(d, o, "pie: no_demangle");
 		prec_symtab__free(st);
 	}
 }
