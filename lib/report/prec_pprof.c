@@ -212,11 +212,16 @@ static long func_of(struct pp *p, uint32_t sf, int64_t file, int start, const ch
 	return (long)p->nr_funcs;
 }
 
-static int line_push(struct pp *p, uint32_t sf, const char *srcline, int start, const char *linkage)
+/* A line of the location being made: sframe sf at srcline ("file.c:12"), whose file is
+ * `path` with its directory where the debug info gives one (what go tool pprof -list opens). */
+static int line_push(struct pp *p, uint32_t sf, const char *srcline, const char *path, int start,
+		     const char *linkage)
 {
 	int64_t lineno, file = srcline_split(p, srcline, &lineno);
 	long fn;
 
+	if (file > 0 && path)
+		file = str(p, path);
 	if (file < 0)
 		return -ENOMEM;
 	fn = func_of(p, sf, file, start, linkage);
@@ -273,17 +278,18 @@ static long loc_of(struct pp *p, uint32_t fid)
 				return nr;
 		}
 		for (k = 0; k < nsf; k++) {
-			const char *sl = NULL, *linkage = NULL;
+			const char *sl = NULL, *path = NULL, *linkage = NULL;
 			int start = 0;
 
 			if (k + 1 == nsf) {
-				sl = prec_dso__outer_srcline(d, at, &start);
+				sl = prec_dso__outer_srcline(d, at, &start, &path);
 			} else if ((int)k < nr) {
 				sl = inl[k].srcline;
+				path = inl[k].path;
 				start = inl[k].decl_line;
 				linkage = inl[k].linkage;
 			}
-			if (line_push(p, sfs[k], sl, start, linkage))
+			if (line_push(p, sfs[k], sl, path, start, linkage))
 				return -ENOMEM;
 			if (sl)
 				p->dsos[f.dso].lines = true;

@@ -29,6 +29,7 @@
 struct dw_answer {
 	const char *srcline;
 	const char *outer; /* the line executing in the function the inlined ones are in */
+	const char *outer_path; /* its file with the directory the debug info gives */
 	int outer_decl; /* the line where that function is declared; 0: unknown */
 	uint32_t first, n; /* into frames */
 };
@@ -184,14 +185,18 @@ Dwarf_CFI *prec_dwarf__cfi(struct prec_dwarf *dw)
 	return dw ? dwarf_getcfi(dw->dw) : NULL;
 }
 
-/* "file.c:12" for a path and line, interned; NULL without both. */
-static const char *srcline_str(struct prec_dso *d, const char *file, int line)
+/* "file.c:12" for a path and line, interned, and the path itself, interned, into *ret_path;
+ * NULL (and *ret_path NULL) without both. */
+static const char *srcline_str(struct prec_dso *d, const char *file, int line,
+			       const char **ret_path)
 {
 	const char *base;
 	char buf[PATH_MAX + 16];
 
+	*ret_path = NULL;
 	if (!file || line <= 0)
 		return NULL;
+	*ret_path = prec_symtab__intern(d->st, file);
 	base = strrchr(file, '/');
 	base = base ? base + 1 : file;
 	snprintf(buf, sizeof(buf), "%s:%d", base, line);
@@ -314,19 +319,22 @@ static bool cu_of(struct prec_dwarf *w, uint64_t pc, Dwarf_Die *ret)
 	return r;
 }
 
-/* The call site of inlined instance `die` ("file.c:N" inside its caller). */
-static const char *call_site(struct prec_dso *d, Dwarf_Die *cu, Dwarf_Die *die)
+/* The call site of inlined instance `die` ("file.c:N" inside its caller), its file's path
+ * into *ret_path. */
+static const char *call_site(struct prec_dso *d, Dwarf_Die *cu, Dwarf_Die *die,
+			     const char **ret_path)
 {
 	Dwarf_Attribute a;
 	Dwarf_Word file, line;
 	Dwarf_Files *files;
 	size_t nfiles;
 
+	*ret_path = NULL;
 	if (!dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &file) ||
 	    !dwarf_attr(die, DW_AT_call_line, &a) || dwarf_formudata(&a, &line) ||
 	    dwarf_getsrcfiles(cu, &files, &nfiles) || file >= nfiles || line > INT_MAX)
 		return NULL;
-	return srcline_str(d, dwarf_filesrc(files, file, NULL, NULL), (int)line);
+	return srcline_str(d, dwarf_filesrc(files, file, NULL, NULL), (int)line, ret_path);
 }
 
 /*
@@ -369,7 +377,7 @@ static const char *inline_name(struct prec_dso *d, Dwarf_Die *die, const char **
 }
 
 static int push_frame(struct prec_dwarf *w, const char *name, const char *linkage,
-		      const char *srcline, uint64_t id, int decl_line)
+		      const char *srcline, const char *path, uint64_t id, int decl_line)
 {
 	if (w->nframes == UINT32_MAX)
 		return -E2BIG;
@@ -379,6 +387,7 @@ static int push_frame(struct prec_dwarf *w, const char *name, const char *linkag
 	w->frames[w->nframes].name = name;
 	w->frames[w->nframes].linkage = linkage;
 	w->frames[w->nframes].srcline = srcline;
+	w->frames[w->nframes].path = path;
 	w->frames[w->nframes].id = id;
 	w->frames[w->nframes].decl_line = decl_line;
 	w->nframes++;
@@ -532,7 +541,7 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 	struct scope_path *path;
 	Dwarf_Die cu, top;
 	Dwarf_Line *line;
-	const char *where, *name, *linkage;
+	const char *where, *where_path, *name, *linkage;
 	uint64_t id;
 	int i, lineno, decl, err = 0;
 
@@ -542,7 +551,9 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 		return 0;
 	line = dwarf_getsrc_die(&cu, pc);
 	if (line && !dwarf_lineno(line, &lineno))
-		a->srcline = srcline_str(d, dwarf_linesrc(line, NULL, NULL), lineno);
+		a->srcline = srcline_str(d, dwarf_linesrc(line, NULL, NULL), lineno, &where_path);
+	else
+		where_path = NULL;
 
 	path = calloc(1, sizeof(*path));
 	if (!path)
@@ -574,13 +585,14 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 			err = -ENOMEM;
 			break;
 		}
-		err = push_frame(w, name, linkage, where, id, decl);
+		err = push_frame(w, name, linkage, where, where_path, id, decl);
 		if (err)
 			break;
 		a->n++;
-		where = call_site(d, &cu, &path->die[i]);
+		where = call_site(d, &cu, &path->die[i], &where_path);
 	}
 	a->outer = where;
+	a->outer_path = where_path;
 	free(path);
 	if (err)
 		w->nframes = a->first;
@@ -650,12 +662,14 @@ const char *prec_dso__srcline(struct prec_dso *d, uint64_t addr)
 	return a ? a->srcline : NULL;
 }
 
-const char *prec_dso__outer_srcline(struct prec_dso *d, uint64_t addr, int *ret_decl_line)
+const char *prec_dso__outer_srcline(struct prec_dso *d, uint64_t addr, int *ret_decl_line,
+				    const char **ret_path)
 {
 	const struct dw_answer *a;
 	int err;
 
 	a = answer(d, addr, &err);
 	*ret_decl_line = a ? a->outer_decl : 0;
+	*ret_path = a ? a->outer_path : NULL;
 	return a ? a->outer : NULL;
 }

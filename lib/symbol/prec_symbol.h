@@ -244,6 +244,7 @@ struct prec_inline_frame {
 	const char *name;
 	const char *linkage; /* its DWARF linkage name (pprof's system_name), NULL: none (C) */
 	const char *srcline; /* where this frame's code is ("file.c:12"), or NULL */
+	const char *path; /* srcline's file with the directory the debug info gives, or NULL */
 	uint64_t id; /* the function's: a hash of its linkage name (else name) and declaration */
 	int decl_line; /* the line where the function is declared; 0: unknown */
 };
@@ -255,7 +256,9 @@ const char *prec_dso__srcline(struct prec_dso *d, uint64_t addr);
 /* The position "file.c:LINE" executing at `addr` in the function prec_dso__lookup() finds
  * there: where the outermost function of prec_dso__inlines() was inlined into it, else
  * prec_dso__srcline(); NULL when not known.  *ret_decl_line: the line where that function
- * is declared, 0 when not known.  Cached per address. */
-const char *prec_dso__outer_srcline(struct prec_dso *d, uint64_t addr, int *ret_decl_line);
+ * is declared, 0 when not known; *ret_path: the position's file with the directory the debug
+ * info gives (NULL when not known).  Cached per address. */
+const char *prec_dso__outer_srcline(struct prec_dso *d, uint64_t addr, int *ret_decl_line,
+				    const char **ret_path);
 
 #endif

@@ -106,7 +106,9 @@ lines_shares() {
 			next
 		pct = $2
 		sub(/%$/, "", pct)
-		s[$NF] += pct
+		where = $NF
+		sub(/.*\//, "", where) # pprof has the directory too; --sort srcline, perf, not
+		s[where] += pct
 	}
 	END { for (n in s) printf "%s\t%.2f\n", n, s[n] }' | sort
 }
@@ -329,7 +331,10 @@ for rec in precord-g precord-sys precord-dwarf perf-file perf-z-dwarf; do
 done
 # the function main of mangled.c starts where its source says
 if [ "$have_decoder" = 1 ]; then
-	want=mangled.c:$(grep -n '^int main(' "$G/src/mangled.c" | cut -d : -f 1)
+	# the file with the directory it was built in (/opt/precord-golden/src, see
+	# tests/data/golden/README.md), so that go tool pprof -list can open it
+	want=/opt/precord-golden/src/mangled.c:$(grep -n '^int main(' "$G/src/mangled.c" |
+		cut -d : -f 1)
 	got=$(node "$workdir/decode.js" "$NM" "$workdir/precord-g.pb.gz" main 2>&1 >/dev/null)
 	[ "$got" = "$want" ]
 	check $? "precord-g: function main starts at $want (got $got)"
@@ -387,6 +392,16 @@ if (cd "$G" && "$PREPORT" -i precord-g.data --symfs symfs --time "$win" \
 	check $? "--time $win: the profile's duration ${got:-?} ms is within the window's $want_ms ms"
 else
 	bad "--time $win: --pprof or go tool pprof failed: $(lines "$workdir/window.err")"
+fi
+# go tool pprof -list shows main's source, found through the path the profile gives
+pprof precord-g "$workdir/list" -list '^main$' -trim_path /opt/precord-golden/src \
+	-source_path "$G/src"
+if grep -q 'int main(' "$workdir/list"; then
+	ok "precord-g: -list shows main's source: $(grep -m 1 'int main(' "$workdir/list" |
+		sed 's/^ *//')"
+else
+	bad "precord-g: -list does not show main's source: $(lines "$workdir/list" 4) \
+$(lines "$workdir/list.err" 2)"
 fi
 # some source lines where there is debug info
 if grep -q 'mangled\.c:[0-9]' "$workdir/precord-g.lines"; then
