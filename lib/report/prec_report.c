@@ -364,6 +364,8 @@ int prec_report_session__start(struct prec_report_session *rs, const struct prec
 	/* symbol tables load on the other CPU while the records are read, and frames are
 	 * symbolized on a third thread as the loader is done with their DSOs; without threads
 	 * all that is done when first needed */
+	if (ho->inline_frames || prec_hist_opts__has_key(ho, PREC_SORT_SRCLINE))
+		prec_symtab__loader_dwarf(rs->st);
 	if (!rs->unwind && !rs->o.hide_unresolved && prec_symtab__loader_start(rs->st))
 		prec_log(PREC_LOG_INFO, "no background thread for symbol loading");
 	else if (!rs->unwind && !rs->o.hide_unresolved && prec_hist__background(rs->h))

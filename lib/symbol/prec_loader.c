@@ -34,7 +34,10 @@ static void load_queued(struct prec_loader *l)
 
 		l->loading++;
 		pthread_mutex_unlock(&l->lock);
-		prec_dso__status(d);
+		/* opening debug info inflates its compressed sections (libc6-dbg's: tens of
+		 * milliseconds): here, while the caller reads, rather than at the first lookup */
+		if (prec_dso__status(d) == PREC_DSO_OK && d->st->loader_dwarf)
+			prec_dwarf__open(d);
 		pthread_mutex_lock(&l->lock);
 		l->loading--;
 	}
@@ -65,6 +68,11 @@ bool prec_symtab__loader_settled(struct prec_symtab *st)
 	settled = l->head == l->n && !l->loading;
 	pthread_mutex_unlock(&l->lock);
 	return settled;
+}
+
+void prec_symtab__loader_dwarf(struct prec_symtab *st)
+{
+	st->loader_dwarf = true;
 }
 
 bool prec_dso__prefetched(const struct prec_dso *d)

@@ -122,6 +122,9 @@ void prec_symtab__loader_stop(struct prec_symtab *st); /* no-op without a loader
  * caller keeps its promise not to touch it before stop().  Call both before stop().
  */
 bool prec_symtab__loader_settled(struct prec_symtab *st);
+/* Before start(): the loader also opens each DSO's debug information, for a caller that will
+ * ask for inlined functions or source lines (prec_dso__inlines(), prec_dso__srcline()). */
+void prec_symtab__loader_dwarf(struct prec_symtab *st);
 bool prec_dso__prefetched(const struct prec_dso *d);
 
 enum prec_dso_status {

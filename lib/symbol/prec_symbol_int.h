@@ -187,6 +187,7 @@ struct prec_symtab {
 	enum { JIT_UNLISTED, JIT_LISTED, JIT_UNLISTABLE } jit_listing;
 	struct prec_keyset jit_pids; /* pids with a perf-PID.map in jit_dir, when JIT_LISTED */
 	struct prec_loader *loader; /* NULL unless prec_symtab__loader_start() */
+	bool loader_dwarf; /* the loader opens debug info too (prec_symtab__loader_dwarf()) */
 };
 
 /* ---- prec_symbol.c ---- */
