@@ -322,17 +322,18 @@ static bool names_program(const char *path, const char *comm)
 	return n && (n >= 15 ? !strncmp(base, comm, n) : !strcmp(base, comm));
 }
 
-static void count_program(struct pp *p, uint32_t fid, uint32_t stack, const char *comm,
+static void count_program(struct pp *p, uint32_t mapping, uint32_t stack, const char *comm,
 			  uint64_t count)
 {
-	struct prec_hist_frame f = prec_hist__frame(p->h, fid);
-	struct prec_dso *d = prec_hist__dso(p->h, f.dso);
-	struct dso_info *di = &p->dsos[f.dso];
+	uint32_t dso = mapping ? p->map_dso[mapping - 1] : 0;
+	struct dso_info *di = &p->dsos[dso];
 
-	if (!d || !comm || di->last_stack == stack + 1)
+	if (!mapping || !comm || di->last_stack == stack + 1)
 		return;
 	di->last_stack = stack + 1;
 	if (di->comm != comm) {
+		struct prec_dso *d = prec_hist__dso(p->h, dso);
+
 		di->comm = comm;
 		di->is_program = !prec_dso__is_kernel(d) &&
 				 names_program(prec_dso__long_name(d), comm);
@@ -341,7 +342,7 @@ static void count_program(struct pp *p, uint32_t fid, uint32_t stack, const char
 		di->program_samples += count;
 		if (!p->main_map ||
 		    di->program_samples > p->dsos[p->map_dso[p->main_map - 1]].program_samples)
-			p->main_map = di->mapping;
+			p->main_map = mapping;
 	}
 }
 
@@ -414,7 +415,7 @@ static int write_samples(struct pp *p, struct prec_gzip *g)
 			if (id < 0)
 				goto out;
 			b->ids[b->nr_ids++] = (uint64_t)id;
-			count_program(p, fids[i], stack, hs.comm, path.count);
+			count_program(p, p->locs[id - 1].mapping, stack, hs.comm, path.count);
 		}
 		memset(values, 0, p->nr_cols * sizeof(*values));
 		values[0] = (int64_t)path.count;
