@@ -18,7 +18,7 @@
 need_file "$PREPORT" preport
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 export CHROMIUM
-MODULES=${PRECORD_NODE_MODULES:-$top_srcdir/tests/node/node_modules}
+MODULES=$NODE_MODULES
 [ -x "$CHROMIUM" ] || skip "no chromium at $CHROMIUM (apt-get install chromium)"
 command -v node >/dev/null 2>&1 || skip "node is not installed (apt-get install nodejs)"
 [ -d "$MODULES/playwright-core" ] ||

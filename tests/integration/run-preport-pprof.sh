@@ -41,7 +41,7 @@ export GOCACHE GOPATH GOFLAGS GOPROXY GOTOOLCHAIN PPROF_TMPDIR PPROF_BINARY_PATH
 go tool pprof -h >"$workdir/pprof-help" 2>&1 ||
 	skip "go tool pprof does not run: $(lines "$workdir/pprof-help")"
 
-NM=${PRECORD_NODE_MODULES:-$top_srcdir/tests/node/node_modules}
+NM=$NODE_MODULES
 have_decoder=0
 if command -v node >/dev/null 2>&1 && [ -d "$NM/pprof-format" ]; then
 	have_decoder=1

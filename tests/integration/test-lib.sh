@@ -18,6 +18,10 @@ top_builddir=${top_builddir:-$top_srcdir}
 PREPORT=${PREPORT:-$top_builddir/src/preport/preport}
 # shellcheck disable=SC2034 # used by the scripts that source this file
 DEMO=$top_builddir/tests/workloads/demo
+# npm modules of the tests that use real readers (pprof-format, playwright-core):
+# npm install --prefix tests/node --no-audit --no-fund pprof-format playwright-core
+# shellcheck disable=SC2034
+NODE_MODULES=${PRECORD_NODE_MODULES:-$top_srcdir/tests/node/node_modules}
 # shellcheck disable=SC2034
 WRITE_STREAM=$top_builddir/tests/tools/write-stream
 LC_ALL=C
