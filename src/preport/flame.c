@@ -123,10 +123,8 @@ int preport_flame_write(struct preport_input *in, struct prec_report_session *rs
 	if (!err) {
 		fo.title = (const char *)title.data;
 		fo.subtitle = (const char *)sub.data;
-		err = preport_export__begin(o->flame);
-	}
-	if (!err)
 		err = prec_view__flamegraph(prec_report_session__hist(rs), &fo, o->flame->f);
+	}
 	prec_buf__release(&title);
 	prec_buf__release(&sub);
 	return err;

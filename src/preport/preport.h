@@ -217,7 +217,7 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 /* ---- --flamegraph (flame.c) ---- */
 
 /* The flame graph of the finished session rs, titled from the first stream's header and the
- * events ve (nev of them), written to o->flame.  0, -EIO or -ENOMEM. */
+ * events ve (nev of them), written to o->flame (begun).  0, -EIO or -ENOMEM. */
 int preport_flame_write(struct preport_input *in, struct prec_report_session *rs,
 			const struct prec_view_evsel *ve, size_t nev,
 			const struct preport_report_opts *o);

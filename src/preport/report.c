@@ -144,7 +144,8 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	vo->hide_unresolved = o->session.hide_unresolved;
 }
 
-/* --pprof: the hist as a pprof profile into out (failures to write stay in ferror(out)). */
+/* --pprof: the hist as a pprof profile into out, begun (failures to write stay in
+ * ferror(out->f)). */
 static int write_pprof(struct preport_input *in, struct prec_report_session *rs,
 		       const struct prec_view_evsel *ve, size_t nev, bool hide_unresolved,
 		       struct preport_export *out)
@@ -162,11 +163,20 @@ static int write_pprof(struct preport_input *in, struct prec_report_session *rs,
 	po.event_names = names;
 	po.hide_unresolved = hide_unresolved;
 	preport_input__times(in, &po.time_nanos, &po.duration_nanos);
-	err = preport_export__begin(out);
-	if (!err)
-		err = prec_pprof__write(prec_report_session__hist(rs), &po, out->f);
+	err = prec_pprof__write(prec_report_session__hist(rs), &po, out->f);
 	free(names);
-	return err == -EIO && ferror(out->f) ? 0 : err; /* said by preport_export__close() */
+	return err;
+}
+
+/* An export into e, written or failed with e2: the report's error (err) so far, or e2.  A
+ * failure to write the file is left to preport_export__close(), which says it. */
+static int export_done(struct preport_export *e, int e2, int err)
+{
+	if (!e2) {
+		e->complete = !ferror(e->f);
+		return err;
+	}
+	return e2 == -EIO && ferror(e->f) ? err : e2;
 }
 
 int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
@@ -217,23 +227,16 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 		ve[i].dummy = ev->dummy;
 	}
 	vo.evsels = ve;
-	if (o->pprof) {
-		e2 = write_pprof(in, rs, ve, f.nr_events, o->session.hide_unresolved,
-				 o->pprof);
-		if (e2)
-			err = e2;
-		else
-			o->pprof->complete = !ferror(o->pprof->f);
-		phase_end(&ph, "pprof");
-		goto out;
-	}
-	if (o->flame) {
-		e2 = preport_flame_write(in, rs, ve, f.nr_events, o);
-		if (e2)
-			err = e2 == -EIO && ferror(o->flame->f) ? err : e2; /* said by export's close */
-		else
-			o->flame->complete = !ferror(o->flame->f);
-		phase_end(&ph, "flamegraph");
+	if (o->pprof || o->flame) {
+		struct preport_export *ex = o->pprof ? o->pprof : o->flame;
+
+		e2 = preport_export__begin(ex);
+		if (!e2)
+			e2 = o->pprof ? write_pprof(in, rs, ve, f.nr_events,
+						    o->session.hide_unresolved, ex)
+				      : preport_flame_write(in, rs, ve, f.nr_events, o);
+		err = export_done(ex, e2, err);
+		phase_end(&ph, o->pprof ? "pprof" : "flamegraph");
 		goto out;
 	}
 	if (!o->folded)
