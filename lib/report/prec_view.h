@@ -108,8 +108,9 @@ struct prec_flame_opts {
 };
 
 /*
- * A flame graph of the stacks --folded prints (sample counts): one self-contained SVG with
- * its own script (hover details, click to zoom, search), frames narrower than a pixel merged
+ * A flame graph of the stacks --folded prints (sample counts): one self-contained SVG whose
+ * frames are drawn in the file (they show without scripts, as an <img>), with its own script
+ * (hover details, click to zoom, search), frames narrower than a pixel merged
  * (prec_view_flame.c).  0, -EIO or -ENOMEM.
  */
 int prec_view__flamegraph(struct prec_hist *h, const struct prec_flame_opts *o, FILE *out);
