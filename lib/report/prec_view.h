@@ -105,6 +105,10 @@ struct prec_flame_opts {
 	const char *title, *subtitle; /* plain text (escaped by the view); NULL: a default, none */
 	bool inverted; /* an icicle of callers: leaf functions at the top, their callers below */
 	unsigned int width; /* of the SVG in pixels (at least 400); 0: 1200 */
+	/* the filters given ("--comms cc1"; NULL: none) and the samples before them: the
+	 * subtitle then ends "filtered: FILTERS; N of M samples", N those drawn */
+	const char *filters;
+	uint64_t nr_samples;
 };
 
 /*

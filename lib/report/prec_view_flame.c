@@ -769,6 +769,37 @@ out:
 	return err;
 }
 
+/*
+ * The subtitle, and with filters "· filtered: FILTERS; N of M samples", N the samples drawn:
+ * a reader of the file must see that it shows a part of the recording.  What does not fit is
+ * cut from the filters, not from the counts.  0 or -ENOMEM.
+ */
+static int put_subtitle(FILE *out, const struct flame *f, const struct prec_flame_opts *o,
+			unsigned int width)
+{
+	const char *sub = o->subtitle ? o->subtitle : "";
+	struct prec_buf b = {0};
+	char counts[64];
+	int n;
+
+	if (!o->filters) {
+		put_fitted(out, sub, width - 2 * PAD, 7.2);
+		return 0;
+	}
+	n = snprintf(counts, sizeof(counts), "; %" PRIu64 " of %" PRIu64 " samples",
+		     f->nodes[0].count, o->nr_samples);
+	if (prec_buf__append(&b, sub, strlen(sub)) ||
+	    prec_buf__append(&b, *sub ? " \xc2\xb7 filtered: " : "filtered: ", *sub ? 14 : 10) ||
+	    prec_buf__append(&b, o->filters, strlen(o->filters) + 1)) {
+		prec_buf__release(&b);
+		return -ENOMEM;
+	}
+	put_fitted(out, (const char *)b.data, width - 2 * PAD - 7.2 * n, 7.2);
+	fputs(counts, out);
+	prec_buf__release(&b);
+	return 0;
+}
+
 static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned int width,
 		     FILE *out)
 {
@@ -788,7 +819,9 @@ static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned 
 	fprintf(out, "<text id=\"title\" x=\"%u\" y=\"22\">", width / 2);
 	put_fitted(out, title, width - 2 * PAD, 10.2);
 	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%u\" y=\"40\">", width / 2);
-	put_fitted(out, o->subtitle ? o->subtitle : "", width - 2 * PAD, 7.2);
+	err = put_subtitle(out, f, o, width);
+	if (err)
+		return err;
 	fprintf(
 	    out,
 	    "</text>\n<text id=\"reset\" class=\"btn hidden\" x=\"10\" y=\"62\">Reset zoom</text>\n"

@@ -48,6 +48,9 @@ struct preport_report_opts {
 	 * (preport_opts' files; NULL: not asked) */
 	struct preport_export *pprof, *flame;
 	bool inverted; /* -G given: with --flamegraph, an icicle of callers */
+	/* the options given that leave samples out, as options ("--comms cc1 --cpu 0-3");
+	 * NULL: none */
+	const char *filters;
 	bool quiet;
 	/* what the session needs: symbols, -U, -T (thread_counts), --max-stack, the sample
 	 * filters */
