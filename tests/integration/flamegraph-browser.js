@@ -4,7 +4,8 @@
 //   node flamegraph-browser.js MODULES SVG CLICK SEARCH SAMPLES [SHOT]
 // MODULES: a node_modules directory with playwright-core; CLICK: the name of a frame to click;
 // SEARCH: a regular expression to search for, SAMPLES: the samples --folded gives the stacks
-// it matches; SHOT: a PNG to write (and SHOT-img.png: the frames as an <img> shows them).  Chromium is /usr/bin/chromium unless $CHROMIUM says.
+// it matches; SHOT: a PNG to write (and SHOT-img.png: the frames as an <img> shows them).
+// Chromium is /usr/bin/chromium unless $CHROMIUM says.
 // Prints "ok: ..." or "FAIL: ..." per check; exits 1 when one failed, 2 when the browser
 // could not be driven at all.
 'use strict';
@@ -23,7 +24,7 @@ function check(cond, msg) {
 // The SVG as an <img> (a wiki's, a README's), where scripts never run, against the page as
 // the script leaves it before any click: the frames' area (between the controls and the
 // details line) must be drawn, and alike in both.
-async function without_script(page, svg, shot) {
+async function withoutScript(page, svg, shot) {
 	const box = await page.evaluate(() => {
 		const d = JSON.parse(document.getElementById('flamedata').textContent);
 		const svgEl = document.documentElement;
@@ -109,7 +110,7 @@ async function without_script(page, svg, shot) {
 	check(info.frames > 0 && info.drawn === info.frames,
 	      `${info.drawn} frames drawn of ${info.frames} in the data (load ${loaded} ms)`);
 	const full = info.width - 20;
-	await without_script(page, svg, shot);
+	await withoutScript(page, svg, shot);
 
 	// click: the frame becomes the full width, reset brings its width back
 	const idx = await page.evaluate((name) => {
