@@ -126,7 +126,7 @@ srcline_shares() {
 # missing on one side counting as 0 there.
 same_shares() {
 	_diff=$(awk -F '\t' '
-	FNR == NR { a[$1] = $2; seen[$1] = 1; next }
+	FILENAME == ARGV[1] { a[$1] = $2; seen[$1] = 1; next }
 	{ b[$1] = $2; seen[$1] = 1 }
 	END {
 		for (n in seen) {
