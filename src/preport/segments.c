@@ -30,6 +30,11 @@
 #define NSEC ((uint64_t)1000000000)
 #define PROGRESS_MIN_BYTES (64u << 20)
 
+/* A span of times in ns; first 0: none. */
+struct span {
+	uint64_t first, last;
+};
+
 struct preport_input {
 	const char *path;
 	struct prec_reader *single; /* a file: the caller's reader; NULL for a directory */
@@ -43,8 +48,12 @@ struct preport_input {
 	int fd; /* of the open segment, -1 if none */
 	bool *bad; /* per picked stream: damaged in the first pass, skipped */
 	int writer; /* prec_segdir__writer_active(): a .partial is live only if a daemon runs */
-	uint64_t wall_first, wall_last; /* of the samples read, where streams map to the wall */
-	uint64_t span; /* the streams' times from first to last sample, added up */
+	struct span wall; /* of the samples counted, where streams map to the wall */
+	uint64_t span; /* the streams' times from first to last sample counted, added up */
+	bool counted; /* some sample was */
+	/* every sample read, counted or not, on the streams' clock and on the wall: what a
+	 * time range that counted none missed */
+	struct span all, all_wall;
 };
 
 bool preport_is_dir(const char *path)
@@ -416,31 +425,56 @@ static int read_stream(struct prec_report_session *rs, const struct preport_stre
 	return err;
 }
 
-/* The times of a stream's samples t into in's, on the wall clock where the stream says how. */
-static void add_times(struct preport_input *in, const struct prec_reader *r,
+static void span_add(struct span *s, uint64_t a, uint64_t b)
+{
+	if (!s->first || a < s->first)
+		s->first = a;
+	if (b > s->last)
+		s->last = b;
+}
+
+/* The times t of a stream's samples into clock (NULL: not kept) and, where the stream says
+ * how, on the wall clock into wall.  False when t holds no sample. */
+static bool add_times(struct span *clock, struct span *wall, const struct prec_reader *r,
 		      const struct prec_time_range *t)
 {
 	struct prec_clock c;
-	uint64_t a, b;
 
 	if (!t->first || t->last < t->first)
-		return;
-	in->span += t->last - t->first;
-	if (prec_clock__from_stream(r, &c))
-		return;
-	a = prec_clock__wall(&c, t->first);
-	b = prec_clock__wall(&c, t->last);
-	if (!in->wall_first || a < in->wall_first)
-		in->wall_first = a;
-	if (b > in->wall_last)
-		in->wall_last = b;
+		return false;
+	if (clock)
+		span_add(clock, t->first, t->last);
+	if (!prec_clock__from_stream(r, &c))
+		span_add(wall, prec_clock__wall(&c, t->first), prec_clock__wall(&c, t->last));
+	return true;
 }
 
 void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_first,
 			  uint64_t *ret_duration)
 {
-	*ret_wall_first = in->wall_first;
-	*ret_duration = in->wall_first ? in->wall_last - in->wall_first : in->span;
+	*ret_wall_first = in->wall.first;
+	*ret_duration = in->wall.first ? in->wall.last - in->wall.first : in->span;
+}
+
+void preport_input__warn_no_sample(const struct preport_input *in, bool time_set)
+{
+	char a[32], b[32], wall[96] = "", clk[96] = "", segs[64] = "";
+
+	if ((!in->range.set && !time_set) || in->counted || !in->all.first)
+		return;
+	if (in->all_wall.first) {
+		preport_format_wall(in->all_wall.first, true, a, sizeof(a));
+		preport_format_wall(in->all_wall.last, true, b, sizeof(b));
+		snprintf(wall, sizeof(wall), "%s to %s (local time)", a, b);
+	}
+	if (time_set || !*wall)
+		snprintf(clk, sizeof(clk), "%s%.6f to %.6f s on the perf clock (as --time takes it)",
+			 *wall ? ", " : "", (double)in->all.first / 1e9, (double)in->all.last / 1e9);
+	if (!in->single)
+		snprintf(segs, sizeof(segs), " of the %zu segment%s read", in->npick,
+			 in->npick == 1 ? "" : "s");
+	prec_warn("no sample of %s is in the time range asked for; the samples%s span %s%s",
+		  preport_shown(in->path), segs, wall, clk);
 }
 
 int preport_input__read(struct preport_input *in, struct prec_report_session *rs,
@@ -460,8 +494,15 @@ int preport_input__read(struct preport_input *in, struct prec_report_session *rs
 		if (err)
 			continue; /* changed since the first pass; warned */
 		err = read_stream(rs, &s, show_progress);
-		if (!err || err == -EBADMSG)
-			add_times(in, s.r, prec_report_session__counted_times(rs));
+		if (!err || err == -EBADMSG) {
+			const struct prec_time_range *t = prec_report_session__counted_times(rs);
+
+			if (add_times(NULL, &in->wall, s.r, t)) {
+				in->span += t->last - t->first;
+				in->counted = true;
+			}
+			add_times(&in->all, &in->all_wall, s.r, prec_report_session__times(rs));
+		}
 		if (!err) /* a live segment has no end marker yet */
 			preport_warn_cut(s.r, s.live ? NULL : s.name,
 					 prec_report_session__times(rs));

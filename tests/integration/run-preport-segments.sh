@@ -144,6 +144,47 @@ count "a range between segments" 0 -i "$dir" --since "@$((t1 + 60))" --until "@$
 run between --folded -i "$dir" --since "@$((t1 + 60))" --until "@$((t1 + 120))"
 grep -q 'warning: no segment of .* is in the time range asked for; they span' "$err"
 check $? "which says what the segments span: $(lines "$err" 1)"
+# A range that holds no sample, of a recording with call chains: every view, the exports too,
+# says so in the one warning line the report gives, with what the samples span, and exits as
+# the report does (0, an empty report); never that there are no call chains.
+cdir=$workdir/chains
+mkdir -m 700 "$cdir"
+cs=$cdir/$(segname "$t1" 1)
+(umask 077 && "$WRITE_STREAM" -o "$cs" --wall "$t1" --step-ms 100 --caller main "$DEMO" \
+	hot_a:10 main:0) || fail "write-stream failed for $cs"
+touch -d "@$((t1 + 5))" "$cs"
+late="--since @$((t1 + 60)) --until @$((t1 + 120))"
+gap="--since @$((t1 + 1)).01 --until @$((t1 + 1)).02" # between two samples
+for input in file dir; do
+	for range in "$late" "$gap" "--time 100,200"; do
+		want="no sample of '.*' is in the time range asked for; the samples"
+		case $input:$range in
+		"dir:$late") want="no segment of .* is in the time range asked for; they span" ;;
+		dir:*) want="$want of the 1 segment read span .* (local time)" ;;
+		*) want="$want span .* (local time)" ;;
+		esac
+		case $range in
+		--time*) want="$want, [0-9.]* to [0-9.]* s on the perf clock" ;;
+		esac
+		[ "$input" = file ] && in=$cs || in=$cdir
+		for view in report --folded --pprof --flamegraph; do
+			case $view in
+			report) set -- ;;
+			--folded) set -- --folded ;;
+			*) set -- "$view" "$workdir/empty.export" ;;
+			esac
+			# shellcheck disable=SC2086 # the range's options and values
+			run empty-range -i "$in" $range "$@"
+			if [ "$rc" -eq 0 ] && [ "$(grep -c . "$err")" -eq 1 ] &&
+				grep -q "^preport: warning: $want" "$err"; then
+				ok "$input, $range, $view: exit 0, one line: $(cat "$err")"
+			else
+				bad "$input, $range, $view: exit $rc, want 0 and one line saying" \
+					"'$want': $(lines "$err" 3)"
+			fi
+		done
+	done
+done
 run range -q -i "$dir" --since "@$((t1 + 2))" --until "@$((t2 + 1))"
 if expect_ok "the report of a range"; then
 	grep -q '^# time range: from .* to .*, 2 of 3 segments' "$out"
