@@ -2,13 +2,14 @@
 /*
  * The reader's header features (build-ids, cmdline, event descriptions, ...): their payloads
  * taken from the file form's feature sections or from pipe-form HEADER_FEATURE records, kept
- * as they are, and the cursor (prec_feat__*) that callers decode them with.  The only payload
- * read here is EVENT_DESC, for the events' names, and VERSION's prefix.
+ * as they are, and the cursor (prec_feat__*) that callers decode them with.  The only payloads
+ * read here are EVENT_DESC's (the events' names) and VERSION's prefix.
  *
- * Invariants: a payload is at most MAX_FEATURE_SIZE bytes and was checked against the file's
- * size before anything was allocated for it; a feature read again replaces the earlier copy;
- * an unknown feature number is never stored; a malformed feature is skipped with a warning,
- * never an error of the stream.
+ * Invariants: a file-form payload is at most MAX_FEATURE_SIZE bytes and was checked against
+ * the file's size before anything was allocated for it (a pipe-form one is bounded by its
+ * record's size); a feature read again replaces the earlier copy; an unknown feature number
+ * is never stored; a feature whose section or record is bad is skipped with a warning, never
+ * an error of the stream.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -115,7 +115,11 @@ int prec_reader_bad(uint64_t off, const char *what);
 void prec_src__map(struct prec_src *s, int fd);
 /* Close an owned fd, unmap, free the buffers. */
 void prec_src__close(struct prec_src *s);
-/* Point *ret at up to `n` bytes at the current position; *avail says how many are there. */
+/*
+ * Point *ret at up to `n` bytes at the current position; *avail says how many are there
+ * (fewer only at the end of the input).  From memory they stay where they are; from an fd
+ * they are valid until the next peek.  0 or -errno (a read error or -ENOMEM).
+ */
 int prec_src__peek(struct prec_src *s, size_t n, const unsigned char **ret, size_t *avail);
 void prec_src__advance(struct prec_src *s, size_t n);
 /* Skip `n` bytes; returns the number actually skipped (less at end of input), or -errno. */
@@ -124,7 +128,8 @@ int64_t prec_src__skip(struct prec_src *s, uint64_t n);
 uint64_t prec_src__size(struct prec_src *s);
 /* Make the position `off` the next byte read by the record loop. */
 int prec_src__seek(struct prec_src *s, uint64_t off);
-/* Read a whole non-seekable input into memory (file form from a pipe). */
+/* Read a whole non-seekable input into memory (file form from a pipe): then it is memory,
+ * and an owned fd is closed.  0 or -errno. */
 int prec_src__slurp(struct prec_src *s);
 /* Random access for the file-form header parts. Returns -EBADMSG past the end. */
 int prec_src__pread(struct prec_src *s, uint64_t off, void *dst, size_t n);
@@ -142,13 +147,15 @@ void prec_src__release(struct prec_src *s, const void *p);
  */
 int prec_reader__read_attrs(struct prec_reader *r, uint64_t attrs_off, uint64_t attrs_size,
 			    uint64_t attr_size);
-/* Take a HEADER_ATTR / EVENT_UPDATE record of `size` bytes at `off`; bad ones are ignored. */
+/* Take a HEADER_ATTR / EVENT_UPDATE record of `size` bytes at `off`: a bad or unwanted one
+ * is left out with a warning (HEADER_ATTR) or silently (EVENT_UPDATE), never an error. */
 void prec_reader__absorb_attr(struct prec_reader *r, const unsigned char *p, size_t size,
 			      uint64_t off);
 void prec_reader__absorb_event_update(struct prec_reader *r, const unsigned char *p, size_t size);
-/* Give event `idx` the recorded name `name` (an empty one is no name). */
+/* Give event `idx` a copy of the recorded name `name` (an empty one is no name; out of
+ * memory, the old name stays). */
 void prec_reader__set_name(struct prec_reader *r, size_t idx, const char *name);
-/* Rebuild the id index if attrs came since; 0 or -ENOMEM. */
+/* Rebuild the id index if attrs came since (once after a run of attrs); 0 or -ENOMEM. */
 int prec_reader__ensure_ids(struct prec_reader *r);
 void prec_reader__free_events(struct prec_reader *r);
 
@@ -159,7 +166,8 @@ void prec_reader__free_events(struct prec_reader *r);
  * per bit set in the header's `bits`).  A bad one is skipped with a warning; 0 or -ENOMEM.
  */
 int prec_reader__read_features(struct prec_reader *r, uint64_t off, const uint64_t bits[4]);
-/* Take a HEADER_FEATURE record of `size` bytes at `off`; bad ones are ignored. */
+/* Take a HEADER_FEATURE record of `size` bytes at `off` (the end-of-features marker and
+ * precord's end marker are noted); a bad one is left out with a warning, never an error. */
 void prec_reader__absorb_feature(struct prec_reader *r, const unsigned char *p, size_t size,
 				 uint64_t off);
 void prec_reader__free_features(struct prec_reader *r);
