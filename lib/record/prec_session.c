@@ -12,9 +12,10 @@
  *  - With drop_unsampled, `held` is the previous drain round, not written yet, and `cur`
  *    the round being drained; both are empty outside an output.  A round is written whole
  *    (less what the filter leaves out), in drain order.
- *  - With keep_tasks, every record drained passes by the task table, written or not, and each
- *    drain (a pass over every ring) ends the table's pass: a new output's state is what the
- *    rings had told when it began.
+ *  - With keep_tasks, every record drained passes by the task table, written or not (with
+ *    drop_unsampled, a round as it is written, less what the filter leaves out: those
+ *    processes have no sample to name), and each drain (a pass over every ring) ends the
+ *    table's pass: a new output's state is what the rings had told when it began.
  *  - A FINISHED_ROUND comes only between two whole passes over the rings (end_round).
  *    The filter is sound because the samples of a process precede its last EXIT in time: a
  *    sample drained after the EXIT's round was published before the next round's drain of
@@ -676,9 +677,10 @@ static int ring_to_round(void *ctx, const void *data, size_t len)
 	uint64_t samples = r->samples;
 	int err;
 
-	note_tasks(s, data, len);
-	if (!accepting(s))
+	if (!accepting(s)) {
+		note_tasks(s, data, len);
 		return 0;
+	}
 	err = prec_buf__append(&r->recs, data, len);
 	l = prec_writer__layout(s->w, 0);
 	for (off = 0; !err && len - off >= sizeof(h); off += h.size) {
@@ -691,6 +693,7 @@ static int ring_to_round(void *ctx, const void *data, size_t len)
 		r->recs.len = base;
 		r->samples = samples;
 		set_werr(s, err);
+		note_tasks(s, data, len);
 	}
 	return 0;
 }
@@ -706,11 +709,17 @@ static void write_round(struct prec_session *s, struct round *r, const struct ro
 
 	if (!r->recs.len)
 		return;
+	if (accepting(s) && next) {
+		round_decide(r, next);
+		round_compact(r);
+	}
+	/*
+	 * The task table learns a round as it is written: the processes the filter left out
+	 * had no sample to name, and were most of its work on a host that starts processes all
+	 * the time.
+	 */
+	note_tasks(s, r->recs.data, r->recs.len);
 	if (accepting(s)) {
-		if (next) {
-			round_decide(r, next);
-			round_compact(r);
-		}
 		err = write_run(s, r->recs.data, r->recs.len);
 		set_werr(s, err);
 		if (!err) {

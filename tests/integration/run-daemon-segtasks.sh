@@ -49,6 +49,13 @@ while [ "$i" -lt "$N" ]; do
 		"$PRECORD" ctl --dir "$D" rotate >/dev/null 2>"$workdir/rotate.err" ||
 			bad "precord ctl rotate failed: $(lines "$workdir/rotate.err")"
 	fi
+	# (bounded: a daemon that never closes the segment must not leave the marker spinning)
+	j=0
+	while kill -0 "$mpid" 2>/dev/null && [ "$j" -lt 600 ]; do
+		sleep 0.05
+		j=$((j + 1))
+	done
+	kill "$mpid" 2>/dev/null && bad "segment $seq was not closed within 30 s: $(lines "$dlog" 4)"
 	wait "$mpid"
 	check_status "marker $mpid ran until segment $seq was closed" $? 0 /dev/null
 	echo "$mpid $seq" >>"$workdir/markers"
