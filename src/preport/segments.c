@@ -233,6 +233,15 @@ static bool overlaps(const struct preport_input *in, size_t i)
 	return hi >= in->range.since_ns && (!in->range.until_ns || lo <= in->range.until_ns);
 }
 
+/* Whether all samples segs[i] can hold lie in the range: it is read, its end marker unasked. */
+static bool inside(const struct preport_input *in, size_t i)
+{
+	uint64_t lo, hi;
+
+	seg_bounds(in, i, &lo, &hi);
+	return lo >= in->range.since_ns && (!in->range.until_ns || hi <= in->range.until_ns);
+}
+
 /*
  * Pick the segments that may hold samples in the range, less those whose end marker says they
  * hold none; but if that leaves none, those are read all the same, so that the warning says
@@ -251,7 +260,7 @@ static int pick_segments(struct preport_input *in)
 	if (!keep)
 		return -ENOMEM;
 	for (i = 0; i < in->npick; i++)
-		if (!holds_none(in, in->pick[i]))
+		if (inside(in, in->pick[i]) || !holds_none(in, in->pick[i]))
 			keep[n++] = in->pick[i];
 	if (n) {
 		memcpy(in->pick, keep, n * sizeof(*keep));
