@@ -536,10 +536,12 @@ elif [ -f "$workdir/daemon.err" ]; then
 	# the reference time --header-only prints, to the microsecond): the directory counts
 	# what its files count
 	prev=
+	nsw=0
 	for f in "$ddir"/precord-*.data; do
 		cur=$(sample_span "$f")
 		n=$(basename "$f")
 		if [ -n "$prev" ] && [ -n "$cur" ]; then
+			nsw=$((nsw + 1))
 			# $1 $2: 50 us before and after the last sample before; $3 $4: the first after
 			# shellcheck disable=SC2086 # two times each
 			set -- ${prev#* * } ${cur% * *}
@@ -555,6 +557,8 @@ elif [ -f "$workdir/daemon.err" ]; then
 		fi
 		prev=$cur
 	done
+	[ "$nsw" -gt 0 ]
+	check $? "ranges were checked around $nsw of the daemon's $((nseg - 1)) switches"
 	run dhdr --header-only -i "$ddir"
 	if expect_ok "--header-only on the daemon's directory"; then
 		[ "$(grep -c '^# precord-' "$out")" -eq "$nseg" ] && ! grep -q 'damaged' "$out"
