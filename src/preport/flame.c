@@ -20,12 +20,13 @@ static int add(struct prec_buf *b, const char *s)
 }
 
 /*
- * The title: what was profiled, from the recorded command line ("precord -a -g -- cmd"): the
+ * The title: "Flame graph:", or "Icicle graph of callers:" when inverted, and what was
+ * profiled, from the recorded command line ("precord -a -g -- cmd"): the
  * workload after "--", "system-wide" with -a (and for the daemon, whose default it is); the
  * whole command line when it has no "--";
  * "(no command line recorded)" without one.
  */
-static int title_of(struct prec_reader *r, struct prec_buf *b)
+static int title_of(struct prec_reader *r, bool inverted, struct prec_buf *b)
 {
 	size_t len, i, nr_args = 0;
 	const void *p = r ? prec_reader__feature(r, PREC_FEAT_CMDLINE, &len) : NULL;
@@ -52,7 +53,7 @@ static int title_of(struct prec_reader *r, struct prec_buf *b)
 			tasks = true;
 	}
 	all = all || (daemon && !tasks); /* the daemon's default is -a */
-	err = add(b, "Flame graph:");
+	err = add(b, inverted ? "Icicle graph of callers:" : "Flame graph:");
 	if (!nr_args)
 		err |= add(b, " (no command line recorded)");
 	else if (all)
@@ -118,7 +119,7 @@ int preport_flame_write(struct preport_input *in, struct prec_report_session *rs
 	bool opened = preport_input__count(in, &all) && !preport_input__open_stream(in, 0, &s);
 	int err;
 
-	err = title_of(opened ? s.r : NULL, &title);
+	err = title_of(opened ? s.r : NULL, o->inverted, &title);
 	if (!err)
 		err = subtitle_of(in, rs, ve, nev, &sub, &fo.nr_samples);
 	if (opened)
