@@ -175,7 +175,7 @@ static long child(struct flame *f, uint32_t parent, const char *name, uint32_t d
 	return id + 1;
 }
 
-static int build(struct flame *f, bool inverted)
+static int build(struct flame *f, bool inverted, uint32_t evsel)
 {
 	uint32_t *seq = NULL, stack, nr_stacks = prec_hist__nr_stacks(f->h);
 	size_t seq_cap = 0;
@@ -193,7 +193,8 @@ static int build(struct flame *f, bool inverted)
 		n = prec_hist__path(f->h, stack, SIZE_MAX, &path, &seq, &seq_cap);
 		if (n < 0)
 			goto out;
-		if (!path.count || !prec_hist__sframe_shown(f->h, seq[0])) /* --dsos, --symbols */
+		if (!path.count || !prec_hist__sframe_shown(f->h, seq[0]) || /* --dsos, --symbols */
+		    !prec_view_stack_of(f->h, stack, evsel))
 			continue;
 		comm = prec_hist__stack_comm(f->h, stack);
 		comm = prec_strset__intern(&f->names, comm ? comm : "[unknown]");
@@ -893,7 +894,7 @@ int prec_view__flamegraph(struct prec_hist *h, const struct prec_flame_opts *o, 
 	f.inverted = o->inverted;
 	prec_keyset__init(&f.keys, sizeof(struct fkey));
 	prec_keyset__init(&f.strs, sizeof(uintptr_t));
-	err = build(&f, o->inverted);
+	err = build(&f, o->inverted, o->evsel);
 	if (!err)
 		err = link_children(&f);
 	if (!err) {
