@@ -804,13 +804,16 @@ out:
 
 /*
  * The subtitle, and with filters "· filtered: FILTERS; N of M samples", N the samples drawn:
- * a reader of the file must see that it shows a part of the recording.  What does not fit is
- * cut from the filters, not from the counts.  0 or -ENOMEM.
+ * a reader of the file must see that it shows a part of the recording; "· FILTERS: no sample
+ * left out" when N is M.  What does not fit is cut from the filters, not from the counts.
+ * 0 or -ENOMEM.
  */
 static int put_subtitle(FILE *out, const struct flame *f, const struct prec_flame_opts *o,
 			unsigned int width)
 {
 	const char *sub = o->subtitle ? o->subtitle : "";
+	const char *sep = *sub ? " \xc2\xb7 " : "";
+	bool left_out = f->nodes[0].count < o->nr_samples;
 	struct prec_buf b = {0};
 	char counts[64];
 	int n;
@@ -819,10 +822,13 @@ static int put_subtitle(FILE *out, const struct flame *f, const struct prec_flam
 		put_fitted(out, sub, width - 2 * PAD, 7.2);
 		return 0;
 	}
-	n = snprintf(counts, sizeof(counts), "; %" PRIu64 " of %" PRIu64 " samples",
-		     f->nodes[0].count, o->nr_samples);
-	if (prec_buf__append(&b, sub, strlen(sub)) ||
-	    prec_buf__append(&b, *sub ? " \xc2\xb7 filtered: " : "filtered: ", *sub ? 14 : 10) ||
+	if (left_out)
+		n = snprintf(counts, sizeof(counts), "; %" PRIu64 " of %" PRIu64 " samples",
+			     f->nodes[0].count, o->nr_samples);
+	else
+		n = snprintf(counts, sizeof(counts), ": no sample left out");
+	if (prec_buf__append(&b, sub, strlen(sub)) || prec_buf__append(&b, sep, strlen(sep)) ||
+	    (left_out && prec_buf__append(&b, "filtered: ", 10)) ||
 	    prec_buf__append(&b, o->filters, strlen(o->filters) + 1)) {
 		prec_buf__release(&b);
 		return -ENOMEM;

@@ -5,6 +5,8 @@
 # CPU time with page faults is meaningless).  The folded counts add up to the cpu-clock
 # samples of -D, the graph is those stacks (flamegraph-check.py), its subtitle names the event
 # drawn and says page-faults is not, and stderr has one line naming page-faults for each.
+# With --since -3650d (which leaves no sample out) the subtitle gives the time it resolved to
+# (a reader of the file later cannot resolve "-3650d") and does not say "filtered".
 # Needs perf_event_open (else SKIP with the kernel's reason) and python3.
 # shellcheck source=tests/integration/test-lib.sh
 . "$(dirname "$0")/test-lib.sh"
@@ -43,12 +45,26 @@ if python3 "$top_srcdir/tests/integration/flamegraph-check.py" "$svg" "$workdir/
 else
 	bad "the graph is not --folded's stacks: $(lines "$workdir/check" 4)"
 fi
-sub=$(python3 -c 'import sys, xml.etree.ElementTree as ET
+subtitle() {
+	python3 -c 'import sys, xml.etree.ElementTree as ET
 for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text"):
     if t.get("id") == "subtitle":
-        print(t.text or "")' "$svg")
+        print(t.text or "")' "$1"
+}
+sub=$(subtitle "$svg")
 case $sub in
 "cpu-clock (page-faults not drawn) · $cpu samples, "*) ok "subtitle: $sub" ;;
 *) bad "subtitle: '$sub', not 'cpu-clock (page-faults not drawn) · $cpu samples, ...'" ;;
 esac
+
+"$PREPORT" -i "$f" --since -3650d --flamegraph "$workdir/since.svg" 2>"$workdir/since.err"
+check_status "--since -3650d --flamegraph" $? 0 "$workdir/since.err"
+sub=$(subtitle "$workdir/since.svg")
+time="'[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}'"
+if printf '%s\n' "$sub" | grep -q -v -e filtered -e 3650d &&
+	printf '%s\n' "$sub" | grep -q -E " $cpu samples, .* --since $time: no sample left out\$"; then
+	ok "--since -3650d: $sub"
+else
+	bad "--since -3650d: the subtitle is '$sub', not '... --since 'TIME': no sample left out'"
+fi
 finish
