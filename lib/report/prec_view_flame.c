@@ -582,7 +582,7 @@ static const char script[] =
     "fo.setAttribute('width', 240); fo.setAttribute('height', 21);\n"
     "var box = document.createElementNS(XNS, 'input');\n"
     "box.setAttribute('id', 'search');\n"
-    "box.setAttribute('placeholder', 'Search: text or regular expression (Ctrl-F)');\n"
+    "box.setAttribute('placeholder', 'Search: text or regex (Ctrl-F)');\n"
     "fo.appendChild(box);\n"
     "ctl.appendChild(fo);\n"
     "/* a name matches when it holds the text as it is typed (operator[]), or when the text is\n"
