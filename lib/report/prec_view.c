@@ -29,6 +29,16 @@ static const char *dso_text(const struct prec_hist *h, uint32_t dso_id)
 	return d ? prec_dso__short_name(d) : "[unknown]";
 }
 
+bool prec_view_stack_of(const struct prec_hist *h, uint32_t stack, uint32_t evsel)
+{
+	struct prec_hist_sample s;
+
+	if (evsel == PREC_VIEW_ALL_EVENTS || prec_hist__nr_events(h) < 2)
+		return true;
+	prec_hist__stack_sample(h, stack, &s);
+	return s.evsel == evsel;
+}
+
 /* The function name as a call graph or folded stack shows it. */
 const char *prec_view_frame_name(const struct prec_hist *h, uint32_t sfid, bool folded, char *buf,
 				 size_t len)

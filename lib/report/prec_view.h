@@ -99,7 +99,9 @@ size_t prec_view__pct_text(double p, char *buf);
 int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *out);
 
 /* One line per distinct symbolized stack: "comm;outer;...;leaf COUNT" (sample counts). */
-int prec_view__folded(struct prec_hist *h, FILE *out);
+/* evsel: the stacks of that event only (its index), or PREC_VIEW_ALL_EVENTS. */
+#define PREC_VIEW_ALL_EVENTS UINT32_MAX
+int prec_view__folded(struct prec_hist *h, uint32_t evsel, FILE *out);
 
 struct prec_flame_opts {
 	const char *title, *subtitle; /* plain text (escaped by the view); NULL: a default, none */
@@ -109,6 +111,7 @@ struct prec_flame_opts {
 	 * subtitle then ends "filtered: FILTERS; N of M samples", N those drawn */
 	const char *filters;
 	uint64_t nr_samples;
+	uint32_t evsel; /* the event drawn (its index), or PREC_VIEW_ALL_EVENTS */
 };
 
 /*

@@ -3,8 +3,9 @@
  * The flame graph (preport --flamegraph): one self-contained SVG that shows its frames
  * wherever it is shown, and a script that makes them interactive where scripts run.
  *
- * The hist's stacks are merged into a tree of frames, as --folded sees them: the command,
- * then the outermost caller down to the leaf (inverted: the leaf first, up to the command).
+ * The hist's stacks are merged into a tree of frames, as --folded sees them (but for the
+ * " (inlined)" that names an inlined function as the report does): the command, then the
+ * outermost caller down to the leaf (inverted: the leaf first, up to the command).
  * Siblings are merged by name and DSO, so a frame's count is the samples of the folded lines
  * that begin with its path, and siblings are ordered by name, then DSO.  A frame narrower
  * than a pixel at full width (count * width < total) is not drawn: a parent's such children
@@ -16,9 +17,11 @@
  * <title>, and the names that fit), so that an <img>, an image viewer or a browser without
  * scripts shows the graph and its tooltips.  The same frames are also data for the script
  * (one JSON array of numbers, one of strings), which moves the rects to zoom and searches the
- * names; rect "fI" is frame I of the data.  Every text of the recording is escaped: XML
- * entities in the SVG's own text, \u escapes in the data (which therefore holds no '<', '>'
- * or '&'), U+FFFD for invalid UTF-8.  No network resource is used.
+ * names; rect "fI" is frame I of the data.  The controls above the frames and the details
+ * line below are groups that the script keeps in the window when a deep graph is scrolled.
+ * Every text of the recording is escaped: XML entities in the SVG's own text, \u escapes in
+ * the data (which therefore holds no '<', '>' or '&'), U+FFFD for invalid UTF-8.  No network
+ * resource is used.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,7 +35,7 @@
 #include "prec_view_int.h"
 
 /* What a frame is: the kind numbers of the data the script reads. */
-enum fkind { FK_USER, FK_KERNEL, FK_JIT, FK_UNSYM, FK_COMM, FK_MERGED, FK_ROOT };
+enum fkind { FK_USER, FK_KERNEL, FK_JIT, FK_UNSYM, FK_COMM, FK_MERGED, FK_ROOT, FK_INLINE };
 
 #define COMM_DSO UINT32_MAX /* the DSO id in the key of a command's frame */
 #define FRAME_H 16
@@ -86,7 +89,7 @@ struct flame {
 	struct fdraw *draw; /* the frames drawn, in preorder */
 	size_t nr_draw, draw_cap;
 	uint32_t max_depth;
-	bool inverted;
+	bool inverted, has_inline;
 };
 
 /* The top of the frames at depth: the root at the bottom, or at the top when inverted. */
@@ -122,8 +125,10 @@ static const struct sfinfo *sframe_info(struct flame *f, uint32_t id)
 	if (s->set)
 		return s;
 	sf = prec_hist__sframe(f->h, id);
-	s->name =
-	    prec_strset__intern(&f->names, prec_view_frame_name(f->h, id, true, buf, sizeof(buf)));
+	/* an inlined function is named as the report names it, "NAME (inlined)" */
+	s->name = prec_strset__intern(
+	    &f->names,
+	    prec_view_frame_name(f->h, id, sf->kind != PREC_SF_INLINE, buf, sizeof(buf)));
 	if (!s->name)
 		return NULL;
 	d = prec_hist__dso(f->h, sf->dso);
@@ -133,6 +138,8 @@ static const struct sfinfo *sframe_info(struct flame *f, uint32_t id)
 		return NULL;
 	if (sf->kind == PREC_SF_ADDR || sf->kind == PREC_SF_UNKNOWN || sf->kind == PREC_SF_NOMAP)
 		s->kind = FK_UNSYM;
+	else if (sf->kind == PREC_SF_INLINE)
+		s->kind = FK_INLINE;
 	else if (sf->kernel)
 		s->kind = FK_KERNEL;
 	else if (is_jit(s->dso))
@@ -168,7 +175,7 @@ static long child(struct flame *f, uint32_t parent, const char *name, uint32_t d
 	return id + 1;
 }
 
-static int build(struct flame *f, bool inverted)
+static int build(struct flame *f, bool inverted, uint32_t evsel)
 {
 	uint32_t *seq = NULL, stack, nr_stacks = prec_hist__nr_stacks(f->h);
 	size_t seq_cap = 0;
@@ -186,7 +193,8 @@ static int build(struct flame *f, bool inverted)
 		n = prec_hist__path(f->h, stack, SIZE_MAX, &path, &seq, &seq_cap);
 		if (n < 0)
 			goto out;
-		if (!path.count || !prec_hist__sframe_shown(f->h, seq[0])) /* --dsos, --symbols */
+		if (!path.count || !prec_hist__sframe_shown(f->h, seq[0]) || /* --dsos, --symbols */
+		    !prec_view_stack_of(f->h, stack, evsel))
 			continue;
 		comm = prec_hist__stack_comm(f->h, stack);
 		comm = prec_strset__intern(&f->names, comm ? comm : "[unknown]");
@@ -309,6 +317,7 @@ static int add_drawn(struct flame *f, uint32_t depth, uint64_t x, const char *na
 	    .name = name, .dso = dso, .x = x, .count = count, .depth = depth, .kind = kind};
 	if (depth > f->max_depth)
 		f->max_depth = depth;
+	f->has_inline |= kind == FK_INLINE;
 	return 0;
 }
 
@@ -516,11 +525,15 @@ static const char script[] =
     "var labels = document.getElementById('labels');\n"
     "var details = document.getElementById('details'), reset = document.getElementById('reset');\n"
     "var matched = document.getElementById('matched');\n"
+    "var ctl = document.getElementById('controls'), foot = document.getElementById('footer');\n"
     "function fit(s, w) {\n"
     "  var c = Math.floor((w - 6) / 6.6);\n"
     "  if (c < 3) return '';\n"
     "  return s.length <= c ? s : s.substring(0, c - 2) + '..';\n"
     "}\n"
+    "/* the details line ends before the legend, at about 7 pixels a character */\n"
+    "var room = Math.floor((+foot.getElementsByTagName('rect')[1].getAttribute('x') - 30) / 7);\n"
+    "function cut(s, c) { return s.length <= c ? s : s.substring(0, c - 2) + '..'; }\n"
     "function zoom(z) {\n"
     "  var anc = new Uint8Array(n), scale = total ? (W - 2 * PAD) / cnt[z] : 0, k;\n"
     "  var names = document.createDocumentFragment();\n"
@@ -559,8 +572,8 @@ static const char script[] =
     "});\n"
     "layer.addEventListener('mouseover', function (ev) {\n"
     "  var k = frameOf(ev);\n"
-    "  if (k >= 0) details.textContent = rect[k].firstChild.textContent.split('\\n')\n"
-    "    .join(' \\u2014 ');\n"
+    "  if (k >= 0) details.textContent = cut(rect[k].firstChild.textContent.split('\\n')\n"
+    "    .join(' \\u2014 '), room);\n"
     "});\n"
     "layer.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
     "reset.addEventListener('click', function () { zoom(0); });\n"
@@ -569,15 +582,16 @@ static const char script[] =
     "fo.setAttribute('width', 240); fo.setAttribute('height', 21);\n"
     "var box = document.createElementNS(XNS, 'input');\n"
     "box.setAttribute('id', 'search');\n"
-    "box.setAttribute('placeholder', 'Search (regular expression, Ctrl-F)');\n"
+    "box.setAttribute('placeholder', 'Search: text or regex (Ctrl-F)');\n"
     "fo.appendChild(box);\n"
-    "svg.appendChild(fo);\n"
+    "ctl.appendChild(fo);\n"
+    "/* a name matches when it holds the text as it is typed (operator[]), or when the text is\n"
+    " * a regular expression that matches it */\n"
     "function search(term) {\n"
-    "  var re = null, sum = 0, nr = 0, k, m;\n"
+    "  var re = null, sum = 0, nr = 0, k, m, rx = null;\n"
     "  if (term) {\n"
-    "    try { re = new RegExp(term); } catch (err) {\n"
-    "      re = { test: function (s) { return s.indexOf(term) >= 0; } };\n"
-    "    }\n"
+    "    try { rx = new RegExp(term); } catch (err) { rx = null; }\n"
+    "    re = { test: function (s) { return s.indexOf(term) >= 0 || (rx && rx.test(s)); } };\n"
     "  }\n"
     "  for (k = 0; k < n; k++) rect[k].classList.remove('match');\n"
     "  /* a match's share once: the frames under it are highlighted, not counted again */\n"
@@ -598,15 +612,27 @@ static const char script[] =
     "});\n"
     "document.addEventListener('keydown', function (ev) {\n"
     "  if ((ev.ctrlKey || ev.metaKey) && (ev.key === 'f' || ev.key === 'F')) {\n"
-    "    ev.preventDefault(); box.focus(); box.select();\n"
+    "    ev.preventDefault(); box.focus({ preventScroll: true }); box.select();\n"
     "  }\n"
     "});\n"
+    "/* the controls above the frames and the details line below stay in the window wherever a\n"
+    " * graph taller than it is scrolled; drawn last, over the frames they cover */\n"
+    "svg.appendChild(ctl); svg.appendChild(foot);\n"
+    "function keep() {\n"
+    "  var y = window.scrollY || 0, h = window.innerHeight, H = +svg.getAttribute('height');\n"
+    "  var top = Math.max(0, Math.min(y, H - h)), up = Math.max(0, H - y - h);\n"
+    "  ctl.setAttribute('transform', 'translate(0,' + top + ')');\n"
+    "  foot.setAttribute('transform', 'translate(0,' + (H > h ? -up : 0) + ')');\n"
+    "}\n"
+    "window.addEventListener('scroll', keep);\n"
+    "window.addEventListener('resize', keep);\n"
     "/* a deep graph opens at its root, where the wide frames are (an icicle is there already) */\n"
     "if (!D.inverted) window.scrollTo(0, document.documentElement.scrollHeight);\n"
+    "keep();\n"
     "})();\n";
 
 static const char *const kind_names[] = {"user",    "kernel", "JIT", "unsymbolized",
-					 "command", "merged", "all"};
+					 "command", "merged", "all", "inlined"};
 
 /* One channel (n: 0 red, 8 green, 4 blue) of the colour of hue h (degrees), saturation s and
  * lightness l (0 to 1), as CSS converts hsl(): 0 to 255. */
@@ -646,6 +672,9 @@ static void fill_of(uint8_t k, double v, char buf[8])
 	case FK_MERGED:
 		l = 0.91;
 		break;
+	case FK_INLINE: /* aqua, as flamegraph.pl draws inlined frames */
+		h = 170 + 15 * v, s = 0.55, l = 0.56 + 0.10 * v;
+		break;
 	default: /* the root */
 		l = 0.78;
 		break;
@@ -664,17 +693,21 @@ static double name_shade(const char *name)
 	return (double)(h % 1000) / 1000;
 }
 
-/* The legend of the colours, bottom right (the kinds' colours at their middle). */
-static void put_legend(FILE *out, unsigned int width, unsigned int y)
+/* The legend of the colours, bottom right (the kinds' colours at their middle); inlined
+ * functions only where the graph has some. */
+static void put_legend(FILE *out, unsigned int width, unsigned int y, bool inlined)
 {
-	static const uint8_t keys[] = {FK_USER, FK_KERNEL, FK_JIT, FK_UNSYM, FK_COMM};
+	static const uint8_t keys[] = {FK_USER, FK_INLINE, FK_KERNEL, FK_JIT, FK_UNSYM, FK_COMM};
 	unsigned int x = width - 10, i;
 	char fill[8];
 
 	/* right-aligned, at about 7 pixels a character */
 	for (i = 0; i < sizeof(keys); i++)
-		x -= 30 + 7 * (unsigned int)strlen(kind_names[keys[i]]);
+		if (keys[i] != FK_INLINE || inlined)
+			x -= 30 + 7 * (unsigned int)strlen(kind_names[keys[i]]);
 	for (i = 0; i < sizeof(keys); i++) {
+		if (keys[i] == FK_INLINE && !inlined)
+			continue;
 		fill_of(keys[i], 0.5, fill);
 		fprintf(out,
 			"<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/>"
@@ -771,13 +804,16 @@ out:
 
 /*
  * The subtitle, and with filters "· filtered: FILTERS; N of M samples", N the samples drawn:
- * a reader of the file must see that it shows a part of the recording.  What does not fit is
- * cut from the filters, not from the counts.  0 or -ENOMEM.
+ * a reader of the file must see that it shows a part of the recording; "· FILTERS: no sample
+ * left out" when N is M.  What does not fit is cut from the filters, not from the counts.
+ * 0 or -ENOMEM.
  */
 static int put_subtitle(FILE *out, const struct flame *f, const struct prec_flame_opts *o,
 			unsigned int width)
 {
 	const char *sub = o->subtitle ? o->subtitle : "";
+	const char *sep = *sub ? " \xc2\xb7 " : "";
+	bool left_out = f->nodes[0].count < o->nr_samples;
 	struct prec_buf b = {0};
 	char counts[64];
 	int n;
@@ -786,10 +822,13 @@ static int put_subtitle(FILE *out, const struct flame *f, const struct prec_flam
 		put_fitted(out, sub, width - 2 * PAD, 7.2);
 		return 0;
 	}
-	n = snprintf(counts, sizeof(counts), "; %" PRIu64 " of %" PRIu64 " samples",
-		     f->nodes[0].count, o->nr_samples);
-	if (prec_buf__append(&b, sub, strlen(sub)) ||
-	    prec_buf__append(&b, *sub ? " \xc2\xb7 filtered: " : "filtered: ", *sub ? 14 : 10) ||
+	if (left_out)
+		n = snprintf(counts, sizeof(counts), "; %" PRIu64 " of %" PRIu64 " samples",
+			     f->nodes[0].count, o->nr_samples);
+	else
+		n = snprintf(counts, sizeof(counts), ": no sample left out");
+	if (prec_buf__append(&b, sub, strlen(sub)) || prec_buf__append(&b, sep, strlen(sep)) ||
+	    (left_out && prec_buf__append(&b, "filtered: ", 10)) ||
 	    prec_buf__append(&b, o->filters, strlen(o->filters) + 1)) {
 		prec_buf__release(&b);
 		return -ENOMEM;
@@ -804,7 +843,9 @@ static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned 
 		     FILE *out)
 {
 	unsigned int height = TOP + (f->max_depth + 1) * FRAME_H + BOTTOM;
-	const char *title = o->title ? o->title : "Flame graph";
+	const char *title = o->title	  ? o->title
+			    : o->inverted ? "Icicle graph of callers"
+					  : "Flame graph";
 	int err;
 
 	fprintf(out,
@@ -815,6 +856,10 @@ static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned 
 	put_xml(out, title, SIZE_MAX);
 	fprintf(out, "</title>\n<style>\n%s</style>\n", css);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f4\"/>\n");
+	/* the controls and the footer on a background of their own: the script keeps them in
+	 * the window, over the frames */
+	fprintf(out, "<g id=\"controls\"><rect width=\"100%%\" height=\"%u\" fill=\"#f8f8f4\"/>\n",
+		TOP - 2);
 	/* about 0.6 em a character */
 	fprintf(out, "<text id=\"title\" x=\"%u\" y=\"22\">", width / 2);
 	put_fitted(out, title, width - 2 * PAD, 10.2);
@@ -825,10 +870,12 @@ static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned 
 	fprintf(
 	    out,
 	    "</text>\n<text id=\"reset\" class=\"btn hidden\" x=\"10\" y=\"62\">Reset zoom</text>\n"
-	    "<text id=\"matched\" x=\"%u\" y=\"62\" text-anchor=\"end\"> </text>\n"
+	    "<text id=\"matched\" x=\"%u\" y=\"62\" text-anchor=\"end\"> </text>\n</g>\n"
+	    "<g id=\"footer\"><rect y=\"%u\" width=\"100%%\" height=\"%u\" fill=\"#f8f8f4\"/>\n"
 	    "<text id=\"details\" x=\"10\" y=\"%u\"> </text>\n",
-	    width - 260, height - 12);
-	put_legend(out, width, height - 12);
+	    width - 260, height - BOTTOM + 2, BOTTOM - 2, height - 12);
+	put_legend(out, width, height - 12, f->has_inline);
+	fputs("</g>\n", out);
 	put_frames(out, f, width);
 	if (!f->nodes[0].count)
 		fprintf(out,
@@ -853,7 +900,7 @@ int prec_view__flamegraph(struct prec_hist *h, const struct prec_flame_opts *o, 
 	f.inverted = o->inverted;
 	prec_keyset__init(&f.keys, sizeof(struct fkey));
 	prec_keyset__init(&f.strs, sizeof(uintptr_t));
-	err = build(&f, o->inverted);
+	err = build(&f, o->inverted, o->evsel);
 	if (!err)
 		err = link_children(&f);
 	if (!err) {

@@ -2,7 +2,7 @@
 /*
  * Folded stacks (preport --folded), for flame graph tools: one line per distinct symbolized
  * stack, "comm;outer;...;leaf COUNT", the stacks that symbolize alike merged, lines in byte
- * order.  Counts are samples, not periods.
+ * order.  Counts are samples, not periods, of one event or of all.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -54,7 +54,7 @@ static int stack_text(const struct prec_hist *h, const uint32_t *seq, long n, co
 	return 0;
 }
 
-int prec_view__folded(struct prec_hist *h, FILE *out)
+int prec_view__folded(struct prec_hist *h, uint32_t evsel, FILE *out)
 {
 	struct prec_strset texts = { 0 };
 	struct prec_keyset ids; /* interned text -> its folded_line */
@@ -74,7 +74,8 @@ int prec_view__folded(struct prec_hist *h, FILE *out)
 			goto out;
 		/* --dsos and --symbols: the stacks of the samples taken in what they name, as the
 		 * entries of a report without children are */
-		if (!path.count || !prec_hist__sframe_shown(h, seq[0]))
+		if (!path.count || !prec_hist__sframe_shown(h, seq[0]) ||
+		    !prec_view_stack_of(h, node, evsel))
 			continue;
 		if (stack_text(h, seq, n, prec_hist__stack_comm(h, node), &line))
 			goto out;

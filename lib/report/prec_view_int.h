@@ -58,6 +58,9 @@ struct prec_line {
 	bool failed; /* out of memory: the row is not written */
 };
 
+/* Are stack's samples of event evsel (PREC_VIEW_ALL_EVENTS: of any)? */
+bool prec_view_stack_of(const struct prec_hist *h, uint32_t stack, uint32_t evsel);
+
 /* The function name of sframe sfid as a call graph (folded false) or folded stack shows it:
  * a string of the hist or buf (len bytes). */
 const char *prec_view_frame_name(const struct prec_hist *h, uint32_t sfid, bool folded, char *buf,

@@ -20,12 +20,13 @@ static int add(struct prec_buf *b, const char *s)
 }
 
 /*
- * The title: what was profiled, from the recorded command line ("precord -a -g -- cmd"): the
+ * The title: "Flame graph:", or "Icicle graph of callers:" when inverted, and what was
+ * profiled, from the recorded command line ("precord -a -g -- cmd"): the
  * workload after "--", "system-wide" with -a (and for the daemon, whose default it is); the
  * whole command line when it has no "--";
  * "(no command line recorded)" without one.
  */
-static int title_of(struct prec_reader *r, struct prec_buf *b)
+static int title_of(struct prec_reader *r, bool inverted, struct prec_buf *b)
 {
 	size_t len, i, nr_args = 0;
 	const void *p = r ? prec_reader__feature(r, PREC_FEAT_CMDLINE, &len) : NULL;
@@ -52,7 +53,7 @@ static int title_of(struct prec_reader *r, struct prec_buf *b)
 			tasks = true;
 	}
 	all = all || (daemon && !tasks); /* the daemon's default is -a */
-	err = add(b, "Flame graph:");
+	err = add(b, inverted ? "Icicle graph of callers:" : "Flame graph:");
 	if (!nr_args)
 		err |= add(b, " (no command line recorded)");
 	else if (all)
@@ -65,28 +66,29 @@ static int title_of(struct prec_reader *r, struct prec_buf *b)
 	return err ? -ENOMEM : prec_buf__append(b, "", 1);
 }
 
-/* The subtitle: events, samples (before any filter: also into *ret_samples), lost share, the
- * time range. */
+/* The subtitle: the event drawn (and the others with samples, not drawn), its samples (before
+ * any filter: also into *ret_samples), lost share, the time range. */
 static int subtitle_of(struct preport_input *in, struct prec_report_session *rs,
-		       const struct prec_view_evsel *ve, size_t nev, struct prec_buf *b,
-		       uint64_t *ret_samples)
+		       const struct prec_view_evsel *ve, size_t nev, uint32_t evsel,
+		       struct prec_buf *b, uint64_t *ret_samples)
 {
 	struct prec_hist *h = prec_report_session__hist(rs);
 	uint64_t samples = 0, lost = 0, wall, span;
 	char tmp[160], when[96];
-	size_t i, shown = 0, picked, all;
+	size_t i, others = 0, picked, all;
 	int err = 0;
 
-	for (i = 0; i < nev && i < prec_hist__nr_events(h); i++) {
-		const struct prec_evsel_stats *st = prec_hist__event(h, (uint32_t)i);
-
-		if (ve[i].dummy && !st->nr_samples)
-			continue;
-		err |= add(b, shown++ ? ", " : "") | add(b, ve[i].name);
-		samples += st->nr_samples + prec_report_session__event(rs, i)->left_out;
-		lost += ve[i].lost_samples;
+	if (evsel < nev && evsel < prec_hist__nr_events(h)) {
+		err |= add(b, ve[evsel].name);
+		samples = preport_event_samples(rs, evsel);
+		lost = ve[evsel].lost_samples;
 	}
-	snprintf(tmp, sizeof(tmp), "%s%" PRIu64 " samples, %.2f%% lost", shown ? " \xc2\xb7 " : "",
+	for (i = 0; i < nev && i < prec_hist__nr_events(h); i++)
+		if (i != evsel && preport_event_samples(rs, i))
+			err |= add(b, others++ ? ", " : " (") | add(b, ve[i].name);
+	if (others)
+		err |= add(b, " not drawn)");
+	snprintf(tmp, sizeof(tmp), "%s%" PRIu64 " samples, %.2f%% lost", b->len ? " \xc2\xb7 " : "",
 		 samples, samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0);
 	err |= add(b, tmp);
 	preport_input__times(in, &wall, &span);
@@ -112,15 +114,16 @@ int preport_flame_write(struct preport_input *in, struct prec_report_session *rs
 			const struct preport_report_opts *o)
 {
 	struct prec_buf title = {0}, sub = {0};
-	struct prec_flame_opts fo = {.inverted = o->inverted};
+	struct prec_flame_opts fo = {.inverted = o->inverted,
+				     .evsel = preport_drawn_event(rs, ve, nev, "the flame graph")};
 	struct preport_stream s;
 	size_t all;
 	bool opened = preport_input__count(in, &all) && !preport_input__open_stream(in, 0, &s);
 	int err;
 
-	err = title_of(opened ? s.r : NULL, &title);
+	err = title_of(opened ? s.r : NULL, o->inverted, &title);
 	if (!err)
-		err = subtitle_of(in, rs, ve, nev, &sub, &fo.nr_samples);
+		err = subtitle_of(in, rs, ve, nev, fo.evsel, &sub, &fo.nr_samples);
 	if (opened)
 		preport_input__close_stream(in, &s);
 	if (!err) {

@@ -800,6 +800,7 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 	char shorts[3 + 3 * NR_OPTS] = "+:", *s = shorts + 2;
 	struct option longopts[NR_OPTS + 1];
 	const char *bad, *filters[NR_FILTERS] = {0};
+	char since[64], until[64];
 	size_t bad_len, i, k;
 	int c;
 
@@ -875,6 +876,18 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 	}
 	if (ro->session.max_stack == UINT32_MAX)
 		ro->session.max_stack = default_max_stack();
+	/* --since and --until as the times they resolved to: "-5m" says nothing once the file
+	 * is read later */
+	for (k = 0; k < NR_FILTERS; k++) {
+		bool is_since = !strcmp(filter_names[k], "since");
+		uint64_t ns = is_since ? o->range.since_ns : o->range.until_ns;
+		char *buf = is_since ? since : until;
+
+		if (filters[k] && (is_since || !strcmp(filter_names[k], "until"))) {
+			preport_format_wall(ns, ns % 1000000000 != 0, buf, sizeof(since));
+			filters[k] = buf;
+		}
+	}
 	if (describe_filters(filters, (char **)&ro->filters)) {
 		fprintf(stderr, "preport: out of memory\n");
 		*ret_status = 1;

@@ -220,6 +220,18 @@ int preport_input__read(struct preport_input *in, struct prec_report_session *rs
 int preport_report_input(struct preport_input *in, const struct preport_report_opts *o,
 			 FILE *out);
 
+/* The samples of event i that were read (of a finished session), those a filter left out
+ * included. */
+uint64_t preport_event_samples(struct prec_report_session *rs, size_t i);
+/*
+ * The event whose stacks --folded and --flamegraph show (one: summing the samples of two
+ * events is meaningless): the first that has samples, else the first that is not perf's
+ * dummy, else 0.  When others have samples, a note on stderr names them and says that `what`
+ * shows this one only.
+ */
+uint32_t preport_drawn_event(struct prec_report_session *rs, const struct prec_view_evsel *ve,
+			     size_t nev, const char *what);
+
 /* ---- --flamegraph (flame.c) ---- */
 
 /* The flame graph of the finished session rs, titled from the first stream's header and the

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prec_buf.h"
 #include "prec_hist.h"
 #include "prec_log.h"
 #include "prec_pprof.h"
@@ -145,6 +146,47 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	vo->hide_unresolved = o->session.hide_unresolved;
 }
 
+uint64_t preport_event_samples(struct prec_report_session *rs, size_t i)
+{
+	return prec_hist__event(prec_report_session__hist(rs), (uint32_t)i)->nr_samples +
+	       prec_report_session__event(rs, i)->left_out;
+}
+
+uint32_t preport_drawn_event(struct prec_report_session *rs, const struct prec_view_evsel *ve,
+			     size_t nev, const char *what)
+{
+	struct prec_buf others = {0};
+	size_t i, pick = nev;
+	char tmp[48];
+
+	nev = nev < prec_hist__nr_events(prec_report_session__hist(rs))
+		  ? nev
+		  : prec_hist__nr_events(prec_report_session__hist(rs));
+	for (i = 0; i < nev && pick == nev; i++)
+		if (preport_event_samples(rs, i))
+			pick = i;
+	for (i = 0; i < nev && pick == nev; i++)
+		if (!ve[i].dummy)
+			pick = i;
+	if (pick == nev)
+		return 0;
+	for (i = pick + 1; i < nev; i++) {
+		if (!preport_event_samples(rs, i))
+			continue;
+		snprintf(tmp, sizeof(tmp), " (%" PRIu64 " samples)", preport_event_samples(rs, i));
+		if (prec_buf__append(&others, others.len ? ", " : "", others.len ? 2 : 0) ||
+		    prec_buf__append(&others, ve[i].name, strlen(ve[i].name)) ||
+		    prec_buf__append(&others, tmp, strlen(tmp)))
+			break;
+	}
+	if (others.len && !prec_buf__append(&others, "", 1))
+		fprintf(stderr,
+			"preport: %s shows one event, %s (the first with samples); left out: %s\n",
+			what, ve[pick].name, (const char *)others.data);
+	prec_buf__release(&others);
+	return (uint32_t)pick;
+}
+
 /* --pprof: the hist as a pprof profile into out, begun (failures to write stay in
  * ferror(out->f)). */
 static int write_pprof(struct preport_input *in, struct prec_report_session *rs,
@@ -244,8 +286,11 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	}
 	if (!o->folded)
 		preport_input__print_range(in, out);
-	e2 = o->folded ? prec_view__folded(prec_report_session__hist(rs), out)
-		       : prec_view__stdio(prec_report_session__hist(rs), &vo, out);
+	if (o->folded)
+		e2 = prec_view__folded(prec_report_session__hist(rs),
+				       preport_drawn_event(rs, ve, f.nr_events, "--folded"), out);
+	else
+		e2 = prec_view__stdio(prec_report_session__hist(rs), &vo, out);
 	if (e2)
 		err = e2;
 	else if (o->session.thread_counts && !o->folded)

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 // Drives a flame graph SVG of preport in Chromium through playwright-core; used by
 // run-preport-flamegraph-browser.sh:
-//   node flamegraph-browser.js MODULES SVG CLICK SEARCH SAMPLES [SHOT]
+//   node flamegraph-browser.js MODULES SVG CLICK SEARCH SAMPLES [SHOT [LOW]]
 // MODULES: a node_modules directory with playwright-core; CLICK: the name of a frame to click;
 // SEARCH: a regular expression to search for, SAMPLES: the samples --folded gives the stacks
-// it matches; SHOT: a PNG to write (and SHOT-img.png: the frames as an <img> shows them).
+// it matches; SHOT: a PNG to write (and SHOT-img.png: the frames as an <img> shows them), ""
+// for none; LOW: "low" to try the graph in a window lower than it too (lowWindow()).
 // Chromium is /usr/bin/chromium unless $CHROMIUM says.
 // Prints "ok: ..." or "FAIL: ..." per check; exits 1 when one failed, 2 when the browser
 // could not be driven at all.
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const [modules, svg, clickName, term, wantSamples, shot] = process.argv.slice(2);
+const [modules, svg, clickName, term, wantSamples, shot, low] = process.argv.slice(2);
 const { chromium } = require(path.join(path.resolve(modules), 'playwright-core'));
 
 let failed = 0;
@@ -82,6 +83,74 @@ async function withoutScript(page, svg, shot) {
 	      `${r.drawnB} with the script`);
 	check(r.differ <= 0.01 * r.all,
 	      `as an <img>: ${r.differ} of ${r.all} pixels differ from the page with the script`);
+}
+
+// In a window lower than the graph, scrolled halfway: the title, search box and details line
+// are in view, Ctrl-F focuses the search without scrolling, and after a click on a frame in
+// view Reset zoom is in view too and goes back without scrolling.
+async function lowWindow(browser, url) {
+	const page = await browser.newPage({ viewport: { width: 1240, height: 240 } });
+	await page.goto(url);
+	await page.waitForSelector('#f0', { state: 'attached' });
+	const frame = () => page.evaluate(() => new Promise((ok) =>
+		requestAnimationFrame(() => requestAnimationFrame(ok))));
+	const h = await page.evaluate(() => +document.documentElement.getAttribute('height'));
+	if (h < 240 + 100) {
+		check(false, `the graph (${h} px) is not taller than the low window (240 px)`);
+		return page.close();
+	}
+	await page.evaluate((y) => window.scrollTo(0, y), Math.round((h - 240) / 2));
+	await frame();
+	const where = () => page.evaluate(() => {
+		// a text's line (from its baseline, as it may hold a space only), else the box
+		const inView = (id) => {
+			const e = document.getElementById(id);
+			if (!e)
+				return false;
+			if (e.tagName === 'text') {
+				const m = e.getScreenCTM(), y = m.f + m.d * +e.getAttribute('y');
+				return y - 14 >= 0 && y + 4 <= window.innerHeight;
+			}
+			const r = e.getBoundingClientRect();
+			return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight;
+		};
+		return { y: window.scrollY, title: inView('title'), search: inView('search'),
+			 details: inView('details'), reset: inView('reset') };
+	});
+	const at = await where();
+	check(at.y > 0 && at.title && at.search && at.details,
+	      `a ${h} px graph in a 240 px window scrolled to ${at.y}: title in view ${at.title}, ` +
+	      `search ${at.search}, details ${at.details}`);
+	await page.keyboard.press('Control+f');
+	await frame();
+	const f = await where();
+	const focused = await page.evaluate(() => document.activeElement.id === 'search');
+	check(focused && f.y === at.y && f.search,
+	      `Ctrl-F: search focused ${focused}, scrolled from ${at.y} to ${f.y}`);
+	await page.keyboard.press('Escape');
+	// a frame in view, below the controls and above the details line, not the root
+	const k = await page.evaluate(() => {
+		const rs = document.querySelectorAll('#frames rect');
+		for (let i = 1; i < rs.length; i++) {
+			const r = rs[i].getBoundingClientRect();
+			if (r.width > 2 && r.top > 80 && r.bottom < window.innerHeight - 40)
+				return i;
+		}
+		return -1;
+	});
+	check(k > 0, `a frame in view to click: f${k}`);
+	if (k > 0) {
+		await page.click(`#f${k}`);
+		await frame();
+		const z = await where();
+		check(z.reset && z.y === at.y, `after a zoom: Reset zoom in view ${z.reset}, ` +
+		      `scrolled from ${at.y} to ${z.y}`);
+		await page.click('#reset');
+		await frame();
+		const r = await where();
+		check(r.y === at.y, `Reset zoom leaves the page where it was: ${at.y}, ${r.y}`);
+	}
+	await page.close();
 }
 
 (async () => {
@@ -170,6 +239,8 @@ async function withoutScript(page, svg, shot) {
 	await page.mouse.move(5, 5);
 	if (shot)
 		await page.screenshot({ path: shot });
+	if (low === 'low')
+		await lowWindow(browser, url);
 	check(errors.length === 0, 'no script errors' + (errors.length ? ': ' + errors.join('; ') : ''));
 	const others = requests.filter((u) => u !== url);
 	check(others.length === 0, `no request beside the file itself (${others.join(' ')})`);

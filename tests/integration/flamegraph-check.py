@@ -12,7 +12,8 @@
 # is missing.  (Where children were left out, a frame may weigh less than its name path in
 # --folded: a sibling of the same name in another DSO may be among them.)  With --names, each line of FILE
 # (bytes, invalid UTF-8 read as U+FFFD) must be the name of a frame.  Prints one line per
-# failed check, and "ok: ..." totals; exits 1 on a failure.  The frames drawn in the SVG (for
+# failed check, and "ok: ..." totals; exits 1 on a failure.  An inlined function (kind 7) is
+# named "NAME (inlined)", which --folded calls NAME.  The frames drawn in the SVG (for
 # where no script runs) must be the data's: one rect each, as wide as its samples at the full
 # width, placed by preorder and depth, titled with its name, DSO and samples; each name
 # written on a frame is that frame's (cut to end in "..", where it does not fit).
@@ -76,8 +77,19 @@ with open(folded_path, 'rb') as f:
         for i in range(1, len(path) + 1):
             prefix[tuple(path[:i])] = prefix.get(tuple(path[:i]), 0) + count
 
+
+def folded_name(f):
+    # a frame's name as --folded writes it
+    name = S[f[1]]
+    if f[3] == 7:
+        if not name.endswith(' (inlined)'):
+            bad('the inlined frame %r does not say so' % name)
+        return name[:-len(' (inlined)')]
+    return name
+
+
 # the tree: parent by preorder and depth
-stack, by_path, kids, merged = [], {}, {}, []
+stack, by_path, kids, merged, inlined = [], {}, {}, [], 0
 for i, (depth, name, dso, kind, count) in enumerate(frames):
     while stack and frames[stack[-1]][0] >= depth:
         stack.pop()
@@ -85,7 +97,9 @@ for i, (depth, name, dso, kind, count) in enumerate(frames):
         bad('frame %d at depth %d under a frame at depth %d' % (i, depth, len(stack) - 1))
         break
     parent = stack[-1] if stack else -1
-    path = tuple(S[frames[j][1]] for j in stack[1:]) + ((S[name],) if stack else ())
+    path = tuple(folded_name(frames[j]) for j in stack[1:])
+    path += (folded_name(frames[i]),) if stack else ()
+    inlined += kind == 7
     if parent >= 0:
         kids.setdefault(parent, []).append(i)
     if kind == 5:
@@ -192,5 +206,5 @@ if names_file:
                 bad('no frame named %r' % want)
 if failed:
     sys.exit(1)
-print('ok: %d frames (%d merged, %d named) drawn, %d samples, %d folded paths' %
-      (len(frames), len(merged), len(labels), total, len(prefix)))
+print('ok: %d frames (%d merged, %d inlined, %d named) drawn, %d samples, %d folded paths' %
+      (len(frames), len(merged), inlined, len(labels), total, len(prefix)))

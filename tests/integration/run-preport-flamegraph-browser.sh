@@ -5,7 +5,11 @@
 # without script errors and without a network request, a click on a frame zooms it to the
 # full width and reset brings it back, Ctrl-F opens the search, and a search highlights frames
 # and shows the share of the samples --folded gives the stacks it matches (a function nested
-# in another that matches is not counted twice).  The inverted graph loads without errors too.
+# in another that matches is not counted twice), also for text that is not the regular
+# expression it looks like (a C++ name, "(anonymous namespace)::helper", of the C++
+# recording).  In a window lower than the graph, the title, search box, details line and
+# Reset zoom stay in view wherever the page is scrolled, and Ctrl-F does not scroll it.  The
+# inverted graph loads without errors too.
 # Both show their frames as an <img> (where scripts never run: a wiki's, a README's) as the
 # page with its script does before a click.
 #
@@ -33,33 +37,44 @@ XDG_CACHE_HOME=$workdir/xdg-cache
 export XDG_CACHE_HOME
 unset PREPORT_TIMES
 
+# prep REC ARGS...: preport over golden recording REC
 prep() {
-	(cd "$G" && exec "$PREPORT" -i precord-sys.data --symfs symfs --kallsyms kallsyms \
+	_rec=$1
+	shift
+	(cd "$G" && exec "$PREPORT" -i "$_rec.data" --symfs symfs --kallsyms kallsyms \
 		--max-stack 127 "$@") 2>"$workdir/preport.err" ||
 		fail "preport $*: $(lines "$workdir/preport.err")"
 }
-prep --folded >"$workdir/folded"
-prep --flamegraph "$workdir/flame.svg"
-prep -G --flamegraph "$workdir/inverted.svg"
+prep precord-sys --folded >"$workdir/folded"
+prep precord-sys --flamegraph "$workdir/flame.svg"
+prep precord-sys -G --flamegraph "$workdir/inverted.svg"
+prep precord-g --folded >"$workdir/cxx.folded"
+prep precord-g --flamegraph "$workdir/cxx.svg"
 
-# the samples of the stacks with a frame (or command) matching $1, from --folded
+# the samples of the stacks (in --folded output $2) with a frame (or command) that holds
+# the text $1 or that the regular expression $1 matches, as the search box finds them
 folded_samples() {
-	python3 - "$1" "$workdir/folded" <<'PY'
+	python3 - "$1" "$2" <<'PY'
 import re, sys
-r = re.compile(sys.argv[1])
+term = sys.argv[1]
+try:
+    r = re.compile(term)
+except re.error:
+    r = None
 total = 0
 for line in open(sys.argv[2], encoding='utf-8', errors='replace'):
     stack, _, count = line.rstrip('\n').rpartition(' ')
-    if any(r.search(f) for f in stack.split(';')):
+    if any(term in f or (r and r.search(f)) for f in stack.split(';')):
         total += int(count)
 print(total)
 PY
 }
 
-# browse SVG CLICK SEARCH SHOT
+# browse SVG CLICK SEARCH SHOT [FOLDED [low]]
 browse() {
-	_want=$(folded_samples "$3")
-	node "$JS" "$MODULES" "$1" "$2" "$3" "$_want" "${4:-}" >"$workdir/browse.out" 2>&1
+	_want=$(folded_samples "$3" "${5:-$workdir/folded}")
+	node "$JS" "$MODULES" "$1" "$2" "$3" "$_want" "${4:-}" "${6:-}" \
+		>"$workdir/browse.out" 2>&1
 	_rc=$?
 	[ "$_rc" = 2 ] && case $(cat "$workdir/browse.out") in
 	*"Executable doesn't exist"* | *"Failed to launch"*)
@@ -75,7 +90,11 @@ browse() {
 }
 
 shot=${FLAME_SHOT:-}
-browse "$workdir/flame.svg" outer '^(main|outer)$' "$shot"
-browse "$workdir/inverted.svg" hot_a '^hot_' "${shot:+${shot%.png}-inverted.png}"
+browse "$workdir/flame.svg" outer '^(main|outer)$' "$shot" "$workdir/folded" low
+browse "$workdir/inverted.svg" hot_a '^hot_' "${shot:+${shot%.png}-inverted.png}" \
+	"$workdir/folded" low
+# a C++ name as the report prints it: as a regular expression it matches nothing
+browse "$workdir/cxx.svg" 'app::work<unsigned long>' '(anonymous namespace)::helper' \
+	"${shot:+${shot%.png}-cxx.png}" "$workdir/cxx.folded"
 
 finish

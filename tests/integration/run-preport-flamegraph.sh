@@ -85,14 +85,25 @@ fi
 # (--folded's with the same filter), M all of them (--folded's without): a graph handed
 # around must not pass for the whole recording; without a filter, it says none
 subtitle() {
-	python3 -c 'import sys, xml.etree.ElementTree as ET
-for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text"):
-    if t.get("id") == "subtitle":
-        print(t.text or "")' "$1"
+	textof "$1" subtitle
 }
 samples() {
 	awk '{ n += $NF } END { print n + 0 }' "$1"
 }
+# the title says which graph it is: -G draws an icicle of callers, not a flame graph
+textof() {
+	python3 -c 'import sys, xml.etree.ElementTree as ET
+for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text"):
+    if t.get("id") == sys.argv[2]:
+        print(t.text or "")' "$1" "$2"
+}
+t=$(textof "$workdir/precord-sys.svg" title)
+tg=$(textof "$workdir/precord-sys-G.svg" title)
+case $t/$tg in
+"Flame graph: "*/"Icicle graph of callers: "*) ok "titles: '$t', with -G '$tg'" ;;
+*) bad "titles: '$t', with -G '$tg'" ;;
+esac
+
 all=$(samples "$workdir/precord-sys.folded")
 sub=$(subtitle "$workdir/precord-sys.svg")
 case $sub in

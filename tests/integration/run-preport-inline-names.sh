@@ -98,4 +98,41 @@ if awk -v a="$a" -v o="$o" 'BEGIN { exit !(a >= 10 && o >= 10) }'; then
 else
 	bad "--no-demangle: $(lines "$workdir/mangled.out" 14)"
 fi
+
+# --flamegraph --inline: the inlined frames say so in their names, as the report does (so a
+# search finds them), and in their kind (colour, details); the graph is still the stacks of
+# --folded --inline, which names them without the mark
+fg=$workdir/inline.svg
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "no python3: the flame graph of --inline is not checked"
+elif "$PREPORT" -i "$f" --inline --folded >"$workdir/inline.folded" 2>"$workdir/fg.err" &&
+	"$PREPORT" -i "$f" --inline --flamegraph "$fg" 2>>"$workdir/fg.err"; then
+	if python3 "$top_srcdir/tests/integration/flamegraph-check.py" "$fg" \
+		"$workdir/inline.folded" >"$workdir/fg.check" 2>&1; then
+		ok "--flamegraph --inline: $(lines "$workdir/fg.check" 1)"
+	else
+		bad "--flamegraph --inline: $(lines "$workdir/fg.check" 4)"
+	fi
+	# each mix is a frame of kind 7 (inlined) whose title says "inlined"
+	python3 - "$fg" >"$workdir/fg.kinds" 2>&1 <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+NS = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()
+d = next(json.loads(s.text) for s in root.iter(NS + 'script') if s.get('id') == 'flamedata')
+titles = {r.get('id'): r.find(NS + 'title').text for r in root.iter(NS + 'rect') if r.get('id')}
+S, A = d['strings'], d['frames']
+for want in ('app::mix<unsigned long> (inlined)', 'other::mix<unsigned long> (inlined)'):
+    ids = [i // 5 for i in range(0, len(A), 5) if S[A[i + 1]] == want]
+    ok = ids and all(A[5 * i + 3] == 7 and titles['f%d' % i].split('\n')[-2] == 'inlined'
+                     for i in ids)
+    print(('ok ' if ok else 'bad ') + want + ': ' + repr([titles.get('f%d' % i) for i in ids]))
+PY
+	if grep -q '^bad' "$workdir/fg.kinds" || ! grep -q '^ok' "$workdir/fg.kinds"; then
+		bad "--flamegraph --inline: $(lines "$workdir/fg.kinds" 4)"
+	else
+		ok "--flamegraph --inline: both mix frames are of kind inlined, titled so"
+	fi
+else
+	bad "--flamegraph --inline failed: $(lines "$workdir/fg.err")"
+fi
 finish

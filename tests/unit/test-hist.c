@@ -160,7 +160,7 @@ static char *report(enum mode mode)
 	vo.graph = PREC_GRAPH_GRAPH;
 	vo.graph_threshold = 0.01; /* low enough that graphs show: they hold occurrences */
 	vo.evsels = &ev;
-	if (prec_view__stdio(h, &vo, out) || prec_view__folded(h, out))
+	if (prec_view__stdio(h, &vo, out) || prec_view__folded(h, PREC_VIEW_ALL_EVENTS, out))
 		abort();
 	fclose(out);
 	nodes_seen = h->nr_nodes;

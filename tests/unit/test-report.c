@@ -132,7 +132,9 @@ static char *report(const char *dir, const char *file, int times, uint64_t *ret_
 	if (!err) {
 		*ret_lost = prec_report_session__event(rs, 0)->lost_samples;
 		out = open_memstream(&text, &len);
-		err = out ? prec_view__folded(prec_report_session__hist(rs), out) : -ENOMEM;
+		err = out ? prec_view__folded(prec_report_session__hist(rs), PREC_VIEW_ALL_EVENTS,
+					      out)
+			  : -ENOMEM;
 	}
 	if (out)
 		fclose(out);
