@@ -289,7 +289,7 @@ awk -v d="$DURATION" -v at="$at" \
 	printf "%-34s %14s %14s\n", "", "precord daemon", "perf record"
 	printf "%-34s %14.2f %14.2f   (precord by ctl status: %s)\n", "CPU s (user+sys)", pcpu, fcpu, scpu
 	printf "%-34s %14.3f %14.3f   (ratio %.3f)\n", "CPU s on a CPU before the stop", pon, fon,
-		fon > 0 ? pon / fon : 0
+		(fon > 0 ? pon / fon : 0)
 	printf "%-34s %14.1f %14.1f\n", "peak RSS MiB", ppeak / 1024, fpeak / 1024
 	printf "%-34s %14.1f %14.1f\n", "final RSS MiB", pend / 1024, fend / 1024
 	printf "%-34s %+13.1f%% %+13.1f%%\n", sprintf("RSS drift %d s to end", at), pdrift, fdrift
