@@ -19,6 +19,12 @@
  * the first frame of a DSO it may not look up (a JIT map the caller loads itself), it only
  * indexes from then on; finish symbolizes the rest, as it indexes what the thread had not
  * reached when it was stopped.  Either way the outcome is the one-thread path's.
+ *
+ * With inline frames or source lines, the DWARF answers of the frames finish symbolizes are
+ * about half of its work, and the read leaves the other CPU idle then: prec_hist_warm__start()
+ * asks them on a thread of its own meanwhile.  It reads only the frames and the DSO table,
+ * which no longer change, and asks only DSOs whose debug info is open, whose answers may be
+ * asked from two threads (prec_dso__dwarf_open()).  Answers do not depend on who asked first.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -242,6 +248,73 @@ int prec_hist_bg__stop(struct prec_hist_bg *bg, bool drain)
 	err = bg->err;
 	free(bg);
 	return err;
+}
+
+struct prec_hist_warm {
+	struct prec_hist *h;
+	pthread_t thread;
+	uint32_t from; /* the first frame to symbolize */
+	bool *dwarf; /* by hist DSO id: its debug info was open at the start */
+	bool stop; /* the caller's request */
+};
+
+/* From the last frame backwards, so that it and the caller, which goes forwards, meet in the
+ * middle rather than wait on the same DSO's lock. */
+static void *warm_main(void *arg)
+{
+	struct prec_hist_warm *w = arg;
+	struct prec_inline_frame inl[16];
+	uint32_t fid;
+
+	for (fid = w->h->frames.n; fid-- > w->from;) {
+		struct prec_hist_frame f = prec_hist__frame_at(w->h, fid);
+
+		if (__atomic_load_n(&w->stop, __ATOMIC_RELAXED))
+			break;
+		/* at the address the symbolizer asks: a return address's call */
+		if (w->dwarf[f.dso])
+			prec_dso__inlines(prec_hist__dso(w->h, f.dso),
+					  f.addr - ((f.flags & PREC_FRAME_RET) && f.addr ? 1 : 0),
+					  inl, 16);
+	}
+	return NULL;
+}
+
+struct prec_hist_warm *prec_hist_warm__start(struct prec_hist *h)
+{
+	struct prec_hist_warm *w;
+	bool any = false;
+	uint32_t i;
+
+	if ((!h->opts.inline_frames && !prec_hist_opts__has_key(&h->opts, PREC_SORT_SRCLINE)) ||
+	    h->nr_symbolized == h->frames.n)
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->dwarf = calloc(h->nr_dsos, sizeof(*w->dwarf))))
+		goto fail;
+	for (i = 1; i < h->nr_dsos; i++) {
+		w->dwarf[i] = h->dsos[i] && prec_dso__dwarf_open(h->dsos[i]);
+		any |= w->dwarf[i];
+	}
+	w->h = h;
+	w->from = h->nr_symbolized;
+	if (any && !pthread_create(&w->thread, NULL, warm_main, w))
+		return w;
+fail:
+	if (w)
+		free(w->dwarf);
+	free(w);
+	return NULL;
+}
+
+void prec_hist_warm__stop(struct prec_hist_warm *w)
+{
+	if (!w)
+		return;
+	__atomic_store_n(&w->stop, true, __ATOMIC_RELAXED);
+	pthread_join(w->thread, NULL);
+	free(w->dwarf);
+	free(w);
 }
 
 int prec_hist__background(struct prec_hist *h)

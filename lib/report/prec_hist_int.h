@@ -42,6 +42,7 @@ struct prec_node_total {
 };
 
 struct prec_hist_bg;
+struct prec_hist_warm;
 
 struct prec_hist {
 	struct prec_hist_opts opts;
@@ -145,5 +146,11 @@ void prec_hist_bg__add(struct prec_hist_bg *bg, const struct prec_hist_frame *f,
 /* Stop the thread and free it (NULL: nothing): wherever it is, or with `drain` once it has
  * taken every node made so far.  The thread's error, or 0. */
 int prec_hist_bg__stop(struct prec_hist_bg *bg, bool drain);
+
+/* During finish, while the caller symbolizes frames h->nr_symbolized on in order: a thread that
+ * asks the same frames' DWARF answers (prec_dso__inlines()) first, so that the caller finds
+ * most of them made.  NULL when there is nothing to ask or no thread.  stop() joins it. */
+struct prec_hist_warm *prec_hist_warm__start(struct prec_hist *h);
+void prec_hist_warm__stop(struct prec_hist_warm *w);
 
 #endif
