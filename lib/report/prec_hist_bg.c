@@ -22,9 +22,11 @@
  *
  * With inline frames or source lines, the DWARF answers of the frames finish symbolizes are
  * about half of its work, and the read leaves the other CPU idle then: prec_hist_warm__start()
- * asks them on a thread of its own meanwhile.  It reads only the frames and the DSO table,
- * which no longer change, and asks only DSOs whose debug info is open, whose answers may be
- * asked from two threads (prec_dso__dwarf_open()).  Answers do not depend on who asked first.
+ * asks them on a thread of its own, in frame order, and hands them to the symbolizer through
+ * a ring of answers (prec_hist_warm__take()), so that the DWARF lookups overlap the rest of
+ * symbolizing.  The thread reads only the frames and the DSO table, which no longer change,
+ * and asks only DSOs whose debug info is open (prec_dso__dwarf_open()), which the caller then
+ * only looks up (prec_dso__lookup()) until stop().  The answers are the same whoever asks.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -250,34 +252,90 @@ int prec_hist_bg__stop(struct prec_hist_bg *bg, bool drain)
 	return err;
 }
 
+#define RING 512 /* answers asked ahead (about 400 KiB) */
+
+struct warm_answer {
+	uint32_t fid;
+	int nr; /* inline frames, or -errno */
+	const char *srcline;
+	struct prec_inline_frame inl[PREC_HIST_MAX_INLINE];
+};
+
 struct prec_hist_warm {
 	struct prec_hist *h;
 	pthread_t thread;
 	uint32_t from; /* the first frame to symbolize */
 	bool *dwarf; /* by hist DSO id: its debug info was open at the start */
-	bool stop; /* the caller's request */
+	uint32_t nr_dsos;
+	bool srcline; /* the srcline key: ask the source line too */
+	pthread_mutex_t lock; /* guards the counts and stop */
+	pthread_cond_t cond; /* an answer was made or taken, or stop */
+	uint32_t made, taken; /* answers; made - taken of them wait in the ring */
+	bool stop;
+	struct warm_answer ring[RING];
 };
 
-/* From the last frame backwards, so that it and the caller, which goes forwards, meet in the
- * middle rather than wait on the same DSO's lock. */
 static void *warm_main(void *arg)
 {
 	struct prec_hist_warm *w = arg;
-	struct prec_inline_frame inl[16];
 	uint32_t fid;
+	bool stop;
 
-	for (fid = w->h->frames.n; fid-- > w->from;) {
+	for (fid = w->from; fid < w->h->frames.n; fid++) {
 		struct prec_hist_frame f = prec_hist__frame_at(w->h, fid);
-
-		if (__atomic_load_n(&w->stop, __ATOMIC_RELAXED))
-			break;
+		struct warm_answer *a = &w->ring[w->made % RING];
 		/* at the address the symbolizer asks: a return address's call */
-		if (w->dwarf[f.dso])
-			prec_dso__inlines(prec_hist__dso(w->h, f.dso),
-					  f.addr - ((f.flags & PREC_FRAME_RET) && f.addr ? 1 : 0),
-					  inl, 16);
+		uint64_t addr = f.addr - ((f.flags & PREC_FRAME_RET) && f.addr ? 1 : 0);
+		struct prec_dso *d = prec_hist__dso(w->h, f.dso);
+
+		if (!prec_hist_warm__covers(w, f.dso))
+			continue;
+		pthread_mutex_lock(&w->lock);
+		while (w->made - w->taken == RING && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		stop = w->stop;
+		pthread_mutex_unlock(&w->lock);
+		if (stop)
+			break;
+		/* the slot is the thread's until made counts it */
+		a->fid = fid;
+		a->nr = prec_dso__inlines(d, addr, a->inl, PREC_HIST_MAX_INLINE);
+		a->srcline = w->srcline ? prec_dso__srcline(d, addr) : NULL;
+		pthread_mutex_lock(&w->lock);
+		w->made++;
+		pthread_cond_signal(&w->cond);
+		pthread_mutex_unlock(&w->lock);
 	}
 	return NULL;
+}
+
+bool prec_hist_warm__covers(const struct prec_hist_warm *w, uint32_t dso)
+{
+	return w && dso < w->nr_dsos && w->dwarf[dso];
+}
+
+int prec_hist_warm__take(struct prec_hist_warm *w, uint32_t fid, struct prec_inline_frame *inl,
+			 const char **ret_srcline)
+{
+	struct warm_answer *a;
+	int nr;
+
+	pthread_mutex_lock(&w->lock);
+	while (w->made == w->taken)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	a = &w->ring[w->taken % RING];
+	if (a->fid != fid)
+		return -EINVAL; /* not the frames in order: a bug */
+	nr = a->nr;
+	if (nr > 0)
+		memcpy(inl, a->inl, (size_t)nr * sizeof(*inl));
+	*ret_srcline = a->srcline;
+	pthread_mutex_lock(&w->lock);
+	w->taken++;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return nr;
 }
 
 struct prec_hist_warm *prec_hist_warm__start(struct prec_hist *h)
@@ -297,9 +355,15 @@ struct prec_hist_warm *prec_hist_warm__start(struct prec_hist *h)
 		any |= w->dwarf[i];
 	}
 	w->h = h;
+	w->nr_dsos = h->nr_dsos;
 	w->from = h->nr_symbolized;
+	w->srcline = prec_hist_opts__has_key(&h->opts, PREC_SORT_SRCLINE);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
 	if (any && !pthread_create(&w->thread, NULL, warm_main, w))
 		return w;
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
 fail:
 	if (w)
 		free(w->dwarf);
@@ -311,8 +375,13 @@ void prec_hist_warm__stop(struct prec_hist_warm *w)
 {
 	if (!w)
 		return;
-	__atomic_store_n(&w->stop, true, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
 	free(w->dwarf);
 	free(w);
 }

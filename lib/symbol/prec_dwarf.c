@@ -7,8 +7,6 @@
  * a dwz .gnu_debugaltlink file is found the same way and handed to libdw, so libdw never
  * opens files itself.  Each distinct address is answered once: the answer (source line and
  * inline frames) is kept in a per-DSO table keyed by address, strings interned in the symtab.
- * Once a DSO's debug info is open (prec_dso__dwarf_open()), two threads may ask its answers at
- * once: each question is answered under the DSO's lock, and the strings outlive it.
  * An inlined function is named as perf names it (its demangled linkage name) and carries an
  * id that is one function's, wherever it was inlined, and differs between functions that
  * show the same name.
@@ -16,7 +14,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +51,6 @@ struct range_index {
 };
 
 struct prec_dwarf {
-	pthread_mutex_t lock; /* held by whoever asks an answer: see the top */
 	struct prec_elf own; /* the debug file, when DWARF is not in the symbol file */
 	struct prec_elf alt; /* the dwz file */
 	Dwarf *dw, *altdw;
@@ -77,7 +73,6 @@ void prec_dwarf__free(struct prec_dwarf *w)
 
 	if (!w)
 		return;
-	pthread_mutex_destroy(&w->lock);
 	if (w->dw)
 		dwarf_end(w->dw);
 	if (w->altdw)
@@ -168,7 +163,6 @@ int prec_dwarf__open(struct prec_dso *d)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	pthread_mutex_init(&w->lock, NULL);
 	prec_keyset__init(&w->cache, sizeof(uint64_t));
 	prec_keyset__init(&w->units, sizeof(uint64_t));
 	w->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
@@ -605,10 +599,8 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 	return err;
 }
 
-/* The cached answer for `addr` (same space as lookups) copied into *ret, with its inline frames
- * (at most max) into frames: 0, or -ENOENT without DWARF, -ENOMEM. */
-static int answer(struct prec_dso *d, uint64_t addr, struct dw_answer *ret,
-		  struct prec_inline_frame *frames, size_t max)
+/* The cached answer for `addr` (same space as lookups), or NULL without DWARF. */
+static const struct dw_answer *answer(struct prec_dso *d, uint64_t addr, int *ret_err)
 {
 	struct prec_dwarf *w;
 	struct dw_answer a;
@@ -617,39 +609,48 @@ static int answer(struct prec_dso *d, uint64_t addr, struct dw_answer *ret,
 	bool is_new;
 	int err;
 
+	*ret_err = 0;
 	if (prec_dwarf__open(d))
-		return -ENOENT;
+		return NULL;
 	w = d->dwarf;
 	pc = prec_dso__off_to_vaddr(d, addr);
-	pthread_mutex_lock(&w->lock);
 	id = prec_keyset__find(&w->cache, &pc);
-	if (id < 0) {
-		err = compute(d, w, pc, &a);
-		if (err)
-			goto fail;
-		if (prec_array__grow((void **)&w->answers, &w->capanswers,
-				     (size_t)w->cache.n + 1, sizeof(*w->answers), 256)) {
-			err = -ENOMEM;
-			goto fail;
-		}
-		id = prec_keyset__intern(&w->cache, &pc, &is_new);
-		if (id < 0) {
-			err = (int)id;
-			goto fail;
-		}
-		w->answers[id] = a;
+	if (id >= 0)
+		return &w->answers[id];
+	err = compute(d, w, pc, &a);
+	if (err)
+		goto fail;
+	if (prec_array__grow((void **)&w->answers, &w->capanswers, (size_t)w->cache.n + 1,
+			     sizeof(*w->answers), 256)) {
+		err = -ENOMEM;
+		goto fail;
 	}
-	*ret = w->answers[id];
-	if (ret->n > max)
-		ret->n = (uint32_t)max;
-	if (ret->n)
-		memcpy(frames, w->frames + ret->first, ret->n * sizeof(*frames));
-	pthread_mutex_unlock(&w->lock);
-	return 0;
+	id = prec_keyset__intern(&w->cache, &pc, &is_new);
+	if (id < 0) {
+		err = (int)id;
+		goto fail;
+	}
+	w->answers[id] = a;
+	return &w->answers[id];
 fail:
 	w->nframes = a.first;
-	pthread_mutex_unlock(&w->lock);
-	return err;
+	*ret_err = err;
+	return NULL;
+}
+
+int prec_dso__inlines(struct prec_dso *d, uint64_t addr, struct prec_inline_frame *ret, size_t max)
+{
+	const struct dw_answer *a;
+	size_t n;
+	int err;
+
+	a = answer(d, addr, &err);
+	if (!a)
+		return err;
+	n = a->n < max ? a->n : max;
+	if (n)
+		memcpy(ret, d->dwarf->frames + a->first, n * sizeof(*ret));
+	return (int)n;
 }
 
 bool prec_dso__dwarf_open(const struct prec_dso *d)
@@ -657,34 +658,23 @@ bool prec_dso__dwarf_open(const struct prec_dso *d)
 	return d->dwarf_tried && d->dwarf;
 }
 
-int prec_dso__inlines(struct prec_dso *d, uint64_t addr, struct prec_inline_frame *ret, size_t max)
-{
-	struct dw_answer a;
-	int err = answer(d, addr, &a, ret, max);
-
-	if (err)
-		return err == -ENOENT ? 0 : err;
-	return (int)a.n;
-}
-
 const char *prec_dso__srcline(struct prec_dso *d, uint64_t addr)
 {
-	struct dw_answer a;
+	const struct dw_answer *a;
+	int err;
 
-	return answer(d, addr, &a, NULL, 0) ? NULL : a.srcline;
+	a = answer(d, addr, &err);
+	return a ? a->srcline : NULL;
 }
 
 const char *prec_dso__outer_srcline(struct prec_dso *d, uint64_t addr, int *ret_decl_line,
 				    const char **ret_path)
 {
-	struct dw_answer a;
+	const struct dw_answer *a;
+	int err;
 
-	if (answer(d, addr, &a, NULL, 0)) {
-		*ret_decl_line = 0;
-		*ret_path = NULL;
-		return NULL;
-	}
-	*ret_decl_line = a.outer_decl;
-	*ret_path = a.outer_path;
-	return a.outer;
+	a = answer(d, addr, &err);
+	*ret_decl_line = a ? a->outer_decl : 0;
+	*ret_path = a ? a->outer_path : NULL;
+	return a ? a->outer : NULL;
 }

@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1407,92 +1406,6 @@ static void test_inline_names(const char *exe, const struct offs *o)
 	}
 }
 
-/*
- * The DWARF answers of one DSO asked from two threads at once (as finish does while a second
- * thread asks ahead, prec_hist_bg.c), one going forwards and one backwards over n addresses
- * from `from`, equal those that one thread alone gets from a symtab of its own.
- */
-struct answer_text {
-	char srcline[128], outer[128], frames[512];
-	int decl, nr;
-};
-
-struct answer_run {
-	struct prec_dso *d;
-	uint64_t from, n;
-	bool backwards;
-	struct answer_text *out;
-};
-
-static void answer_of(struct prec_dso *d, uint64_t addr, struct answer_text *t)
-{
-	struct prec_inline_frame fr[8];
-	const char *sl = prec_dso__srcline(d, addr), *path, *outer;
-	int k, len = 0;
-
-	outer = prec_dso__outer_srcline(d, addr, &t->decl, &path);
-	snprintf(t->srcline, sizeof(t->srcline), "%s", sl ? sl : "-");
-	snprintf(t->outer, sizeof(t->outer), "%s %s", outer ? outer : "-", path ? path : "-");
-	t->nr = prec_dso__inlines(d, addr, fr, 8);
-	t->frames[0] = 0;
-	for (k = 0; k < t->nr && len < (int)sizeof(t->frames); k++)
-		len += snprintf(t->frames + len, sizeof(t->frames) - (size_t)len, "%s/%" PRIx64 "/%s;",
-				fr[k].name, fr[k].id, fr[k].srcline ? fr[k].srcline : "-");
-}
-
-static void *answer_thread(void *arg)
-{
-	struct answer_run *r = arg;
-
-	for (uint64_t i = 0; i < r->n; i++) {
-		uint64_t k = r->backwards ? r->n - 1 - i : i;
-
-		answer_of(r->d, r->from + k, &r->out[k]);
-	}
-	return NULL;
-}
-
-static void check_answers_threads(const char *path, const uint8_t *bid, size_t bid_len,
-				  const char *debug_dir, uint64_t from, uint64_t n, const char *what)
-{
-	struct prec_symtab *st = new_symtab(debug_dir, NULL, NULL, NULL);
-	struct prec_symtab *ref = new_symtab(debug_dir, NULL, NULL, NULL);
-	struct prec_dso *d = prec_symtab__dso(st, path, bid, bid_len);
-	struct prec_dso *rd = prec_symtab__dso(ref, path, bid, bid_len);
-	struct answer_text *a = calloc(n, sizeof(*a)), *b = calloc(n, sizeof(*b));
-	struct answer_text *want = calloc(n, sizeof(*want));
-	struct answer_run ra = { d, from, n, false, a }, rb = { d, from, n, true, b };
-	pthread_t ta, tb;
-	uint64_t i, same = 0, lines = 0;
-
-	if (!a || !b || !want)
-		abort();
-	prec_dso__srcline(d, from); /* opens the debug info, as the loader does */
-	if (!ok(prec_dso__dwarf_open(d), "%s: debug info open", what))
-		goto out;
-	for (i = 0; i < n; i++)
-		answer_of(rd, from + i, &want[i]);
-	if (pthread_create(&ta, NULL, answer_thread, &ra) ||
-	    pthread_create(&tb, NULL, answer_thread, &rb))
-		abort();
-	pthread_join(ta, NULL);
-	pthread_join(tb, NULL);
-	for (i = 0; i < n; i++) {
-		same += !memcmp(&a[i], &want[i], sizeof(want[i])) &&
-			!memcmp(&b[i], &want[i], sizeof(want[i]));
-		lines += strcmp(want[i].srcline, "-") != 0;
-	}
-	ok(same == n && lines > 0,
-	   "%s: answers of %" PRIu64 " addresses asked from two threads at once as from one "
-	   "(%" PRIu64 " differ; %" PRIu64 " with a line)", what, n, n - same, lines);
-out:
-	free(a);
-	free(b);
-	free(want);
-	prec_symtab__free(st);
-	prec_symtab__free(ref);
-}
-
 static void test_libc(void)
 {
 	void *h = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD), *fn;
@@ -1507,7 +1420,6 @@ static void test_libc(void)
 	struct timespec t0, t1;
 	FILE *f;
 	int i, pass;
-	bool dbg;
 
 	fn = h ? dlsym(h, "malloc") : NULL;
 	if (!ok(fn != NULL, "libc: dlsym(malloc) in %s", LIBC_SO))
@@ -1547,14 +1459,7 @@ static void test_libc(void)
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		diag("1e6 lookups in %.1f ms", (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 						   (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-		dbg = !pass && prec_dso__srcline(d, off);
 		prec_symtab__free(st);
-		if (dbg)
-			check_answers_threads(path, bid_len ? bid : NULL, bid_len, NULL, off, 20000,
-					      "libc's debug info");
-		else if (!pass)
-			diag("no debug info for libc (libc6-dbg): its answers from two threads not "
-			     "checked");
 	}
 }
 
@@ -1785,11 +1690,8 @@ int main(void)
 	test_kallsyms_pfx();
 	test_kcache();
 	test_jit();
-	if (have_inl && ok(run_offsets(inl, &oi), "the inline program prints its offsets")) {
+	if (have_inl && ok(run_offsets(inl, &oi), "the inline program prints its offsets"))
 		test_inlines(inl, &oi);
-		check_answers_threads(inl, NULL, 0, "/nonexistent", off_of(&oi, "outer_fn"), 256,
-				      "inline program");
-	}
 	if (!system("c++ --version > /dev/null 2>&1")) {
 		char cxx[PATH_MAX];
 		struct offs oc;
