@@ -827,11 +827,14 @@ int prec_hist__finish(struct prec_hist *h)
 	if (err)
 		return err;
 	h->finished = true;
+	h->warm = prec_hist_warm__start(h);
 	while (!err && h->nr_symbolized < h->frames.n) {
 		uint32_t dso = prec_hist__frame_at(h, h->nr_symbolized).dso;
 
 		err = prec_hist__symbolize_next(h, prec_hist__dso(h, dso));
 	}
+	prec_hist_warm__stop(h->warm);
+	h->warm = NULL;
 	if (err)
 		return err;
 	memset(&F, 0, sizeof(F));

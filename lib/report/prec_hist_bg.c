@@ -19,6 +19,14 @@
  * the first frame of a DSO it may not look up (a JIT map the caller loads itself), it only
  * indexes from then on; finish symbolizes the rest, as it indexes what the thread had not
  * reached when it was stopped.  Either way the outcome is the one-thread path's.
+ *
+ * With inline frames or source lines, the DWARF answers of the frames finish symbolizes are
+ * about half of its work, and the read leaves the other CPU idle then: prec_hist_warm__start()
+ * asks them on a thread of its own, in frame order, and hands them to the symbolizer through
+ * a ring of answers (prec_hist_warm__take()), so that the DWARF lookups overlap the rest of
+ * symbolizing.  The thread reads only the frames and the DSO table, which no longer change,
+ * and asks only DSOs whose debug info is open (prec_dso__dwarf_open()), which the caller then
+ * only looks up (prec_dso__lookup()) until stop().  The answers are the same whoever asks.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -242,6 +250,140 @@ int prec_hist_bg__stop(struct prec_hist_bg *bg, bool drain)
 	err = bg->err;
 	free(bg);
 	return err;
+}
+
+#define RING 512 /* answers asked ahead (about 400 KiB) */
+
+struct warm_answer {
+	uint32_t fid;
+	int nr; /* inline frames, or -errno */
+	const char *srcline;
+	struct prec_inline_frame inl[PREC_HIST_MAX_INLINE];
+};
+
+struct prec_hist_warm {
+	struct prec_hist *h;
+	pthread_t thread;
+	uint32_t from; /* the first frame to symbolize */
+	bool *dwarf; /* by hist DSO id: its debug info was open at the start */
+	uint32_t nr_dsos;
+	bool srcline; /* the srcline key: ask the source line too */
+	pthread_mutex_t lock; /* guards the counts and stop */
+	pthread_cond_t cond; /* an answer was made or taken, or stop */
+	uint32_t made, taken; /* answers; made - taken of them wait in the ring */
+	bool stop;
+	struct warm_answer ring[RING];
+};
+
+static void *warm_main(void *arg)
+{
+	struct prec_hist_warm *w = arg;
+	uint32_t fid;
+	bool stop;
+
+	for (fid = w->from; fid < w->h->frames.n; fid++) {
+		struct prec_hist_frame f = prec_hist__frame_at(w->h, fid);
+		struct warm_answer *a = &w->ring[w->made % RING];
+		/* at the address the symbolizer asks: a return address's call */
+		uint64_t addr = f.addr - ((f.flags & PREC_FRAME_RET) && f.addr ? 1 : 0);
+		struct prec_dso *d = prec_hist__dso(w->h, f.dso);
+
+		if (!prec_hist_warm__covers(w, f.dso))
+			continue;
+		pthread_mutex_lock(&w->lock);
+		while (w->made - w->taken == RING && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		stop = w->stop;
+		pthread_mutex_unlock(&w->lock);
+		if (stop)
+			break;
+		/* the slot is the thread's until made counts it */
+		a->fid = fid;
+		a->nr = prec_dso__inlines(d, addr, a->inl, PREC_HIST_MAX_INLINE);
+		a->srcline = w->srcline ? prec_dso__srcline(d, addr) : NULL;
+		pthread_mutex_lock(&w->lock);
+		w->made++;
+		pthread_cond_signal(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+	}
+	return NULL;
+}
+
+bool prec_hist_warm__covers(const struct prec_hist_warm *w, uint32_t dso)
+{
+	return w && dso < w->nr_dsos && w->dwarf[dso];
+}
+
+int prec_hist_warm__take(struct prec_hist_warm *w, uint32_t fid, struct prec_inline_frame *inl,
+			 const char **ret_srcline)
+{
+	struct warm_answer *a;
+	int nr;
+
+	pthread_mutex_lock(&w->lock);
+	while (w->made == w->taken)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	a = &w->ring[w->taken % RING];
+	if (a->fid != fid)
+		return -EINVAL; /* not the frames in order: a bug */
+	nr = a->nr;
+	if (nr > 0)
+		memcpy(inl, a->inl, (size_t)nr * sizeof(*inl));
+	*ret_srcline = a->srcline;
+	pthread_mutex_lock(&w->lock);
+	w->taken++;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return nr;
+}
+
+struct prec_hist_warm *prec_hist_warm__start(struct prec_hist *h)
+{
+	struct prec_hist_warm *w;
+	bool any = false;
+	uint32_t i;
+
+	if ((!h->opts.inline_frames && !prec_hist_opts__has_key(&h->opts, PREC_SORT_SRCLINE)) ||
+	    h->nr_symbolized == h->frames.n)
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->dwarf = calloc(h->nr_dsos, sizeof(*w->dwarf))))
+		goto fail;
+	for (i = 1; i < h->nr_dsos; i++) {
+		w->dwarf[i] = h->dsos[i] && prec_dso__dwarf_open(h->dsos[i]);
+		any |= w->dwarf[i];
+	}
+	w->h = h;
+	w->nr_dsos = h->nr_dsos;
+	w->from = h->nr_symbolized;
+	w->srcline = prec_hist_opts__has_key(&h->opts, PREC_SORT_SRCLINE);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	if (any && !pthread_create(&w->thread, NULL, warm_main, w))
+		return w;
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+fail:
+	if (w)
+		free(w->dwarf);
+	free(w);
+	return NULL;
+}
+
+void prec_hist_warm__stop(struct prec_hist_warm *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	free(w->dwarf);
+	free(w);
 }
 
 int prec_hist__background(struct prec_hist *h)

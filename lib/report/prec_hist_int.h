@@ -42,6 +42,10 @@ struct prec_node_total {
 };
 
 struct prec_hist_bg;
+struct prec_hist_warm;
+struct prec_inline_frame;
+
+#define PREC_HIST_MAX_INLINE 16 /* inline frames kept per address */
 
 struct prec_hist {
 	struct prec_hist_opts opts;
@@ -72,6 +76,7 @@ struct prec_hist {
 	uint64_t *nslot;
 	uint32_t nr_nslots, nr_hashed;
 	struct prec_hist_bg *bg; /* see prec_hist__background() */
+	struct prec_hist_warm *warm; /* during finish: see prec_hist_warm__start() */
 
 	struct prec_evsel_stats *ev;
 	uint32_t nr_ev;
@@ -145,5 +150,21 @@ void prec_hist_bg__add(struct prec_hist_bg *bg, const struct prec_hist_frame *f,
 /* Stop the thread and free it (NULL: nothing): wherever it is, or with `drain` once it has
  * taken every node made so far.  The thread's error, or 0. */
 int prec_hist_bg__stop(struct prec_hist_bg *bg, bool drain);
+
+/* During finish, while the caller symbolizes frames h->nr_symbolized on in order: a thread
+ * that asks the DWARF answers of the frames of DSOs whose debug info is open, in the same
+ * order (prec_hist_bg.c).  NULL when there is nothing to ask or no thread. */
+struct prec_hist_warm *prec_hist_warm__start(struct prec_hist *h);
+/* Whether the answers of hist DSO `dso`'s frames come from w (false for NULL): then the
+ * caller must not ask that DSO itself, and takes them with prec_hist_warm__take(). */
+bool prec_hist_warm__covers(const struct prec_hist_warm *w, uint32_t dso);
+/* The answers of frame fid, the next frame of a covered DSO: its inline frames into inl (at
+ * most PREC_HIST_MAX_INLINE; their number, or what prec_dso__inlines() returned) and, with
+ * the srcline key, its source line (prec_dso__srcline()) into *ret_srcline.  -EINVAL when
+ * fid is not the next. */
+int prec_hist_warm__take(struct prec_hist_warm *w, uint32_t fid, struct prec_inline_frame *inl,
+			 const char **ret_srcline);
+/* Stop the thread (after the last take, or early) and free it; NULL: nothing. */
+void prec_hist_warm__stop(struct prec_hist_warm *w);
 
 #endif

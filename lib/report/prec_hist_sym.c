@@ -17,8 +17,6 @@
 #include "prec_hist_int.h"
 #include "prec_symbol.h"
 
-#define MAX_INLINE 16
-
 static void sframe_key(struct prec_sframe *sf, uint32_t dso, enum prec_sframe_kind kind,
 		       uint64_t addr, const char *name, bool kernel)
 {
@@ -47,13 +45,12 @@ static int seq_push(struct prec_hist *h, size_t *cap, uint32_t v)
 	return 0;
 }
 
-/* perf's srcline for an address without line info: "sym+OFF" (decimal), else "dso[ADDR]"
- * (hexadecimal), else, outside any mapping, "??:0". */
+/* The srcline of an address whose line info is `s` (NULL: none), or perf's without line info:
+ * "sym+OFF" (decimal), else "dso[ADDR]" (hexadecimal), else, outside any mapping, "??:0". */
 static const char *srcline_of(struct prec_hist *h, const struct prec_hist_frame *f,
-			      struct prec_dso *d, uint64_t addr, const struct prec_sym *sym,
-			      bool have_sym)
+			      struct prec_dso *d, const char *s, uint64_t addr,
+			      const struct prec_sym *sym, bool have_sym)
 {
-	const char *s = d ? prec_dso__srcline(d, addr) : NULL;
 	char buf[512];
 
 	if (s)
@@ -107,6 +104,8 @@ int prec_hist__symbolize_next(struct prec_hist *h, struct prec_dso *d)
 	struct prec_hist_frame f = prec_hist__frame_at(h, i);
 	size_t cap = h->cap_frame_sym;
 	struct prec_frame_sym *fs;
+	struct prec_inline_frame inl[PREC_HIST_MAX_INLINE];
+	const char *line = NULL; /* the address's source line, with the srcline key */
 	struct lookup a;
 	long sf;
 	int nr = 0, k;
@@ -120,19 +119,20 @@ int prec_hist__symbolize_next(struct prec_hist *h, struct prec_dso *d)
 	fs = &h->frame_sym[i];
 	look_up(&f, d, &a);
 	fs->sf_start = (uint32_t)h->nr_sf_seq;
-	if (d && !a.rc && h->opts.inline_frames) {
-		struct prec_inline_frame inl[MAX_INLINE];
-
-		nr = prec_dso__inlines(d, a.addr, inl, MAX_INLINE);
-		for (k = 0; k < nr; k++) {
-			sf = sframe_intern(h, f.dso, PREC_SF_INLINE, inl[k].id, inl[k].name,
-					   a.kernel);
-			if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
-				return -ENOMEM;
-		}
-		if (nr < 0)
-			return nr;
+	if (prec_hist_warm__covers(h->warm, f.dso)) { /* asked already, on the other thread */
+		nr = prec_hist_warm__take(h->warm, i, inl, &line);
+		if (nr != -EINVAL && (a.rc || !h->opts.inline_frames))
+			nr = 0; /* not asked on the one-thread path */
+	} else if (d && !a.rc && h->opts.inline_frames) {
+		nr = prec_dso__inlines(d, a.addr, inl, PREC_HIST_MAX_INLINE);
 	}
+	for (k = 0; k < nr; k++) {
+		sf = sframe_intern(h, f.dso, PREC_SF_INLINE, inl[k].id, inl[k].name, a.kernel);
+		if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
+			return -ENOMEM;
+	}
+	if (nr < 0)
+		return nr;
 	sf = prec_keyset__intern(&h->sframes, &a.key, NULL);
 	if (sf < 0 || seq_push(h, &h->cap_sf_seq, (uint32_t)sf))
 		return -ENOMEM;
@@ -141,7 +141,9 @@ int prec_hist__symbolize_next(struct prec_hist *h, struct prec_dso *d)
 	/* the last sframe, sf, is the frame's own function: a symbol when the lookup found one */
 	fs->unsym = a.rc ? prec_hist__sframe(h, (uint32_t)sf)->dso + 1 : 0;
 	if (h->frame_srcline) {
-		h->frame_srcline[i] = srcline_of(h, &f, d, a.addr, &a.sym, !a.rc);
+		if (d && !prec_hist_warm__covers(h->warm, f.dso))
+			line = prec_dso__srcline(d, a.addr);
+		h->frame_srcline[i] = srcline_of(h, &f, d, line, a.addr, &a.sym, !a.rc);
 		if (!h->frame_srcline[i])
 			return -ENOMEM;
 	}

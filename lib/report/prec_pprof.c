@@ -43,17 +43,25 @@
 
 /* Pack message m whole and hand it to the gzip stream: 0, -ENOMEM or -EIO.  (protobuf-c's
  * pack_to_buffer hands its buffer a few bytes at a time and sizes each nested message once
- * more per level; packing samples a batch at a time into flat memory takes half its CPU.) */
-static int gz_pack(struct prec_gzip *g, const ProtobufCMessage *m)
+ * more per level; packing samples a batch at a time into flat memory takes half its CPU.)
+ * With `bound` (0: none), a size m cannot exceed, the buffer is that large and m is not
+ * sized first: protobuf-c sizes each nested message as it packs it anyway, and sizing the
+ * samples twice cost as much as packing them. */
+static int gz_pack(struct prec_gzip *g, const ProtobufCMessage *m, size_t bound)
 {
-	size_t len = protobuf_c_message_get_packed_size(m);
+	size_t len = bound ? bound : protobuf_c_message_get_packed_size(m);
 	uint8_t *buf = prec_gzip__buf(g, len);
 
 	if (!buf)
 		return -ENOMEM;
-	protobuf_c_message_pack(m, buf);
-	return prec_gzip__write(g, len);
+	return prec_gzip__write(g, protobuf_c_message_pack(m, buf));
 }
+
+/* Bounds of the packed size, in a Profile, of a sample with n locations and c values, and of
+ * a location with n lines: a field's tag is one byte (field numbers below 16), a varint at
+ * most 10 bytes and a message's length at most 5. */
+#define SAMPLE_BOUND(n, c) (6 + (6 + 11 * (size_t)(n)) + (6 + 11 * (size_t)(c)) + 3 * (6 + 4 * 11))
+#define LOCATION_BOUND(n) (6 + 3 * 11 + 2 + (6 + 2 * 11) * (size_t)(n))
 
 /* A function is a name in a file: code of one symbol that comes from an #included file
  * (glibc's vfprintf-process-arg.c in __vfprintf_internal) is a function of its own there,
@@ -351,6 +359,7 @@ struct batch {
 	Prec__Pprof__Sample smp[SAMPLE_BATCH], *smpp[SAMPLE_BATCH];
 	Prec__Pprof__Label lab[SAMPLE_BATCH][3], *labp[SAMPLE_BATCH][3];
 	size_t ids_at[SAMPLE_BATCH]; /* where each sample's location ids begin in ids */
+	size_t bound; /* of the batch's packed size: SAMPLE_BOUND of each */
 	int64_t *values; /* nr_cols per sample */
 	uint64_t *ids;
 	size_t n, nr_ids, cap_ids;
@@ -359,7 +368,7 @@ struct batch {
 static int batch_flush(struct prec_gzip *g, struct batch *b)
 {
 	Prec__Pprof__Profile prof = PREC__PPROF__PROFILE__INIT;
-	size_t i;
+	size_t i, bound;
 
 	if (!b->n)
 		return 0;
@@ -369,7 +378,9 @@ static int batch_flush(struct prec_gzip *g, struct batch *b)
 	prof.sample = b->smpp;
 	b->n = 0;
 	b->nr_ids = 0;
-	return gz_pack(g, &prof.base);
+	bound = b->bound;
+	b->bound = 0;
+	return gz_pack(g, &prof.base, bound);
 }
 
 /* Pack the samples, one stack at a time, SAMPLE_BATCH to a message. */
@@ -446,6 +457,7 @@ static int write_samples(struct pp *p, struct prec_gzip *g)
 		smp->value = values;
 		smp->n_label = 3;
 		smp->label = b->labp[b->n];
+		b->bound += SAMPLE_BOUND(n, p->nr_cols);
 		b->smpp[b->n++] = smp;
 		if (b->n == SAMPLE_BATCH) {
 			err = batch_flush(g, b);
@@ -509,7 +521,7 @@ static int write_locations(struct pp *p, struct prec_gzip *g)
 	Prec__Pprof__Profile prof = PREC__PPROF__PROFILE__INIT;
 	Prec__Pprof__Location *lp = calloc(LOC_BATCH, sizeof(*lp)), **lpp;
 	Prec__Pprof__Line *ln = NULL, **lnp = NULL;
-	size_t cap_ln = 0, cap_lnp = 0, i, k, n, nl;
+	size_t cap_ln = 0, cap_lnp = 0, i, k, n, nl, bound;
 	int err = -ENOMEM;
 
 	lpp = calloc(LOC_BATCH, sizeof(*lpp));
@@ -531,7 +543,8 @@ static int write_locations(struct pp *p, struct prec_gzip *g)
 			ln[k].line = li->line;
 			lnp[k] = &ln[k];
 		}
-		for (k = 0; k < n; k++) {
+		for (k = 0, bound = 0; k < n; k++) {
+			bound += LOCATION_BOUND(l[k].nr_lines);
 			prec__pprof__location__init(&lp[k]);
 			lp[k].id = i + k + 1;
 			lp[k].mapping_id = l[k].mapping;
@@ -543,7 +556,7 @@ static int write_locations(struct pp *p, struct prec_gzip *g)
 		}
 		prof.n_location = n;
 		prof.location = lpp;
-		err = gz_pack(g, &prof.base);
+		err = gz_pack(g, &prof.base, bound);
 		if (err)
 			goto out;
 	}
@@ -687,7 +700,7 @@ static int write_tables(struct pp *p, struct prec_gzip *g, int64_t *types, int64
 	prof.sample_type = vtp;
 	prof.n_mapping = p->nr_maps;
 	prof.mapping = mpp;
-	err = gz_pack(g, &prof.base);
+	err = gz_pack(g, &prof.base, 0);
 	if (!err)
 		err = write_locations(p, g);
 	if (err)
@@ -725,7 +738,7 @@ static int write_tables(struct pp *p, struct prec_gzip *g, int64_t *types, int64
 		prof.period = period;
 		prof.default_sample_type = types[1];
 	}
-	err = gz_pack(g, &prof.base);
+	err = gz_pack(g, &prof.base, 0);
 out:
 	free(vt);
 	free(vtp);

@@ -653,6 +653,11 @@ int prec_dso__inlines(struct prec_dso *d, uint64_t addr, struct prec_inline_fram
 	return (int)n;
 }
 
+bool prec_dso__dwarf_open(const struct prec_dso *d)
+{
+	return d->dwarf_tried && d->dwarf;
+}
+
 const char *prec_dso__srcline(struct prec_dso *d, uint64_t addr)
 {
 	const struct dw_answer *a;

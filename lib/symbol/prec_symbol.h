@@ -263,5 +263,9 @@ const char *prec_dso__srcline(struct prec_dso *d, uint64_t addr);
  * info gives (NULL when not known).  Cached per address. */
 const char *prec_dso__outer_srcline(struct prec_dso *d, uint64_t addr, int *ret_decl_line,
 				    const char **ret_path);
+/* Whether d's debug information is open (by the loader, or by one of the three above).  Then
+ * those three touch only the debug information and the symtab's strings: one thread may ask
+ * them while another looks d up (prec_dso__lookup()). */
+bool prec_dso__dwarf_open(const struct prec_dso *d);
 
 #endif
