@@ -8,7 +8,8 @@
 #   journal     service_log writes "<N>MSG" when JOURNAL_STREAM names stderr, else
 #               "precord: MSG" (also when JOURNAL_STREAM names another file, or stderr was
 #               redirected since); one line each
-#   man         `man precord-ctl` shows precord-daemon(1) (doc/precord-ctl.1, a .so link)
+#   man         `man precord-ctl` shows its own page, which points to precord-daemon(1), and
+#               `man -l doc/precord-ctl.1` works in a checkout
 #   unit        `systemd-analyze verify` of the unit (ExecStart= pointed at this build, its
 #               man page found in doc/) prints nothing; `systemd-analyze security
 #               --offline=true` rates it at most 2.5, and the only capabilities it leaves
@@ -169,8 +170,12 @@ else
 	mkdir -p "$workdir/manctl/man1"
 	cp "$top_srcdir/doc/precord-daemon.1" "$top_srcdir/doc/precord-ctl.1" "$workdir/manctl/man1/"
 	MANPATH=$workdir/manctl MANWIDTH=80 man -P cat precord-ctl >"$workdir/manctl.out" 2>&1
-	grep -q '^PRECORD-DAEMON(1) ' "$workdir/manctl.out"
-	check $? "man precord-ctl shows precord-daemon(1): $(lines "$workdir/manctl.out" 1)"
+	grep -q '^PRECORD-CTL(1) ' "$workdir/manctl.out" &&
+		grep -q 'precord-daemon(1)' "$workdir/manctl.out"
+	check $? "man precord-ctl shows its page, naming precord-daemon(1): $(lines "$workdir/manctl.out" 1)"
+	MANWIDTH=80 man -P cat -l "$top_srcdir/doc/precord-ctl.1" >"$workdir/manctl-l.out" 2>&1
+	grep -q '^PRECORD-CTL(1) ' "$workdir/manctl-l.out"
+	check $? "man -l doc/precord-ctl.1 works in a checkout: $(lines "$workdir/manctl-l.out" 1)"
 fi
 
 say "--- unit"
