@@ -12,6 +12,10 @@
  *  - With drop_unsampled, `held` is the previous drain round, not written yet, and `cur`
  *    the round being drained; both are empty outside an output.  A round is written whole
  *    (less what the filter leaves out), in drain order.
+ *  - With keep_tasks, every record drained passes by the task table, written or not (with
+ *    drop_unsampled, a round as it is written, less what the filter leaves out: those
+ *    processes have no sample to name), and each drain (a pass over every ring) ends the
+ *    table's pass: a new output's state is what the rings had told when it began.
  *  - A FINISHED_ROUND comes only between two whole passes over the rings (end_round).
  *    The filter is sound because the samples of a process precede its last EXIT in time: a
  *    sample drained after the EXIT's round was published before the next round's drain of
@@ -29,6 +33,7 @@
 #include "prec_buildid.h"
 #include "prec_session.h"
 #include "prec_synth.h"
+#include "prec_tasks.h"
 #include "prec_writer.h"
 
 /*
@@ -69,6 +74,8 @@ struct prec_session {
 	struct pollfd *pfd; /* one per ring, then the caller's wake fd */
 	struct prec_buildid_cache *bids; /* build-ids from user space, not attr.build_id */
 	size_t nr_hup;
+	struct prec_tasks *tasks; /* keep_tasks: the targets' tasks, as drained */
+	uint64_t tasks_lost; /* ring records lost when the table last heard of it */
 
 	struct prec_ring_stats st;
 	uint64_t dropped, raw_total, written_total;
@@ -204,6 +211,15 @@ int prec_session__new(const struct prec_session_opts *o, struct prec_session **r
 		s->pfd[i].fd = prec_events__ring_fd(s->ev, i);
 		s->pfd[i].events = POLLIN;
 	}
+	if (o->keep_tasks && (o->system_wide || o->nr_pids)) {
+		struct prec_sample_layout l;
+
+		/* side records come from the first event, in its trailer layout */
+		prec_sample_layout__init(&l, prec_events__attr(s->ev, 0));
+		err = prec_tasks__new(&l, o->ev.clockid, o->ev.dwarf, &s->tasks);
+		if (err)
+			goto fail;
+	}
 	*ret = s;
 	return 0;
 fail:
@@ -225,6 +241,7 @@ void prec_session__free(struct prec_session *s)
 		free(s->rounds[i].slots);
 	}
 	prec_buildid_cache__free(s->bids);
+	prec_tasks__free(s->tasks);
 	prec_events__free(s->ev);
 	free(s->pfd);
 	free(s->cpus);
@@ -264,6 +281,29 @@ static void kept(struct prec_session *s)
 	s->kept_raw = ws.raw_bytes;
 }
 
+/*
+ * Read /proc into the task table if it was never read or may be wrong.  On failure (no
+ * memory) the table is dropped: from then on each output reads /proc, as without it.
+ */
+static int seed_tasks(struct prec_session *s)
+{
+	const struct prec_session_opts *o = &s->o;
+	size_t i;
+	int err = 0;
+
+	if (!prec_tasks__needs_seed(s->tasks))
+		return 0;
+	if (o->system_wide)
+		err = prec_tasks__seed_all(s->tasks);
+	for (i = 0; !err && !o->system_wide && i < o->nr_pids; i++)
+		err = prec_tasks__seed_process(s->tasks, o->pids[i]);
+	if (err) {
+		prec_tasks__free(s->tasks);
+		s->tasks = NULL;
+	}
+	return err;
+}
+
 static int write_state(struct prec_session *s)
 {
 	const struct prec_session_opts *o = &s->o;
@@ -288,9 +328,11 @@ static int write_state(struct prec_session *s)
 		err = prec_writer__end_header(s->w);
 	if (!err)
 		err = prec_synth_kernel_mmap(s->w);
-	if (!err && o->system_wide)
+	if (!err && s->tasks && !seed_tasks(s))
+		err = prec_tasks__write(s->tasks, s->w, s->bids);
+	else if (!err && o->system_wide)
 		err = prec_synth_all_processes(s->w, o->ev.dwarf, s->bids);
-	for (i = 0; !err && i < o->nr_pids && !o->system_wide; i++)
+	for (i = 0; !err && !s->tasks && i < o->nr_pids && !o->system_wide; i++)
 		err = prec_synth_process(s->w, o->pids[i], o->ev.dwarf, s->bids);
 	if (!err && o->workload > 0 && !o->system_wide && !o->nr_pids)
 		/* the workload is held before exec: it is still precord's fork */
@@ -585,10 +627,40 @@ static int write_run(struct prec_session *s, const unsigned char *p, size_t len)
 	return err;
 }
 
+/* Every record drained goes by the task table, written or not. */
+static void note_tasks(struct prec_session *s, const unsigned char *p, size_t len)
+{
+	struct perf_event_header h;
+	size_t off;
+
+	if (!s->tasks)
+		return;
+	for (off = 0; len - off >= sizeof(h); off += h.size) {
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			break; /* the ring checked the run: not reached */
+		if (h.type != PERF_RECORD_SAMPLE)
+			prec_tasks__note(s->tasks, p + off, h.size);
+	}
+}
+
+/* A pass over every ring is done; a record the kernel lost may have been one of a task's. */
+static void tasks_end_pass(struct prec_session *s)
+{
+	if (!s->tasks)
+		return;
+	prec_tasks__end_pass(s->tasks);
+	if (s->st.lost_records != s->tasks_lost) {
+		s->tasks_lost = s->st.lost_records;
+		prec_tasks__set_stale(s->tasks);
+	}
+}
+
 static int ring_to_writer(void *ctx, const void *data, size_t len)
 {
 	struct prec_session *s = ctx;
 
+	note_tasks(s, data, len);
 	if (accepting(s))
 		set_werr(s, write_run(s, data, len));
 	return 0; /* a failed output drops the rest: the rings must not fill up */
@@ -605,8 +677,10 @@ static int ring_to_round(void *ctx, const void *data, size_t len)
 	uint64_t samples = r->samples;
 	int err;
 
-	if (!accepting(s))
+	if (!accepting(s)) {
+		note_tasks(s, data, len);
 		return 0;
+	}
 	err = prec_buf__append(&r->recs, data, len);
 	l = prec_writer__layout(s->w, 0);
 	for (off = 0; !err && len - off >= sizeof(h); off += h.size) {
@@ -619,6 +693,7 @@ static int ring_to_round(void *ctx, const void *data, size_t len)
 		r->recs.len = base;
 		r->samples = samples;
 		set_werr(s, err);
+		note_tasks(s, data, len);
 	}
 	return 0;
 }
@@ -634,11 +709,17 @@ static void write_round(struct prec_session *s, struct round *r, const struct ro
 
 	if (!r->recs.len)
 		return;
+	if (accepting(s) && next) {
+		round_decide(r, next);
+		round_compact(r);
+	}
+	/*
+	 * The task table learns a round as it is written: the processes the filter left out
+	 * had no sample to name, and were most of its work on a host that starts processes all
+	 * the time.
+	 */
+	note_tasks(s, r->recs.data, r->recs.len);
 	if (accepting(s)) {
-		if (next) {
-			round_decide(r, next);
-			round_compact(r);
-		}
 		err = write_run(s, r->recs.data, r->recs.len);
 		set_werr(s, err);
 		if (!err) {
@@ -685,6 +766,7 @@ void prec_session__drain(struct prec_session *s)
 		s->held = s->cur;
 		s->cur = r;
 		end_round(s, false);
+		tasks_end_pass(s);
 		return;
 	}
 	for (i = 0; i < prec_events__nr_rings(s->ev); i++) {
@@ -699,6 +781,7 @@ void prec_session__drain(struct prec_session *s)
 	}
 	s->unrounded += s->st.bytes - before;
 	end_round(s, false);
+	tasks_end_pass(s);
 }
 
 int prec_session__flush(struct prec_session *s)
@@ -835,4 +918,12 @@ void prec_session__total_stats(const struct prec_session *s, struct prec_session
 const struct prec_events *prec_session__events(const struct prec_session *s)
 {
 	return s->ev;
+}
+
+int prec_session__task_stats(const struct prec_session *s, struct prec_tasks_stats *ret)
+{
+	if (!s->tasks)
+		return -ENOENT;
+	prec_tasks__get_stats(s->tasks, ret);
+	return 0;
 }

@@ -17,7 +17,8 @@
  * output, everything after begin_output to the new one (what the kernel writes in between
  * waits in the rings), so no record is lost or written twice at a boundary.  Each output is
  * self-contained: it starts with its own header and the synthesized state of the targets
- * (threads, maps, the kernel map), read anew from /proc.
+ * (threads, maps, the kernel map), read anew from /proc, or with keep_tasks written from the
+ * session's table of tasks.
  *
  * With drop_unsampled, a drain round is held back until the next one has been drained, and
  * then written without the side records of the processes that began and ended in it with
@@ -61,6 +62,14 @@ struct prec_session_opts {
 	 * with context-switch records, which name such processes.
 	 */
 	bool drop_unsampled;
+	/*
+	 * Keep a table of the targets' tasks (prec_tasks.h) from the side records drained and
+	 * write each output's state from it, /proc being read for the first output only (and
+	 * again after the kernel lost records): a process that ended during a switch keeps its
+	 * COMM and maps in the new output, where its last samples land.  For system-wide
+	 * sessions and pids; ignored for a workload.
+	 */
+	bool keep_tasks;
 	int argc; /* for the CMDLINE feature */
 	char **argv;
 };
@@ -119,6 +128,10 @@ int prec_session__flush(struct prec_session *s);
 
 /* The first write error of the current output, or 0. */
 int prec_session__write_error(const struct prec_session *s);
+
+struct prec_tasks_stats;
+/* The size of the task table (keep_tasks); -ENOENT without one. */
+int prec_session__task_stats(const struct prec_session *s, struct prec_tasks_stats *ret);
 
 /* The session's events (names, attrs as opened). */
 const struct prec_events *prec_session__events(const struct prec_session *s);

@@ -271,8 +271,7 @@ int prec_synth_build_id(struct prec_writer *w, struct prec_buildid_cache *bids, 
 	return prec_writer__add_build_id(w, PERF_RECORD_MISC_USER, -1, b.id, b.len, m->filename);
 }
 
-static int synth_maps(struct prec_writer *w, pid_t pid, bool data_maps,
-		      struct prec_buildid_cache *bids)
+int prec_synth_read_maps(const struct prec_synth_sink *k, pid_t pid, bool data_maps)
 {
 	char path[64], line[PATH_MAX + 256];
 	FILE *f;
@@ -317,16 +316,14 @@ static int synth_maps(struct prec_writer *w, pid_t pid, bool data_maps,
 		misc = PERF_RECORD_MISC_USER;
 		if (perms[2] != 'x')
 			misc |= PERF_RECORD_MISC_MMAP_DATA; /* as the kernel marks such maps */
-		err = prec_synth_build_id(w, bids, misc, &m);
-		if (!err)
-			err = prec_writer__add_mmap2(w, misc, &m, NULL);
+		err = k->mmap2(k->ctx, misc, &m);
 	}
 	fclose(f);
 	return err;
 }
 
 /* The process (thread group) that thread `tid` belongs to; tid itself when /proc cannot say. */
-static pid_t read_tgid(pid_t tid)
+static pid_t read_tgid_of(pid_t tid)
 {
 	char path[64], line[128];
 	pid_t tgid = tid;
@@ -349,9 +346,8 @@ static pid_t read_tgid(pid_t tid)
 	return tgid;
 }
 
-/* COMM and MMAP2 records of process `pid` (a thread group id). */
-static int synth_tgid(struct prec_writer *w, pid_t pid, bool data_maps,
-		      struct prec_buildid_cache *bids)
+/* The threads' comms, then the maps, of process `pid` (a thread group id). */
+static int read_tgid(const struct prec_synth_sink *k, pid_t pid, bool data_maps)
 {
 	char path[64], comm[64];
 	struct dirent *de;
@@ -370,21 +366,19 @@ static int synth_tgid(struct prec_writer *w, pid_t pid, bool data_maps,
 		tid = (pid_t)atoi(de->d_name);
 		if (read_comm(pid, tid, comm, sizeof(comm)))
 			continue;
-		err = prec_writer__add_comm(w, (uint32_t)pid, (uint32_t)tid, comm, false, NULL);
+		err = k->comm(k->ctx, pid, tid, comm);
 	}
 	closedir(d);
-	return err ? err : synth_maps(w, pid, data_maps, bids);
+	return err ? err : prec_synth_read_maps(k, pid, data_maps);
 }
 
-int prec_synth_process(struct prec_writer *w, pid_t pid, bool data_maps,
-		       struct prec_buildid_cache *bids)
+int prec_synth_read_process(const struct prec_synth_sink *k, pid_t pid, bool data_maps)
 {
 	/* -t passes thread ids: the records must name the thread's process, as samples do */
-	return synth_tgid(w, read_tgid(pid), data_maps, bids);
+	return read_tgid(k, read_tgid_of(pid), data_maps);
 }
 
-int prec_synth_all_processes(struct prec_writer *w, bool data_maps,
-			     struct prec_buildid_cache *bids)
+int prec_synth_read_all(const struct prec_synth_sink *k, bool data_maps)
 {
 	struct dirent *de;
 	DIR *d = opendir("/proc");
@@ -395,8 +389,47 @@ int prec_synth_all_processes(struct prec_writer *w, bool data_maps,
 	while (!err && (de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		err = synth_tgid(w, (pid_t)atoi(de->d_name), data_maps, bids);
+		err = read_tgid(k, (pid_t)atoi(de->d_name), data_maps);
 	}
 	closedir(d);
 	return err;
+}
+
+/* A sink that writes COMM and MMAP2 records (each file's build-id record first). */
+struct writer_sink {
+	struct prec_writer *w;
+	struct prec_buildid_cache *bids;
+};
+
+static int write_comm(void *ctx, pid_t pid, pid_t tid, const char *comm)
+{
+	struct writer_sink *ws = ctx;
+
+	return prec_writer__add_comm(ws->w, (uint32_t)pid, (uint32_t)tid, comm, false, NULL);
+}
+
+static int write_mmap2(void *ctx, uint16_t misc, const struct prec_mmap2 *m)
+{
+	struct writer_sink *ws = ctx;
+	int err = prec_synth_build_id(ws->w, ws->bids, misc, m);
+
+	return err ? err : prec_writer__add_mmap2(ws->w, misc, m, NULL);
+}
+
+int prec_synth_process(struct prec_writer *w, pid_t pid, bool data_maps,
+		       struct prec_buildid_cache *bids)
+{
+	struct writer_sink ws = { w, bids };
+	struct prec_synth_sink k = { write_comm, write_mmap2, &ws };
+
+	return prec_synth_read_process(&k, pid, data_maps);
+}
+
+int prec_synth_all_processes(struct prec_writer *w, bool data_maps,
+			     struct prec_buildid_cache *bids)
+{
+	struct writer_sink ws = { w, bids };
+	struct prec_synth_sink k = { write_comm, write_mmap2, &ws };
+
+	return prec_synth_read_all(&k, data_maps);
 }

@@ -37,6 +37,21 @@ int prec_synth_process(struct prec_writer *w, pid_t pid, bool data_maps,
 /* Every process on the system. */
 int prec_synth_all_processes(struct prec_writer *w, bool data_maps,
 			     struct prec_buildid_cache *bids);
+
+/*
+ * The same facts read from /proc, handed to a sink instead of a writer (the task table of a
+ * session fills itself this way).  A callback's non-zero return stops the reading and is
+ * returned.  `m` and `comm` are valid during the call only.
+ */
+struct prec_synth_sink {
+	int (*comm)(void *ctx, pid_t pid, pid_t tid, const char *comm);
+	int (*mmap2)(void *ctx, uint16_t misc, const struct prec_mmap2 *m);
+	void *ctx;
+};
+int prec_synth_read_process(const struct prec_synth_sink *k, pid_t pid, bool data_maps);
+int prec_synth_read_all(const struct prec_synth_sink *k, bool data_maps);
+/* Only the maps of process `pid` (a thread group id). */
+int prec_synth_read_maps(const struct prec_synth_sink *k, pid_t pid, bool data_maps);
 /*
  * The HEADER_BUILD_ID record of the file of mapping `m` (an MMAP2 with cpumode in `misc`),
  * when `bids` sees that file for the first time in this output; nothing for other maps.

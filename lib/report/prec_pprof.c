@@ -435,10 +435,14 @@ static int write_samples(struct pp *p, struct prec_gzip *g)
 			prec__pprof__label__init(&lab[i]);
 			b->labp[b->n][i] = &lab[i];
 		}
+		/* Readers take a label whose str, num and num_unit are all 0 for none: pid and
+		 * tid 0 get the unit go tool pprof infers for the others, named as the key. */
 		lab[0].key = k_pid;
 		lab[0].num = hs.pid;
+		lab[0].num_unit = hs.pid ? 0 : k_pid;
 		lab[1].key = k_tid;
 		lab[1].num = hs.tid;
+		lab[1].num_unit = hs.tid ? 0 : k_tid;
 		lab[2].key = k_comm;
 		if (!comm_str || hs.comm != comm) { /* stacks come mostly thread by thread */
 			comm = hs.comm;

@@ -73,6 +73,8 @@ struct prec_report_event {
 	uint64_t broken_period; /* of the samples whose stack copy ended before the outermost
 				 * caller */
 	bool dummy; /* perf's tracking event (software, dummy): side records, never samples */
+	uint64_t left_out; /* samples that --cpu, --time, a stream's window or -U left out of
+			    * everything (not in the hist's totals) */
 };
 
 /* One stream to read. */

@@ -458,8 +458,10 @@ int prec_stacks__sample(struct prec_report_session *rs, const void *rec, size_t 
 	/* in user mode after an exec: the old image's maps have served their time */
 	if (t->ms->nr_old && mode == PERF_RECORD_MISC_USER)
 		prec_machine__user_seen(rs->m, t->ms);
-	if (!sample_in_scope(rs, &s))
+	if (!sample_in_scope(rs, &s)) {
+		rs->gev[rs->evmap[evidx]].pub.left_out++;
 		return 0;
+	}
 	prec_time_range__add(&rs->counted, s.time);
 	memset(&hs, 0, sizeof(hs));
 	hs.evsel = rs->evmap[evidx];
@@ -524,8 +526,10 @@ int prec_stacks__sample(struct prec_report_session *rs, const void *rec, size_t 
 	nf = resolve_frames(rs, t, &s, ips, n, misc, chain, unwound, broken);
 	if (nf < 0)
 		return (int)nf;
-	if (rs->o.hide_unresolved && (!nf || !leaf_resolved(rs, &rs->frames[0])))
+	if (rs->o.hide_unresolved && (!nf || !leaf_resolved(rs, &rs->frames[0]))) {
+		rs->gev[hs.evsel].pub.left_out++;
 		return 0;
+	}
 	node = prec_hist__stack(rs->h, (uint32_t)ctx, rs->frames, (size_t)nf);
 	if (node < 0)
 		return (int)node;

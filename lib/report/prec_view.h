@@ -105,11 +105,16 @@ struct prec_flame_opts {
 	const char *title, *subtitle; /* plain text (escaped by the view); NULL: a default, none */
 	bool inverted; /* an icicle of callers: leaf functions at the top, their callers below */
 	unsigned int width; /* of the SVG in pixels (at least 400); 0: 1200 */
+	/* the filters given ("--comms cc1"; NULL: none) and the samples before them: the
+	 * subtitle then ends "filtered: FILTERS; N of M samples", N those drawn */
+	const char *filters;
+	uint64_t nr_samples;
 };
 
 /*
- * A flame graph of the stacks --folded prints (sample counts): one self-contained SVG with
- * its own script (hover details, click to zoom, search), frames narrower than a pixel merged
+ * A flame graph of the stacks --folded prints (sample counts): one self-contained SVG whose
+ * frames are drawn in the file (they show without scripts, as an <img>), with its own script
+ * (hover details, click to zoom, search), frames narrower than a pixel merged
  * (prec_view_flame.c).  0, -EIO or -ENOMEM.
  */
 int prec_view__flamegraph(struct prec_hist *h, const struct prec_flame_opts *o, FILE *out);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The flame graph (preport --flamegraph): one self-contained SVG, drawn by its own script.
+ * The flame graph (preport --flamegraph): one self-contained SVG that shows its frames
+ * wherever it is shown, and a script that makes them interactive where scripts run.
  *
  * The hist's stacks are merged into a tree of frames, as --folded sees them: the command,
  * then the outermost caller down to the leaf (inverted: the leaf first, up to the command).
@@ -11,10 +12,13 @@
  * still narrower than a pixel (its samples stay in the parent's width).  So the frames drawn
  * are bounded by the width times the depth, whatever the recording's size.
  *
- * The SVG holds the frames as data (one JSON array of numbers, one of strings) that the
- * script draws at load: a frame costs a few bytes in the file.  Every text of the recording
- * is escaped: XML entities in the SVG's own text, \u escapes in the data (which therefore
- * holds no '<', '>' or '&'), U+FFFD for invalid UTF-8.  No network resource is used.
+ * The frames are drawn in the file at the full width (a rect each, with its details as a
+ * <title>, and the names that fit), so that an <img>, an image viewer or a browser without
+ * scripts shows the graph and its tooltips.  The same frames are also data for the script
+ * (one JSON array of numbers, one of strings), which moves the rects to zoom and searches the
+ * names; rect "fI" is frame I of the data.  Every text of the recording is escaped: XML
+ * entities in the SVG's own text, \u escapes in the data (which therefore holds no '<', '>'
+ * or '&'), U+FFFD for invalid UTF-8.  No network resource is used.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,13 +31,14 @@
 #include "prec_symbol.h"
 #include "prec_view_int.h"
 
-/* What a frame is: the data's kind numbers, the script's colours (keep both in step). */
+/* What a frame is: the kind numbers of the data the script reads. */
 enum fkind { FK_USER, FK_KERNEL, FK_JIT, FK_UNSYM, FK_COMM, FK_MERGED, FK_ROOT };
 
 #define COMM_DSO UINT32_MAX /* the DSO id in the key of a command's frame */
 #define FRAME_H 16
 #define TOP 72	  /* the title, subtitle and controls above the frames */
 #define BOTTOM 34 /* the details line below */
+#define PAD 10	  /* left and right of the frames */
 
 struct fkey {
 	uint32_t parent, dso; /* node id; the hist's DSO id, or COMM_DSO */
@@ -49,6 +54,14 @@ struct fnode {
 struct fchild {
 	const char *name, *dso;
 	uint32_t id;
+};
+
+/* A frame drawn: in preorder, x in samples from the left edge. */
+struct fdraw {
+	const char *name, *dso;
+	uint64_t x, count;
+	uint32_t depth;
+	uint8_t kind;
 };
 
 struct sfinfo {
@@ -70,9 +83,17 @@ struct flame {
 	struct prec_keyset strs; /* string pointer -> index - 1 in the data's string table */
 	const char **str_order;
 	size_t str_cap;
-	struct prec_buf frames; /* the data's frame numbers */
+	struct fdraw *draw; /* the frames drawn, in preorder */
+	size_t nr_draw, draw_cap;
 	uint32_t max_depth;
+	bool inverted;
 };
+
+/* The top of the frames at depth: the root at the bottom, or at the top when inverted. */
+static unsigned int row_y(const struct flame *f, uint32_t depth)
+{
+	return TOP + (f->inverted ? depth : f->max_depth - depth) * FRAME_H;
+}
 
 static bool is_jit(const char *dso)
 {
@@ -278,35 +299,33 @@ static int put_num(struct prec_buf *b, uint64_t v)
 	return prec_buf__append(b, buf, (size_t)n) ? -ENOMEM : 0;
 }
 
-static int put_frame(struct flame *f, uint32_t depth, const char *name, const char *dso,
+static int add_drawn(struct flame *f, uint32_t depth, uint64_t x, const char *name, const char *dso,
 		     uint8_t kind, uint64_t count)
 {
-	long n = str_index(f, name), d = str_index(f, dso);
-
-	if (n < 0 || d < 0)
+	if (prec_array__grow((void **)&f->draw, &f->draw_cap, f->nr_draw + 1, sizeof(*f->draw),
+			     1024))
 		return -ENOMEM;
+	f->draw[f->nr_draw++] = (struct fdraw){
+	    .name = name, .dso = dso, .x = x, .count = count, .depth = depth, .kind = kind};
 	if (depth > f->max_depth)
 		f->max_depth = depth;
-	if (put_num(&f->frames, depth) || put_num(&f->frames, (uint64_t)n) ||
-	    put_num(&f->frames, (uint64_t)d) || put_num(&f->frames, kind) ||
-	    put_num(&f->frames, count))
-		return -ENOMEM;
 	return 0;
 }
 
-/* Node id and what is drawn of its subtree, in preorder, at depth. */
-static int emit(struct flame *f, uint32_t id, uint32_t depth)
+/* Node id and what is drawn of its subtree, in preorder, at depth and x (in samples). */
+static int emit(struct flame *f, uint32_t id, uint32_t depth, uint64_t x)
 {
 	const struct fnode *n = &f->nodes[id];
-	uint64_t merged = 0, nr_merged = 0;
+	uint64_t merged = 0, nr_merged = 0, cx = x;
 	uint32_t k;
-	int err = put_frame(f, depth, n->name, n->dso, n->kind, n->count);
+	int err = add_drawn(f, depth, x, n->name, n->dso, n->kind, n->count);
 
 	for (k = f->first[id]; !err && k < f->first[id + 1]; k++) {
 		uint32_t c = f->kids[k].id;
 
 		if (f->nodes[c].count >= f->min) {
-			err = emit(f, c, depth + 1);
+			err = emit(f, c, depth + 1, cx);
+			cx += f->nodes[c].count;
 		} else {
 			merged += f->nodes[c].count;
 			nr_merged++;
@@ -319,7 +338,7 @@ static int emit(struct flame *f, uint32_t id, uint32_t depth)
 		snprintf(buf, sizeof(buf), "(%" PRIu64 " frame%s merged)", nr_merged,
 			 nr_merged == 1 ? "" : "s");
 		name = prec_strset__intern(&f->names, buf);
-		err = name ? put_frame(f, depth + 1, name, NULL, FK_MERGED, merged) : -ENOMEM;
+		err = name ? add_drawn(f, depth + 1, cx, name, NULL, FK_MERGED, merged) : -ENOMEM;
 	}
 	return err;
 }
@@ -364,13 +383,13 @@ static size_t utf8_next(const unsigned char *p, size_t left, uint32_t *cp)
 	return n;
 }
 
-/* s as XML character data (also fit for an attribute's value). */
-static void put_xml(FILE *out, const char *s)
+/* s as XML character data (also fit for an attribute's value), at most max characters. */
+static void put_xml(FILE *out, const char *s, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t left = strlen(s);
 
-	while (left) {
+	for (; left && max; max--) {
 		uint32_t c;
 		size_t n = utf8_next(p, left, &c);
 
@@ -384,14 +403,39 @@ static void put_xml(FILE *out, const char *s)
 			fputs("&quot;", out);
 		else if (c == '\'')
 			fputs("&apos;", out);
-		else if (c < 0x20 || c == 0x7f || c == 0xfffe || c == 0xffff)
+		else if (c < 0x20 || c == 0x7f)
 			fputc(' ', out);
-		else if (c == 0xfffd)
+		else if (c >= 0xfffd && c <= 0xffff) /* as the data has them */
 			fputs("\xef\xbf\xbd", out);
 		else
 			fwrite(p, 1, n, out);
 		p += n;
 		left -= n;
+	}
+}
+
+/* s in `room` pixels at `px` pixels a character (an estimate): cut to end in ".." when it is
+ * longer, nothing when fewer than 3 characters fit; the script's fit() does the same. */
+static void put_fitted(FILE *out, const char *s, double room, double px)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t fits = room > 0 ? (size_t)(room / px) : 0, left = strlen(s), n = 0;
+	uint32_t c;
+
+	if (fits < 3)
+		return;
+	while (left && n <= fits) {
+		size_t k = utf8_next(p, left, &c);
+
+		p += k;
+		left -= k;
+		n++;
+	}
+	if (n <= fits) {
+		put_xml(out, s, SIZE_MAX);
+	} else {
+		put_xml(out, s, fits - 2);
+		fputs("..", out);
 	}
 }
 
@@ -440,88 +484,44 @@ static const char css[] =
     "#frames rect.match{fill:#e020e0}\n"
     "#search{width:230px;font:12px Verdana,sans-serif;padding:1px 4px;box-sizing:border-box}\n";
 
-/* The drawing: reads the data, lays out frames (x from preorder and depth), draws them,
- * and handles hover, zoom, reset, search and Ctrl-F.  Kinds: enum fkind.  A frame is one
- * rect: names are drawn only where they fit and titles made on the first hover, so that a
- * graph of tens of thousands of frames still opens in seconds (doc/performance.md). */
+/* What the script adds to the frames drawn in the file: the details line on hover, zoom on a
+ * click, reset, search and Ctrl-F.  It reads the frames' data (x from preorder and depth) and
+ * moves the frames' rects, drawn as f0, f1, ... in the data's order; a frame's details are
+ * its rect's title. */
 static const char script[] =
     "(function () {\n"
     "'use strict';\n"
     "var NS = 'http://www.w3.org/2000/svg', XNS = 'http://www.w3.org/1999/xhtml';\n"
     "var D = JSON.parse(document.getElementById('flamedata').textContent);\n"
     "var S = D.strings, A = D.frames, n = A.length / 5, W = D.width, PAD = 10, FH = D.fh;\n"
-    "var KIND = ['user', 'kernel', 'JIT', 'unsymbolized', 'command', 'merged', 'all'];\n"
-    "var depth = new Int32Array(n), nm = new Int32Array(n), ds = new Int32Array(n);\n"
-    "var kind = new Int8Array(n), cnt = new Float64Array(n), x = new Float64Array(n);\n"
-    "var end = new Int32Array(n), parent = new Int32Array(n), pos = [], st = [];\n"
+    "var depth = new Int32Array(n), nm = new Int32Array(n), kind = new Int8Array(n);\n"
+    "var cnt = new Float64Array(n), x = new Float64Array(n), end = new Int32Array(n);\n"
+    "var parent = new Int32Array(n), rect = new Array(n), pos = [], st = [];\n"
     "var i;\n"
     "for (i = 0; i < n; i++) {\n"
     "  var d = A[5 * i];\n"
-    "  depth[i] = d; nm[i] = A[5 * i + 1]; ds[i] = A[5 * i + 2];\n"
-    "  kind[i] = A[5 * i + 3]; cnt[i] = A[5 * i + 4];\n"
+    "  depth[i] = d; nm[i] = A[5 * i + 1]; kind[i] = A[5 * i + 3]; cnt[i] = A[5 * i + 4];\n"
     "  x[i] = d ? pos[d] : 0; pos[d] = x[i] + cnt[i]; pos[d + 1] = x[i];\n"
     "  while (st.length && depth[st[st.length - 1]] >= d) end[st.pop()] = i;\n"
     "  parent[i] = st.length ? st[st.length - 1] : -1;\n"
     "  st.push(i);\n"
+    "  rect[i] = document.getElementById('f' + i);\n"
     "}\n"
     "while (st.length) end[st.pop()] = n;\n"
     "var total = n ? cnt[0] : 0;\n"
     "function rowY(d) { return D.inverted ? D.top + d * FH : D.top + (D.maxdepth - d) * FH; }\n"
-    "function hash(s) {\n"
-    "  var h = 2166136261;\n"
-    "  for (var k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), 16777619);\n"
-    "  return ((h >>> 0) % 1000) / 1000;\n"
-    "}\n"
-    "function colour(i) {\n"
-    "  var v = hash(S[nm[i]]);\n"
-    "  switch (kind[i]) {\n"
-    "  case 0: return 'hsl(' + (5 + 40 * v) + ',85%,' + (58 + 8 * v) + '%)';\n"
-    "  case 1: return 'hsl(' + (195 + 25 * v) + ',65%,' + (62 + 10 * v) + '%)';\n"
-    "  case 2: return 'hsl(' + (95 + 35 * v) + ',55%,' + (52 + 10 * v) + '%)';\n"
-    "  case 3: return 'hsl(0,0%,' + (68 + 10 * v) + '%)';\n"
-    "  case 4: return 'hsl(' + (265 + 20 * v) + ',45%,72%)';\n"
-    "  case 5: return '#e8e8e8';\n"
-    "  default: return '#c8c8c8';\n"
-    "  }\n"
-    "}\n"
     "function pct(c) { return total ? (100 * c / total).toFixed(2) + '%' : '0.00%'; }\n"
     "function samples(c) { return c + (c === 1 ? ' sample' : ' samples'); }\n"
-    "function label(i) {\n"
-    "  return S[nm[i]] + (ds[i] ? ' \\u2014 ' + S[ds[i]] : '') + ' \\u2014 ' + KIND[kind[i]]\n"
-    "    + ' \\u2014 ' + samples(cnt[i]) + ' (' + pct(cnt[i]) + ')';\n"
-    "}\n"
     "var svg = document.documentElement, layer = document.getElementById('frames');\n"
     "var labels = document.getElementById('labels');\n"
     "var details = document.getElementById('details'), reset = document.getElementById('reset');\n"
     "var matched = document.getElementById('matched');\n"
-    "/* the title fitted before the frames are there: measuring text lays out the whole page */\n"
-    "var title = document.getElementById('title'), full = title.textContent;\n"
-    "for (i = full.length; i > 10 && title.getComputedTextLength() > W - 2 * PAD; i -= 4)\n"
-    "  title.textContent = full.substring(0, i) + '..';\n"
-    "/* one rect a frame, drawn unzoomed; names only where they fit, titles made on the first\n"
-    " * hover */\n"
-    "var rect = new Array(n), frag = document.createDocumentFragment();\n"
-    "var scale0 = total ? (W - 2 * PAD) / total : 0;\n"
-    "for (i = 0; i < n; i++) {\n"
-    "  var r = document.createElementNS(NS, 'rect');\n"
-    "  r.setAttribute('id', 'f' + i);\n"
-    "  r.setAttribute('fill', colour(i));\n"
-    "  r.setAttribute('y', rowY(depth[i]));\n"
-    "  r.setAttribute('x', (PAD + x[i] * scale0).toFixed(2));\n"
-    "  r.setAttribute('width', (cnt[i] * scale0).toFixed(2));\n"
-    "  r.setAttribute('height', FH - 1);\n"
-    "  rect[i] = r;\n"
-    "  frag.appendChild(r);\n"
-    "}\n"
-    "layer.appendChild(frag);\n"
-    "/* outlines cost the browser most of its painting in graphs of many thousands of frames */\n"
-    "if (n < 5000) layer.setAttribute('class', 'outlined');\n"
     "function fit(s, w) {\n"
     "  var c = Math.floor((w - 6) / 6.6);\n"
     "  if (c < 3) return '';\n"
     "  return s.length <= c ? s : s.substring(0, c - 2) + '..';\n"
     "}\n"
-    "function zoom(z, first) {\n"
+    "function zoom(z) {\n"
     "  var anc = new Uint8Array(n), scale = total ? (W - 2 * PAD) / cnt[z] : 0, k;\n"
     "  var names = document.createDocumentFragment();\n"
     "  for (k = parent[z]; k >= 0; k = parent[k]) anc[k] = 1;\n"
@@ -530,12 +530,10 @@ static const char script[] =
     "    if (!inside && !anc[k]) { rect[k].setAttribute('display', 'none'); continue; }\n"
     "    if (inside) { px = PAD + (x[k] - x[z]) * scale; pw = cnt[k] * scale; }\n"
     "    else { px = PAD; pw = W - 2 * PAD; }\n"
-    "    if (!first) {\n"
-    "      rect[k].removeAttribute('display');\n"
-    "      rect[k].classList.toggle('anc', !!anc[k]);\n"
-    "      rect[k].setAttribute('x', px.toFixed(2));\n"
-    "      rect[k].setAttribute('width', pw.toFixed(2));\n"
-    "    }\n"
+    "    rect[k].removeAttribute('display');\n"
+    "    rect[k].classList.toggle('anc', !!anc[k]);\n"
+    "    rect[k].setAttribute('x', px.toFixed(2));\n"
+    "    rect[k].setAttribute('width', pw.toFixed(2));\n"
     "    s = fit(S[nm[k]], pw);\n"
     "    if (s) {\n"
     "      var t = document.createElementNS(NS, 'text');\n"
@@ -561,13 +559,8 @@ static const char script[] =
     "});\n"
     "layer.addEventListener('mouseover', function (ev) {\n"
     "  var k = frameOf(ev);\n"
-    "  if (k < 0) return;\n"
-    "  if (!rect[k].firstChild) {\n"
-    "    var t = document.createElementNS(NS, 'title');\n"
-    "    t.textContent = label(k).split(' \\u2014 ').join('\\n');\n"
-    "    rect[k].appendChild(t);\n"
-    "  }\n"
-    "  details.textContent = label(k);\n"
+    "  if (k >= 0) details.textContent = rect[k].firstChild.textContent.split('\\n')\n"
+    "    .join(' \\u2014 ');\n"
     "});\n"
     "layer.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
     "reset.addEventListener('click', function () { zoom(0); });\n"
@@ -608,33 +601,203 @@ static const char script[] =
     "    ev.preventDefault(); box.focus(); box.select();\n"
     "  }\n"
     "});\n"
-    "if (n) zoom(0, true);\n"
     "/* a deep graph opens at its root, where the wide frames are (an icicle is there already) */\n"
     "if (!D.inverted) window.scrollTo(0, document.documentElement.scrollHeight);\n"
     "})();\n";
 
-/* The legend of the colours, bottom right (the script's colours at their middle). */
+static const char *const kind_names[] = {"user",    "kernel", "JIT", "unsymbolized",
+					 "command", "merged", "all"};
+
+/* One channel (n: 0 red, 8 green, 4 blue) of the colour of hue h (degrees), saturation s and
+ * lightness l (0 to 1), as CSS converts hsl(): 0 to 255. */
+static unsigned int hsl_channel(double h, double s, double l, double n)
+{
+	double k = n + h / 30, a = s * (l < 1 - l ? l : 1 - l), t;
+
+	while (k >= 12)
+		k -= 12;
+	t = k - 3 < 9 - k ? k - 3 : 9 - k;
+	t = t > 1 ? 1 : t < -1 ? -1 : t;
+	return (unsigned int)((l - a * t) * 255 + 0.5);
+}
+
+/* The fill of a frame of kind k as "#rrggbb": the kind's hues, v (0 to 1) choosing among them
+ * so that neighbours differ. */
+static void fill_of(uint8_t k, double v, char buf[8])
+{
+	double h = 0, s = 0, l;
+
+	switch (k) {
+	case FK_USER:
+		h = 5 + 40 * v, s = 0.85, l = 0.58 + 0.08 * v;
+		break;
+	case FK_KERNEL:
+		h = 195 + 25 * v, s = 0.65, l = 0.62 + 0.10 * v;
+		break;
+	case FK_JIT:
+		h = 95 + 35 * v, s = 0.55, l = 0.52 + 0.10 * v;
+		break;
+	case FK_UNSYM:
+		l = 0.68 + 0.10 * v;
+		break;
+	case FK_COMM:
+		h = 265 + 20 * v, s = 0.45, l = 0.72;
+		break;
+	case FK_MERGED:
+		l = 0.91;
+		break;
+	default: /* the root */
+		l = 0.78;
+		break;
+	}
+	snprintf(buf, 8, "#%02x%02x%02x", hsl_channel(h, s, l, 0), hsl_channel(h, s, l, 8),
+		 hsl_channel(h, s, l, 4));
+}
+
+/* A number from 0 to 1 for a frame's name (FNV-1a), the same in every graph. */
+static double name_shade(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return (double)(h % 1000) / 1000;
+}
+
+/* The legend of the colours, bottom right (the kinds' colours at their middle). */
 static void put_legend(FILE *out, unsigned int width, unsigned int y)
 {
-	static const struct {
-		const char *name, *fill;
-	} keys[] = {
-	    {"user", "hsl(25,85%,62%)"},     {"kernel", "hsl(207,65%,67%)"},
-	    {"JIT", "hsl(112,55%,57%)"},     {"unsymbolized", "hsl(0,0%,73%)"},
-	    {"command", "hsl(275,45%,72%)"},
-	};
+	static const uint8_t keys[] = {FK_USER, FK_KERNEL, FK_JIT, FK_UNSYM, FK_COMM};
 	unsigned int x = width - 10, i;
+	char fill[8];
 
 	/* right-aligned, at about 7 pixels a character */
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		x -= 30 + 7 * (unsigned int)strlen(keys[i].name);
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (i = 0; i < sizeof(keys); i++)
+		x -= 30 + 7 * (unsigned int)strlen(kind_names[keys[i]]);
+	for (i = 0; i < sizeof(keys); i++) {
+		fill_of(keys[i], 0.5, fill);
 		fprintf(out,
 			"<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/>"
 			"<text x=\"%u\" y=\"%u\">%s</text>\n",
-			x, y - 9, keys[i].fill, x + 14, y, keys[i].name);
-		x += 30 + 7 * (unsigned int)strlen(keys[i].name);
+			x, y - 9, fill, x + 14, y, kind_names[keys[i]]);
+		x += 30 + 7 * (unsigned int)strlen(kind_names[keys[i]]);
 	}
+}
+
+/*
+ * The frames as the script finds them unzoomed, so that the graph shows where no script runs
+ * (an <img>, an image viewer): rect "fI" for frame I of the data, its details in its title
+ * (name, DSO, kind, samples and share, a line each), and the names that fit.
+ */
+static void put_frames(FILE *out, const struct flame *f, unsigned int width)
+{
+	uint64_t total = f->nodes[0].count;
+	double scale = total ? (double)(width - 2 * PAD) / (double)total : 0;
+	char fill[8];
+	size_t i;
+
+	/* outlines cost the browser most of its painting in graphs of many thousands of frames */
+	fprintf(out, "<g id=\"frames\"%s>\n", f->nr_draw < 5000 ? " class=\"outlined\"" : "");
+	for (i = 0; i < f->nr_draw; i++) {
+		const struct fdraw *d = &f->draw[i];
+
+		fill_of(d->kind, name_shade(d->name), fill);
+		fprintf(out,
+			"<rect id=\"f%zu\" x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%u\" "
+			"fill=\"%s\"><title>",
+			i, PAD + (double)d->x * scale, row_y(f, d->depth), (double)d->count * scale,
+			FRAME_H - 1, fill);
+		put_xml(out, d->name, SIZE_MAX);
+		if (d->dso) {
+			fputc('\n', out);
+			put_xml(out, d->dso, SIZE_MAX);
+		}
+		fprintf(out, "\n%s\n%" PRIu64 " sample%s (%.2f%%)</title></rect>\n",
+			kind_names[d->kind], d->count, d->count == 1 ? "" : "s",
+			total ? 100.0 * (double)d->count / (double)total : 0.0);
+	}
+	fputs("</g>\n<g id=\"labels\">\n", out);
+	for (i = 0; i < f->nr_draw; i++) {
+		const struct fdraw *d = &f->draw[i];
+		double w = (double)d->count * scale;
+
+		if ((w - 6) / 6.6 < 3) /* as put_fitted() says */
+			continue;
+		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", PAD + (double)d->x * scale + 3,
+			row_y(f, d->depth) + FRAME_H - 4.5);
+		put_fitted(out, d->name, w - 6, 6.6);
+		fputs("</text>\n", out);
+	}
+	fputs("</g>\n", out);
+}
+
+/* The data the script reads: {"strings": [...], "frames": [depth, name, dso, kind, count,
+ * ...], ...}, names and DSOs as indexes into the strings (0: none). */
+static int put_data(FILE *out, struct flame *f, const struct prec_flame_opts *o, unsigned int width)
+{
+	struct prec_buf nums = {0}, data = {0};
+	size_t i;
+	int err = -ENOMEM;
+
+	for (i = 0; i < f->nr_draw; i++) {
+		const struct fdraw *d = &f->draw[i];
+		long n = str_index(f, d->name), s = str_index(f, d->dso);
+
+		if (n < 0 || s < 0 || put_num(&nums, d->depth) || put_num(&nums, (uint64_t)n) ||
+		    put_num(&nums, (uint64_t)s) || put_num(&nums, d->kind) ||
+		    put_num(&nums, d->count))
+			goto out;
+	}
+	if (prec_buf__append(&data, "{\"strings\":[\"\"", 14))
+		goto out;
+	for (i = 0; i < f->strs.n; i++)
+		if (prec_buf__append(&data, ",", 1) || put_json(&data, f->str_order[i]))
+			goto out;
+	if (prec_buf__append(&data, "],\"frames\":[", 12) ||
+	    prec_buf__append(&data, nums.data, nums.len ? nums.len - 1 : 0))
+		goto out;
+	fprintf(out, "<script type=\"application/json\" id=\"flamedata\">");
+	fwrite(data.data, 1, data.len, out);
+	fprintf(out,
+		"],\"width\":%u,\"fh\":%u,\"top\":%u,\"maxdepth\":%u,\"inverted\":%s}"
+		"</script>\n",
+		width, FRAME_H, TOP, f->max_depth, o->inverted ? "true" : "false");
+	err = 0;
+out:
+	prec_buf__release(&nums);
+	prec_buf__release(&data);
+	return err;
+}
+
+/*
+ * The subtitle, and with filters "· filtered: FILTERS; N of M samples", N the samples drawn:
+ * a reader of the file must see that it shows a part of the recording.  What does not fit is
+ * cut from the filters, not from the counts.  0 or -ENOMEM.
+ */
+static int put_subtitle(FILE *out, const struct flame *f, const struct prec_flame_opts *o,
+			unsigned int width)
+{
+	const char *sub = o->subtitle ? o->subtitle : "";
+	struct prec_buf b = {0};
+	char counts[64];
+	int n;
+
+	if (!o->filters) {
+		put_fitted(out, sub, width - 2 * PAD, 7.2);
+		return 0;
+	}
+	n = snprintf(counts, sizeof(counts), "; %" PRIu64 " of %" PRIu64 " samples",
+		     f->nodes[0].count, o->nr_samples);
+	if (prec_buf__append(&b, sub, strlen(sub)) ||
+	    prec_buf__append(&b, *sub ? " \xc2\xb7 filtered: " : "filtered: ", *sub ? 14 : 10) ||
+	    prec_buf__append(&b, o->filters, strlen(o->filters) + 1)) {
+		prec_buf__release(&b);
+		return -ENOMEM;
+	}
+	put_fitted(out, (const char *)b.data, width - 2 * PAD - 7.2 * n, 7.2);
+	fputs(counts, out);
+	prec_buf__release(&b);
+	return 0;
 }
 
 static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned int width,
@@ -642,22 +805,23 @@ static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned 
 {
 	unsigned int height = TOP + (f->max_depth + 1) * FRAME_H + BOTTOM;
 	const char *title = o->title ? o->title : "Flame graph";
-	struct prec_buf data = {0};
-	size_t i;
-	int err = 0;
+	int err;
 
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"
 		"<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n<title>",
 		width, height, width, height);
-	put_xml(out, title);
+	put_xml(out, title, SIZE_MAX);
 	fprintf(out, "</title>\n<style>\n%s</style>\n", css);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f4\"/>\n");
+	/* about 0.6 em a character */
 	fprintf(out, "<text id=\"title\" x=\"%u\" y=\"22\">", width / 2);
-	put_xml(out, title);
+	put_fitted(out, title, width - 2 * PAD, 10.2);
 	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%u\" y=\"40\">", width / 2);
-	put_xml(out, o->subtitle ? o->subtitle : "");
+	err = put_subtitle(out, f, o, width);
+	if (err)
+		return err;
 	fprintf(
 	    out,
 	    "</text>\n<text id=\"reset\" class=\"btn hidden\" x=\"10\" y=\"62\">Reset zoom</text>\n"
@@ -665,32 +829,15 @@ static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned 
 	    "<text id=\"details\" x=\"10\" y=\"%u\"> </text>\n",
 	    width - 260, height - 12);
 	put_legend(out, width, height - 12);
-	fputs("<g id=\"frames\"></g>\n<g id=\"labels\"></g>\n", out);
+	put_frames(out, f, width);
 	if (!f->nodes[0].count)
 		fprintf(out,
 			"<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">No samples to draw: the "
 			"recording has none, or the filters left none in.</text>\n",
 			width / 2, TOP + 12);
-
-	if (prec_buf__append(&data, "{\"strings\":[\"\"", 14))
-		goto nomem;
-	for (i = 0; i < f->strs.n; i++)
-		if (prec_buf__append(&data, ",", 1) || put_json(&data, f->str_order[i]))
-			goto nomem;
-	if (prec_buf__append(&data, "],\"frames\":[", 12) ||
-	    prec_buf__append(&data, f->frames.data, f->frames.len ? f->frames.len - 1 : 0))
-		goto nomem;
-	fprintf(out, "<script type=\"application/json\" id=\"flamedata\">");
-	fwrite(data.data, 1, data.len, out);
-	fprintf(out,
-		"],\"width\":%u,\"fh\":%u,\"top\":%u,\"maxdepth\":%u,\"inverted\":%s}"
-		"</script>\n<script><![CDATA[\n%s]]></script>\n</svg>\n",
-		width, FRAME_H, TOP, f->max_depth, o->inverted ? "true" : "false", script);
-	goto out;
-nomem:
-	err = -ENOMEM;
-out:
-	prec_buf__release(&data);
+	err = put_data(out, f, o, width);
+	if (!err)
+		fprintf(out, "<script><![CDATA[\n%s]]></script>\n</svg>\n", script);
 	return err;
 }
 
@@ -703,6 +850,7 @@ int prec_view__flamegraph(struct prec_hist *h, const struct prec_flame_opts *o, 
 
 	memset(&f, 0, sizeof(f));
 	f.h = h;
+	f.inverted = o->inverted;
 	prec_keyset__init(&f.keys, sizeof(struct fkey));
 	prec_keyset__init(&f.strs, sizeof(uintptr_t));
 	err = build(&f, o->inverted);
@@ -713,7 +861,7 @@ int prec_view__flamegraph(struct prec_hist *h, const struct prec_flame_opts *o, 
 		f.min = (f.nodes[0].count + width - 1) / width;
 		if (!f.min)
 			f.min = 1;
-		err = emit(&f, 0, 0);
+		err = emit(&f, 0, 0, 0);
 	}
 	if (!err)
 		err = write_svg(&f, o, width, out);
@@ -722,7 +870,7 @@ int prec_view__flamegraph(struct prec_hist *h, const struct prec_flame_opts *o, 
 	prec_keyset__release(&f.keys);
 	prec_keyset__release(&f.strs);
 	prec_strset__release(&f.names);
-	prec_buf__release(&f.frames);
+	free(f.draw);
 	free(f.nodes);
 	free(f.sf);
 	free(f.first);

@@ -19,8 +19,9 @@
  * segment over --max-disk, a --min-free with nothing left to delete) is said once each time
  * it begins to hold, in the log and in the status.
  *
- * Memory does not grow with uptime: the session keeps no per-process state (each segment's
- * state is read anew from /proc), the build-id cache is capped, and a status is one line.
+ * Memory does not grow with uptime: the session's task table holds the live processes only
+ * (an exited one goes once its last samples are drained), the build-id cache is capped, and
+ * a status is one line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +43,7 @@
 #include <unistd.h>
 
 #include "prec_log.h"
+#include "prec_tasks.h"
 #include "precord.h"
 #include "service.h"
 
@@ -246,6 +248,7 @@ static void drop_segment(struct daemon *d)
  */
 static int begin_segment(struct daemon *d)
 {
+	struct prec_tasks_stats ts;
 	uint64_t t0;
 	int err;
 
@@ -266,7 +269,13 @@ static int begin_segment(struct daemon *d)
 		return err;
 	}
 	d->seg_start_ms = now_ms();
-	if (d->o->verbose)
+	if (d->o->verbose && !prec_session__task_stats(d->s, &ts))
+		service_log(LOG_DEBUG, "segment %s began: its header and synthesized state took "
+				       "%" PRIu64 " ms (task table: %" PRIu64 " processes, %" PRIu64
+				       " threads, %" PRIu64 " maps, %" PRIu64 " read again)",
+			    d->seg.name, d->seg_start_ms - t0, ts.processes, ts.threads, ts.maps,
+			    ts.resyncs);
+	else if (d->o->verbose)
 		service_log(LOG_DEBUG, "segment %s began: its header and synthesized state took "
 				       "%" PRIu64 " ms", d->seg.name, d->seg_start_ms - t0);
 	return 0;
@@ -920,6 +929,7 @@ int daemon_run(const struct rec_opts *o)
 	}
 	session_opts(o, -1, &so);
 	so.drop_unsampled = !o->keep_unsampled;
+	so.keep_tasks = true;
 	err = prec_session__new(&so, &d.s, &eerr);
 	if (err) {
 		char why[512];
@@ -949,6 +959,11 @@ int daemon_run(const struct rec_opts *o)
 	}
 	set_switch_size(&d);
 	prune(&d); /* segments of earlier runs count */
+	/*
+	 * Enabled before the first segment reads /proc: what changes after that reading is in
+	 * the rings, and the session's task table (and the segment) learn it from there.
+	 */
+	prec_session__enable(d.s, true);
 	err = begin_segment(&d);
 	if (err) {
 		if (space_error(err))
@@ -957,7 +972,6 @@ int daemon_run(const struct rec_opts *o)
 		goto out;
 	}
 	d.started_ms = now_ms();
-	prec_session__enable(d.s, true);
 	service_log(LOG_NOTICE, "recording into %s (segment %s)", o->dir, d.seg.name);
 	service_ready("recording; segment %s", d.seg.name);
 	tell_ready(&ready_fd, NULL);

@@ -2,8 +2,8 @@
 /*
  * preport --flamegraph FILE: the flame graph's title and subtitle from what the recording
  * says of itself (the command line recorded, system-wide or not, the events, samples, lost
- * share, time range); the graph itself is lib/report's (prec_view__flamegraph), the file
- * export.c's.
+ * share, time range), and the filters given with the samples before them; the graph itself
+ * is lib/report's (prec_view__flamegraph), the file export.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -65,9 +65,11 @@ static int title_of(struct prec_reader *r, struct prec_buf *b)
 	return err ? -ENOMEM : prec_buf__append(b, "", 1);
 }
 
-/* The subtitle: events, samples, lost share, the time range. */
+/* The subtitle: events, samples (before any filter: also into *ret_samples), lost share, the
+ * time range. */
 static int subtitle_of(struct preport_input *in, struct prec_report_session *rs,
-		       const struct prec_view_evsel *ve, size_t nev, struct prec_buf *b)
+		       const struct prec_view_evsel *ve, size_t nev, struct prec_buf *b,
+		       uint64_t *ret_samples)
 {
 	struct prec_hist *h = prec_report_session__hist(rs);
 	uint64_t samples = 0, lost = 0, wall, span;
@@ -81,7 +83,7 @@ static int subtitle_of(struct preport_input *in, struct prec_report_session *rs,
 		if (ve[i].dummy && !st->nr_samples)
 			continue;
 		err |= add(b, shown++ ? ", " : "") | add(b, ve[i].name);
-		samples += st->nr_samples;
+		samples += st->nr_samples + prec_report_session__event(rs, i)->left_out;
 		lost += ve[i].lost_samples;
 	}
 	snprintf(tmp, sizeof(tmp), "%s%" PRIu64 " samples, %.2f%% lost", shown ? " \xc2\xb7 " : "",
@@ -101,6 +103,7 @@ static int subtitle_of(struct preport_input *in, struct prec_report_session *rs,
 		snprintf(tmp, sizeof(tmp), " \xc2\xb7 %zu of %zu segments", picked, all);
 		err |= add(b, tmp);
 	}
+	*ret_samples = samples;
 	return err ? -ENOMEM : prec_buf__append(b, "", 1);
 }
 
@@ -117,12 +120,13 @@ int preport_flame_write(struct preport_input *in, struct prec_report_session *rs
 
 	err = title_of(opened ? s.r : NULL, &title);
 	if (!err)
-		err = subtitle_of(in, rs, ve, nev, &sub);
+		err = subtitle_of(in, rs, ve, nev, &sub, &fo.nr_samples);
 	if (opened)
 		preport_input__close_stream(in, &s);
 	if (!err) {
 		fo.title = (const char *)title.data;
 		fo.subtitle = (const char *)sub.data;
+		fo.filters = o->filters;
 		err = prec_view__flamegraph(prec_report_session__hist(rs), &fo, o->flame->f);
 	}
 	prec_buf__release(&title);

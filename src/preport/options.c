@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "prec_buf.h"
 #include "prec_parse.h"
 #include "prec_symbol.h"
 #include "preport.h"
@@ -686,6 +687,56 @@ static void usage(void)
 	}
 }
 
+/* The options that leave samples out, in the order the filters' description names them. */
+static const char *const filter_names[] = {"comms", "pid",   "tid",  "cpu",	"time",
+					   "since", "until", "dsos", "symbols", "hide-unresolved"};
+#define NR_FILTERS (sizeof(filter_names) / sizeof(filter_names[0]))
+
+/* s as one word of a shell command: as it is when no shell reads anything in it, else
+ * quoted. */
+static int add_word(struct prec_buf *b, const char *s)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789,._+-:/=@%";
+	int err = 0;
+
+	if (*s && strspn(s, plain) == strlen(s))
+		return prec_buf__append(b, s, strlen(s));
+	err |= prec_buf__append(b, "'", 1);
+	for (; *s; s++)
+		err |= *s == '\'' ? prec_buf__append(b, "'\\''", 4) : prec_buf__append(b, s, 1);
+	return err | prec_buf__append(b, "'", 1);
+}
+
+/*
+ * The filters given (args[k]: filter_names[k]'s argument as last given, "" for an option
+ * without one, NULL: not given) as options ("--comms cc1 --cpu 0-3") into *ret: NULL when
+ * none was given.  0 or -ENOMEM.
+ */
+static int describe_filters(const char *const *args, char **ret)
+{
+	struct prec_buf b = {0};
+	size_t k;
+	int err = 0;
+
+	for (k = 0; k < NR_FILTERS; k++) {
+		if (!args[k])
+			continue;
+		err |= prec_buf__append(&b, b.len ? " --" : "--", b.len ? 3 : 2);
+		err |= prec_buf__append(&b, filter_names[k], strlen(filter_names[k]));
+		if (*args[k])
+			err |= prec_buf__append(&b, " ", 1) | add_word(&b, args[k]);
+	}
+	if (b.len && !err)
+		err = prec_buf__append(&b, "", 1);
+	if (err) {
+		prec_buf__release(&b);
+		return -ENOMEM;
+	}
+	*ret = (char *)b.data;
+	return 0;
+}
+
 /* Do what option op says with its argument; false: stop with p->status. */
 static bool apply(struct parse *p, const struct opt *op, const char *arg)
 {
@@ -748,8 +799,8 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 	/* '+': no permutation, so "-g caller" can take its value from the next word */
 	char shorts[3 + 3 * NR_OPTS] = "+:", *s = shorts + 2;
 	struct option longopts[NR_OPTS + 1];
-	const char *bad;
-	size_t bad_len, i;
+	const char *bad, *filters[NR_FILTERS] = {0};
+	size_t bad_len, i, k;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -800,6 +851,9 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 			*ret_status = p.status;
 			return false;
 		}
+		for (k = 0; k < NR_FILTERS; k++)
+			if (!strcmp(opts[i].name, filter_names[k]))
+				filters[k] = opts[i].arg ? optarg : "";
 	}
 	if (optind < argc) {
 		fprintf(stderr, "preport: unexpected argument '%s'; run 'preport --help' for usage\n",
@@ -821,11 +875,17 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 	}
 	if (ro->session.max_stack == UINT32_MAX)
 		ro->session.max_stack = default_max_stack();
+	if (describe_filters(filters, (char **)&ro->filters)) {
+		fprintf(stderr, "preport: out of memory\n");
+		*ret_status = 1;
+		return false;
+	}
 	return !ro->session.kallsyms || kallsyms_usable(ro->session.kallsyms);
 }
 
 void preport_opts__free(struct preport_opts *o)
 {
+	free((void *)o->report.filters);
 	free_list(o->report.session.comms);
 	free_list(o->report.hist.dso_filter);
 	free_list(o->report.hist.sym_filter);

@@ -48,6 +48,9 @@ struct preport_report_opts {
 	 * (preport_opts' files; NULL: not asked) */
 	struct preport_export *pprof, *flame;
 	bool inverted; /* -G given: with --flamegraph, an icicle of callers */
+	/* the options given that leave samples out, as options ("--comms cc1 --cpu 0-3");
+	 * NULL: none */
+	const char *filters;
 	bool quiet;
 	/* what the session needs: symbols, -U, -T (thread_counts), --max-stack, the sample
 	 * filters */
@@ -166,6 +169,9 @@ void preport_input__free(struct preport_input *in);
  * epoch; 0 when no stream has wall-clock data) and the time from the first to the last. */
 void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_first,
 			  uint64_t *ret_duration);
+/* After preport_input__read(), when --since/--until or --time (time_set) were given and
+ * left no sample of those read: a warning that says so, with the times the samples span. */
+void preport_input__warn_no_sample(const struct preport_input *in, bool time_set);
 /* The streams to read: 1 for a file, the segments picked for a directory, whose count of
  * all its segments goes into *ret_all (0 for a file). */
 size_t preport_input__count(const struct preport_input *in, size_t *ret_all);

@@ -111,6 +111,7 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 		   struct prec_hist_opts *ho, struct prec_view_opts *vo)
 {
 	bool callchains = f->callchains;
+	bool known = f->nr_streams > 0; /* none: a range that picked no segment (said so) */
 
 	*ho = o->hist;
 	*vo = o->view;
@@ -126,14 +127,14 @@ static void choose(const struct preport_report_opts *o, const struct prec_report
 	vo->graph = o->graph < 0 ? (callchains ? PREC_GRAPH_GRAPH : PREC_GRAPH_NONE)
 				 : (enum prec_graph_mode)o->graph;
 	if (!callchains && vo->graph != PREC_GRAPH_NONE) {
-		if (o->graph >= 0)
+		if (o->graph >= 0 && known)
 			prec_warn("the recording has no call chains (record with -g): no call "
 				  "graphs");
 		vo->graph = PREC_GRAPH_NONE;
 	}
 	if (o->session.max_stack == 0)
 		vo->graph = PREC_GRAPH_NONE; /* as perf: no frame of a chain, nothing to draw */
-	if ((o->folded || o->flame || o->pprof) && !callchains)
+	if ((o->folded || o->flame || o->pprof) && !callchains && known)
 		prec_warn("the recording has no call chains (record with -g): each stack is its "
 			  "sampled function only");
 	/* perf's defaults: callers first with children, callees first without */
@@ -206,6 +207,8 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 		goto out;
 	phase_end(&ph, "setup");
 	err = preport_input__read(in, rs, !o->quiet);
+	if ((!err || err == -EBADMSG) && !o->session.cpus) /* else --cpu may be why */
+		preport_input__warn_no_sample(in, o->session.time_set);
 	phase_end(&ph, "read");
 	if (err && err != -EBADMSG)
 		goto out;

@@ -2,9 +2,13 @@
 /*
  * The input of a report as a sequence of streams: one file (or standard input), or the
  * segments of a directory written by `precord daemon`, oldest first, the live one included
- * (read up to its last flush).  A wall-clock range (--since/--until) picks the segments whose
- * span overlaps it (from its name's start to prec_segment_end_ns()) and, inside each stream,
- * the samples whose wall-clock time (from the stream's CLOCK_DATA) falls in it.
+ * (read up to its last flush).  A wall-clock range (--since/--until) picks the segments that
+ * may hold samples in it and, inside each stream, the samples whose wall-clock time (from the
+ * stream's CLOCK_DATA) falls in it: the result is that of reading every segment whole.  A
+ * segment's samples do not lie inside its own span (its name's time to its mtime): the rings
+ * are drained into the next segment after the switch, and the kernel keeps mtimes coarsely.
+ * So a segment is picked by where its samples can lie (seg_bounds()), and a finished one is
+ * left out only if its end marker's first and last sample times say it holds none in range.
  *
  * Each segment is a complete stream with its own header, events and synthesized state: the
  * report opens one at a time, reads it through, and starts its state afresh for the next, so
@@ -29,6 +33,16 @@
 
 #define NSEC ((uint64_t)1000000000)
 #define PROGRESS_MIN_BYTES (64u << 20)
+/* Around the times of names and mtimes: the millisecond cut of a name, a coarse mtime (a tick
+ * late at most), the clock readings of CLOCK_DATA.  Wider only costs a segment read more. */
+#define SLACK_NS NSEC
+/* The end marker: a HEADER_FEATURE of 8 + 8 + 2 * 8 bytes, the file's last */
+#define END_MARKER_SIZE 32
+
+/* A span of times in ns; first 0: none. */
+struct span {
+	uint64_t first, last;
+};
 
 struct preport_input {
 	const char *path;
@@ -43,8 +57,12 @@ struct preport_input {
 	int fd; /* of the open segment, -1 if none */
 	bool *bad; /* per picked stream: damaged in the first pass, skipped */
 	int writer; /* prec_segdir__writer_active(): a .partial is live only if a daemon runs */
-	uint64_t wall_first, wall_last; /* of the samples read, where streams map to the wall */
-	uint64_t span; /* the streams' times from first to last sample, added up */
+	struct span wall; /* of the samples counted, where streams map to the wall */
+	uint64_t span; /* the streams' times from first to last sample counted, added up */
+	bool counted; /* some sample was */
+	/* every sample read, counted or not, on the streams' clock and on the wall: what a
+	 * time range that counted none missed */
+	struct span all, all_wall;
 };
 
 bool preport_is_dir(const char *path)
@@ -139,22 +157,123 @@ int preport_input__new_file(struct prec_reader *r, const char *path,
 	return 0;
 }
 
+/*
+ * The wall-clock times the samples of segs[i] can lie in, from the names and mtimes alone.
+ * The daemon names a segment when it begins it, after the previous one has ended, and its
+ * samples are those published after the previous segment's last drain of their ring began
+ * (prec_session__end_output()), so after that segment began.  Hence: from the previous
+ * segment's start (the first listed: any time, as retention may have deleted what came
+ * before it) to the next one's start; for the last, to its last write (mtime) if it is
+ * closed, else (live) to any time.
+ */
+static void seg_bounds(const struct preport_input *in, size_t i, uint64_t *lo, uint64_t *hi)
+{
+	const struct prec_segment *seg = in->segs;
+
+	*lo = i && seg[i - 1].start_ns > SLACK_NS ? seg[i - 1].start_ns - SLACK_NS : 0;
+	if (i + 1 < in->nsegs)
+		*hi = seg[i + 1].start_ns + SLACK_NS;
+	else if (!seg[i].live && seg[i].mtime_ns >= seg[i].start_ns)
+		*hi = seg[i].mtime_ns + SLACK_NS;
+	else
+		*hi = UINT64_MAX;
+}
+
+static int open_segment(struct preport_input *in, size_t k, struct prec_reader **ret,
+			const char **why);
+static void close_segment(struct preport_input *in, struct prec_reader *r);
+
+/*
+ * Whether segs[k] certainly holds no sample in the range: a finished segment ends with the
+ * end marker (doc/file-format.md), whose first and last sample times its CLOCK_DATA maps as
+ * stream_window() maps the range for the per-sample filter.  False whenever that cannot be
+ * told (live, cut short, no usable clock, no times in the marker, not readable: then it is
+ * read, and warned about, as any other).
+ */
+static bool holds_none(struct preport_input *in, size_t k)
+{
+	unsigned char tail[END_MARKER_SIZE];
+	struct prec_rec_feature f;
+	uint64_t t[2], lo, hi;
+	struct prec_reader *r;
+	struct prec_clock c;
+	const char *why;
+	struct stat st;
+	bool none = false;
+
+	if (in->segs[k].live)
+		return false;
+	preport_log_subject(NULL, true); /* the reading warns, if it must */
+	if (open_segment(in, k, &r, &why)) {
+		preport_log_subject(NULL, false);
+		return false;
+	}
+	if (!prec_clock__from_stream(r, &c) && !fstat(in->fd, &st) &&
+	    st.st_size >= END_MARKER_SIZE &&
+	    pread(in->fd, tail, sizeof(tail), st.st_size - END_MARKER_SIZE) == sizeof(tail) &&
+	    !prec_rec_feature__parse(tail, sizeof(tail), &f) && f.feat == PREC_FEAT_SAMPLE_TIME &&
+	    f.len == sizeof(t)) {
+		memcpy(t, f.data, sizeof(t));
+		lo = prec_clock__time(&c, in->range.since_ns);
+		hi = in->range.until_ns ? prec_clock__time(&c, in->range.until_ns) : UINT64_MAX;
+		none = t[0] && t[0] <= t[1] && (t[1] < lo || t[0] > hi);
+	}
+	close_segment(in, r);
+	preport_log_subject(NULL, false);
+	return none;
+}
+
 static bool overlaps(const struct preport_input *in, size_t i)
 {
-	uint64_t end = prec_segment_end_ns(in->segs, in->nsegs, i);
+	uint64_t lo, hi;
 
 	if (!in->range.set)
 		return true;
-	if (end < in->range.since_ns)
-		return false;
-	return !in->range.until_ns || in->segs[i].start_ns <= in->range.until_ns;
+	seg_bounds(in, i, &lo, &hi);
+	return hi >= in->range.since_ns && (!in->range.until_ns || lo <= in->range.until_ns);
+}
+
+/* Whether all samples segs[i] can hold lie in the range: it is read, its end marker unasked. */
+static bool inside(const struct preport_input *in, size_t i)
+{
+	uint64_t lo, hi;
+
+	seg_bounds(in, i, &lo, &hi);
+	return lo >= in->range.since_ns && (!in->range.until_ns || hi <= in->range.until_ns);
+}
+
+/*
+ * Pick the segments that may hold samples in the range, less those whose end marker says they
+ * hold none; but if that leaves none, those are read all the same, so that the warning says
+ * where their samples lie, to the millisecond.  -ENOMEM or 0.
+ */
+static int pick_segments(struct preport_input *in)
+{
+	size_t i, n = 0, *keep;
+
+	for (i = 0; i < in->nsegs; i++)
+		if (overlaps(in, i))
+			in->pick[in->npick++] = i;
+	if (!in->range.set || !in->npick)
+		return 0;
+	keep = calloc(in->npick, sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	for (i = 0; i < in->npick; i++)
+		if (inside(in, in->pick[i]) || !holds_none(in, in->pick[i]))
+			keep[n++] = in->pick[i];
+	if (n) {
+		memcpy(in->pick, keep, n * sizeof(*keep));
+		in->npick = n;
+	}
+	free(keep);
+	return 0;
 }
 
 int preport_input__new_dir(const char *path, const struct preport_range *range,
 			   struct preport_input **ret)
 {
 	struct preport_input *in = input_new(path, range);
-	size_t i;
 	int err;
 
 	if (!in)
@@ -180,14 +299,16 @@ int preport_input__new_dir(const char *path, const struct preport_range *range,
 		return err;
 	}
 	in->writer = prec_segdir__writer_active(in->d);
-	for (i = 0; i < in->nsegs; i++)
-		if (overlaps(in, i))
-			in->pick[in->npick++] = i;
+	err = pick_segments(in);
+	if (err) {
+		preport_input__free(in);
+		return err;
+	}
 	if (!in->npick) {
 		char a[32], b[32];
 
-		preport_format_wall(in->segs[0].start_ns, false, a, sizeof(a));
-		preport_format_wall(prec_segment_end_ns(in->segs, in->nsegs, in->nsegs - 1), false,
+		preport_format_wall(in->segs[0].start_ns, true, a, sizeof(a));
+		preport_format_wall(prec_segment_end_ns(in->segs, in->nsegs, in->nsegs - 1), true,
 				    b, sizeof(b));
 		prec_warn("no segment of %s is in the time range asked for; they span %s to %s",
 			  path, a, b);
@@ -416,31 +537,56 @@ static int read_stream(struct prec_report_session *rs, const struct preport_stre
 	return err;
 }
 
-/* The times of a stream's samples t into in's, on the wall clock where the stream says how. */
-static void add_times(struct preport_input *in, const struct prec_reader *r,
+static void span_add(struct span *s, uint64_t a, uint64_t b)
+{
+	if (!s->first || a < s->first)
+		s->first = a;
+	if (b > s->last)
+		s->last = b;
+}
+
+/* The times t of a stream's samples into clock (NULL: not kept) and, where the stream says
+ * how, on the wall clock into wall.  False when t holds no sample. */
+static bool add_times(struct span *clock, struct span *wall, const struct prec_reader *r,
 		      const struct prec_time_range *t)
 {
 	struct prec_clock c;
-	uint64_t a, b;
 
 	if (!t->first || t->last < t->first)
-		return;
-	in->span += t->last - t->first;
-	if (prec_clock__from_stream(r, &c))
-		return;
-	a = prec_clock__wall(&c, t->first);
-	b = prec_clock__wall(&c, t->last);
-	if (!in->wall_first || a < in->wall_first)
-		in->wall_first = a;
-	if (b > in->wall_last)
-		in->wall_last = b;
+		return false;
+	if (clock)
+		span_add(clock, t->first, t->last);
+	if (!prec_clock__from_stream(r, &c))
+		span_add(wall, prec_clock__wall(&c, t->first), prec_clock__wall(&c, t->last));
+	return true;
 }
 
 void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_first,
 			  uint64_t *ret_duration)
 {
-	*ret_wall_first = in->wall_first;
-	*ret_duration = in->wall_first ? in->wall_last - in->wall_first : in->span;
+	*ret_wall_first = in->wall.first;
+	*ret_duration = in->wall.first ? in->wall.last - in->wall.first : in->span;
+}
+
+void preport_input__warn_no_sample(const struct preport_input *in, bool time_set)
+{
+	char a[32], b[32], wall[96] = "", clk[96] = "", segs[64] = "";
+
+	if ((!in->range.set && !time_set) || in->counted || !in->all.first)
+		return;
+	if (in->all_wall.first) {
+		preport_format_wall(in->all_wall.first, true, a, sizeof(a));
+		preport_format_wall(in->all_wall.last, true, b, sizeof(b));
+		snprintf(wall, sizeof(wall), "%s to %s (local time)", a, b);
+	}
+	if (time_set || !*wall)
+		snprintf(clk, sizeof(clk), "%s%.6f to %.6f s on the perf clock (as --time takes it)",
+			 *wall ? ", " : "", (double)in->all.first / 1e9, (double)in->all.last / 1e9);
+	if (!in->single)
+		snprintf(segs, sizeof(segs), " of the %zu segment%s read", in->npick,
+			 in->npick == 1 ? "" : "s");
+	prec_warn("no sample of %s is in the time range asked for; the samples%s span %s%s",
+		  preport_shown(in->path), segs, wall, clk);
 }
 
 int preport_input__read(struct preport_input *in, struct prec_report_session *rs,
@@ -460,8 +606,15 @@ int preport_input__read(struct preport_input *in, struct prec_report_session *rs
 		if (err)
 			continue; /* changed since the first pass; warned */
 		err = read_stream(rs, &s, show_progress);
-		if (!err || err == -EBADMSG)
-			add_times(in, s.r, prec_report_session__counted_times(rs));
+		if (!err || err == -EBADMSG) {
+			const struct prec_time_range *t = prec_report_session__counted_times(rs);
+
+			if (add_times(NULL, &in->wall, s.r, t)) {
+				in->span += t->last - t->first;
+				in->counted = true;
+			}
+			add_times(&in->all, &in->all_wall, s.r, prec_report_session__times(rs));
+		}
 		if (!err) /* a live segment has no end marker yet */
 			preport_warn_cut(s.r, s.live ? NULL : s.name,
 					 prec_report_session__times(rs));

@@ -4,10 +4,12 @@
 //   node flamegraph-browser.js MODULES SVG CLICK SEARCH SAMPLES [SHOT]
 // MODULES: a node_modules directory with playwright-core; CLICK: the name of a frame to click;
 // SEARCH: a regular expression to search for, SAMPLES: the samples --folded gives the stacks
-// it matches; SHOT: a PNG to write.  Chromium is /usr/bin/chromium unless $CHROMIUM says.
+// it matches; SHOT: a PNG to write (and SHOT-img.png: the frames as an <img> shows them).
+// Chromium is /usr/bin/chromium unless $CHROMIUM says.
 // Prints "ok: ..." or "FAIL: ..." per check; exits 1 when one failed, 2 when the browser
 // could not be driven at all.
 'use strict';
+const fs = require('fs');
 const path = require('path');
 const [modules, svg, clickName, term, wantSamples, shot] = process.argv.slice(2);
 const { chromium } = require(path.join(path.resolve(modules), 'playwright-core'));
@@ -17,6 +19,69 @@ function check(cond, msg) {
 	console.log((cond ? 'ok: ' : 'FAIL: ') + msg);
 	if (!cond)
 		failed++;
+}
+
+// The SVG as an <img> (a wiki's, a README's), where scripts never run, against the page as
+// the script leaves it before any click: the frames' area (between the controls and the
+// details line) must be drawn, and alike in both.
+async function withoutScript(page, svg, shot) {
+	const box = await page.evaluate(() => {
+		const d = JSON.parse(document.getElementById('flamedata').textContent);
+		const svgEl = document.documentElement;
+		return { w: +svgEl.getAttribute('width'), h: +svgEl.getAttribute('height'),
+			 top: d.top };
+	});
+	const clip = { x: 0, y: box.top, width: box.w, height: box.h - 34 - box.top };
+	const html = svg.replace(/\.svg$/, '') + '-img.html';
+	fs.writeFileSync(html, '<!DOCTYPE html><html><body style="margin:0">' +
+			 `<img src="${path.basename(svg)}"></body></html>\n`);
+	// the whole SVG in the viewport (a full-page screenshot does not end on an SVG page)
+	const viewport = { width: box.w + 20, height: box.h + 20 };
+	const img = await page.context().browser().newPage({ viewport });
+	await img.goto('file://' + path.resolve(html));
+	await img.waitForFunction(() => document.images[0].complete);
+	const shotImg = await img.screenshot({ clip });
+	if (shot)
+		fs.writeFileSync(shot.replace(/\.png$/, '') + '-img.png', shotImg);
+	const before = page.viewportSize();
+	await page.setViewportSize(viewport);
+	const shotPage = await page.screenshot({ clip });
+	await page.setViewportSize(before);
+	// the pixels of both, decoded by the browser: how many are not the background, and how
+	// many differ between them
+	const r = await img.evaluate(async ([a, b]) => {
+		const load = (png) => new Promise((ok, no) => {
+			const i = new Image();
+			i.onload = () => ok(i);
+			i.onerror = () => no(new Error('cannot decode a screenshot'));
+			i.src = 'data:image/png;base64,' + png;
+		});
+		const pixels = (i) => {
+			const c = document.createElement('canvas');
+			c.width = i.width;
+			c.height = i.height;
+			const g = c.getContext('2d');
+			g.drawImage(i, 0, 0);
+			return g.getImageData(0, 0, i.width, i.height).data;
+		};
+		const pa = pixels(await load(a)), pb = pixels(await load(b));
+		const bg = (p, k) => Math.abs(p[k] - 0xf8) + Math.abs(p[k + 1] - 0xf8) +
+			Math.abs(p[k + 2] - 0xf4) < 12;
+		let drawnA = 0, drawnB = 0, differ = 0;
+		for (let k = 0; k < pa.length; k += 4) {
+			drawnA += !bg(pa, k);
+			drawnB += !bg(pb, k);
+			differ += Math.abs(pa[k] - pb[k]) + Math.abs(pa[k + 1] - pb[k + 1]) +
+				Math.abs(pa[k + 2] - pb[k + 2]) > 24;
+		}
+		return { drawnA, drawnB, differ, all: pa.length / 4 };
+	}, [shotImg.toString('base64'), shotPage.toString('base64')]);
+	await img.close();
+	check(r.drawnA > 0 && r.drawnA >= 0.95 * r.drawnB,
+	      `as an <img>, without scripts: ${r.drawnA} pixels of frames drawn, ` +
+	      `${r.drawnB} with the script`);
+	check(r.differ <= 0.01 * r.all,
+	      `as an <img>: ${r.differ} of ${r.all} pixels differ from the page with the script`);
 }
 
 (async () => {
@@ -45,6 +110,7 @@ function check(cond, msg) {
 	check(info.frames > 0 && info.drawn === info.frames,
 	      `${info.drawn} frames drawn of ${info.frames} in the data (load ${loaded} ms)`);
 	const full = info.width - 20;
+	await withoutScript(page, svg, shot);
 
 	// click: the frame becomes the full width, reset brings its width back
 	const idx = await page.evaluate((name) => {

@@ -12,8 +12,12 @@
 # is missing.  (Where children were left out, a frame may weigh less than its name path in
 # --folded: a sibling of the same name in another DSO may be among them.)  With --names, each line of FILE
 # (bytes, invalid UTF-8 read as U+FFFD) must be the name of a frame.  Prints one line per
-# failed check, and "ok: ..." totals; exits 1 on a failure.
+# failed check, and "ok: ..." totals; exits 1 on a failure.  The frames drawn in the SVG (for
+# where no script runs) must be the data's: one rect each, as wide as its samples at the full
+# width, placed by preorder and depth, titled with its name, DSO and samples; each name
+# written on a frame is that frame's (cut to end in "..", where it does not fit).
 import json
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -31,6 +35,11 @@ def xml_chars(raw):
     # bytes as the flame graph shows them: invalid UTF-8 as U+FFFD, as browsers decode it,
     # and the two characters XML cannot hold too
     return raw.decode('utf-8', 'replace').replace('\ufffe', '\ufffd').replace('\uffff', '\ufffd')
+
+
+def as_text(s):
+    # a name as the SVG's text holds it: control characters as spaces
+    return re.sub('[\x00-\x1f\x7f]', ' ', s)
 
 
 def bad(msg):
@@ -129,6 +138,51 @@ for path, count in by_path.items():
 for path, count in prefix.items():
     if count >= minimum and path not in by_path and path[:-1] not in lossy:
         bad('%s (%d samples, a pixel is %d) is not drawn' % (';'.join(path), count, minimum))
+# the frames drawn in the file, for where no script runs: rect fI for frame I, at the place
+# and width its samples give at full width (the data's preorder and depth), its title the
+# frame's name, DSO, kind and samples; each name that fits written on its frame
+top, fh, maxdepth = data['top'], data['fh'], data['maxdepth']
+scale = (width - 20) / frames[0][4] if frames and frames[0][4] else 0
+rects = {}
+for g in root.iter(SVG + 'g'):
+    if g.get('id') == 'frames':
+        rects = {r.get('id'): r for r in g.iter(SVG + 'rect')}
+if len(rects) != len(frames):
+    bad('%d frames drawn in the SVG, %d in its data' % (len(rects), len(frames)))
+pos, drawn, fits = {}, {}, 0
+for i, (depth, name, dso, kind, count, path) in enumerate(frames):
+    x = pos.get(depth, 0) if depth else 0
+    pos[depth], pos[depth + 1] = x + count, x
+    r = rects.get('f%d' % i)
+    if r is None:
+        bad('frame %d (%s) is not drawn' % (i, S[name]))
+        continue
+    y = top + (depth if inverted else maxdepth - depth) * fh
+    want = (10 + x * scale, y, count * scale)
+    have = (float(r.get('x')), float(r.get('y')), float(r.get('width')))
+    if any(abs(a - b) > 0.006 for a, b in zip(want, have)):
+        bad('frame %d (%s, %d samples) drawn at x, y, width %s, not %s' %
+            (i, S[name], count, have, tuple(round(v, 2) for v in want)))
+    t = r.find(SVG + 'title')
+    lines = t.text.split('\n') if t is not None and t.text else []
+    want = [as_text(S[name])] + ([as_text(S[dso])] if dso else [])
+    if lines[:-2] != want or not lines[-1].startswith('%d sample' % count):
+        bad('frame %d: title %r, not %r and %d samples' % (i, lines, want, count))
+    drawn[(round(10 + x * scale + 3, 2), y + fh - 4.5)] = as_text(S[name])
+    fits += (count * scale - 6) / 6.6 >= 3
+labels = []
+for g in root.iter(SVG + 'g'):
+    if g.get('id') == 'labels':
+        labels = list(g.iter(SVG + 'text'))
+for t in labels:
+    name = drawn.get((round(float(t.get('x')), 2), float(t.get('y'))))
+    text = t.text or ''
+    if name is None or not (text == name or text.endswith('..') and name.startswith(text[:-2])):
+        bad('the name %r drawn at %s, %s is not its frame\'s (%r)' %
+            (text, t.get('x'), t.get('y'), name))
+if len(labels) != fits:
+    bad('%d names drawn on the frames, %d fit' % (len(labels), fits))
+
 if names_file:
     have = set(S)
     with open(names_file, 'rb') as f:
@@ -138,5 +192,5 @@ if names_file:
                 bad('no frame named %r' % want)
 if failed:
     sys.exit(1)
-print('ok: %d frames (%d merged), %d samples, %d folded paths' %
-      (len(frames), len(merged), total, len(prefix)))
+print('ok: %d frames (%d merged, %d named) drawn, %d samples, %d folded paths' %
+      (len(frames), len(merged), len(labels), total, len(prefix)))

@@ -6,11 +6,14 @@
 # full width and reset brings it back, Ctrl-F opens the search, and a search highlights frames
 # and shows the share of the samples --folded gives the stacks it matches (a function nested
 # in another that matches is not counted twice).  The inverted graph loads without errors too.
+# Both show their frames as an <img> (where scripts never run: a wiki's, a README's) as the
+# page with its script does before a click.
 #
 # Skipped, with the reason, without chromium (/usr/bin/chromium, or $CHROMIUM), node, or
 # playwright-core (in $PRECORD_NODE_MODULES, else tests/node/node_modules under the source
 # directory: npm install --prefix tests/node --no-audit --no-fund playwright-core).
-# FLAME_SHOT=FILE.png keeps a screenshot of each graph (FILE.png and FILE-inverted.png).
+# FLAME_SHOT=FILE.png keeps a screenshot of each graph (FILE.png and FILE-inverted.png), and
+# of its frames as an <img> (FILE-img.png, FILE-inverted-img.png).
 # shellcheck disable=SC2154 # top_srcdir and workdir come from test-lib.sh
 
 . "$(dirname "$0")/test-lib.sh"

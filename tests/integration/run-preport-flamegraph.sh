@@ -5,6 +5,7 @@
 # and its frames add up to the same run's --folded counts (flamegraph-check.py says how);
 # kernel symbols with hostile names (markup, quotes, "]]>", "</script>", invalid UTF-8,
 # U+FFFE, a control character) leave the SVG well-formed and come out as their names; the
+# subtitle says which filters left samples out and how many samples are drawn of all; the
 # output is 0600 and a symlink in its place is not followed; bad uses get one line and a
 # non-zero exit.  The browser's side is run-preport-flamegraph-browser.sh.
 # shellcheck disable=SC2154 # top_srcdir and workdir come from test-lib.sh
@@ -79,6 +80,52 @@ elif grep -q 'app::work<unsigned long> ' "$workdir/symfilter.folded"; then
 else
 	bad "--symbols: --folded lost the named function: $(lines "$workdir/symfilter.folded")"
 fi
+
+# a filter is said in the subtitle, "filtered: OPTIONS; N of M samples", N the samples drawn
+# (--folded's with the same filter), M all of them (--folded's without): a graph handed
+# around must not pass for the whole recording; without a filter, it says none
+subtitle() {
+	python3 -c 'import sys, xml.etree.ElementTree as ET
+for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text"):
+    if t.get("id") == "subtitle":
+        print(t.text or "")' "$1"
+}
+samples() {
+	awk '{ n += $NF } END { print n + 0 }' "$1"
+}
+all=$(samples "$workdir/precord-sys.folded")
+sub=$(subtitle "$workdir/precord-sys.svg")
+case $sub in
+*filtered* | "") bad "no filter: the subtitle is '$sub'" ;;
+*) ok "no filter: the subtitle says none: $sub" ;;
+esac
+# filtered ARGS SAID: the graph with filter ARGS (a word each) says SAID
+filtered() {
+	_said=$1
+	shift
+	_f=$workdir/filtered
+	if ! prep precord-sys kallsyms "$@" --folded >"$_f.folded" 2>"$_f.err" ||
+		! prep precord-sys kallsyms "$@" --flamegraph "$_f.svg" 2>"$_f.err"; then
+		bad "$*: preport failed: $(lines "$_f.err")"
+		return
+	fi
+	_n=$(samples "$_f.folded")
+	_sub=$(subtitle "$_f.svg")
+	case $_sub in
+	*" 80 samples, "*"filtered: $_said; $_n of $all samples")
+		[ "$_n" -lt "$all" ]
+		check $? "$*: $_sub" ;;
+	*) bad "$*: the subtitle is '$_sub', not 'filtered: $_said; $_n of $all samples'" ;;
+	esac
+}
+filtered "--comms demo" --comms demo
+filtered "--cpu 1" --cpu 1
+filtered "--time 695.6,695.8" --time 695.6,695.8
+filtered "--symbols hot_a" -S hot_a
+filtered "--dsos demo" --dsos demo
+filtered "--hide-unresolved" -U
+filtered "--comms dd,demo --pid 1,2,3 --cpu 1" --cpu 1 --comms "dd,demo" --pid 1,2,3
+filtered "--comms 'x'\\''y'" --comms "x'y"
 
 # hostile kernel symbol names in a copy of the golden kallsyms (no ';': folded stacks split
 # there)

@@ -11,6 +11,8 @@
 #   - `-lines` gives the source lines of `preport --sort srcline` with the same shares, and
 #     some where the binary has debug info;
 #   - `-tagfocus comm=X` gives the shares of `preport --comms X`;
+#   - `-tags` gives the pid and tid shares of `--sort pid` (`tid`), pid 0 (the idle task)
+#     included, and `-tagfocus pid=0` the shares of `--pid 0`;
 #   - pprof-format decodes every file, every id it refers to exists, and its samples add up
 #     to preport's; a C++ function's system_name is its mangled name, a C one's its name;
 #   - a bad --pprof path (a directory, a symbolic link, an unwritable place) is one line on
@@ -126,7 +128,7 @@ srcline_shares() {
 # missing on one side counting as 0 there.
 same_shares() {
 	_diff=$(awk -F '\t' '
-	FNR == NR { a[$1] = $2; seen[$1] = 1; next }
+	FILENAME == ARGV[1] { a[$1] = $2; seen[$1] = 1; next }
 	{ b[$1] = $2; seen[$1] = 1 }
 	END {
 		for (n in seen) {
@@ -195,7 +197,12 @@ check_traces() {
 		return
 	fi
 	traces_folded <"$workdir/$2.traces" >"$workdir/$2.traces.folded"
-	sort "$3" >"$workdir/$2.folded.sorted"
+	# a DSO whose own name is bracketed ([vdso]) is "[[vdso]]" in --folded, and pprof's
+	# "[[vdso]]" became "[vdso]" above: one pair of brackets on both sides
+	sed 's/\(^\|;\)\[\[\([^];]*\)\]\]\(;\| \)/\1[\2]\3/g' "$3" |
+		awk '{ i = match($0, / [0-9]+$/); c[substr($0, 1, i - 1)] += substr($0, i + 1) }
+		END { for (k in c) print k " " c[k] }' |
+		sort >"$workdir/$2.folded.sorted"
 	if cmp -s "$workdir/$2.traces.folded" "$workdir/$2.folded.sorted"; then
 		ok "$1: -traces gives the $(wc -l <"$3") stacks of --folded"
 	else
@@ -374,6 +381,33 @@ for rf in precord-g:mangled precord-sys:demo; do
 	[ "$file" = "${rf#*:}" ]
 	check $? "${rf%%:*}: go tool pprof names the program ${rf#*:} (File: $file)"
 done
+# pid and tid 0 (the idle task, in every system-wide recording) are labels as any other:
+# -tags gives the shares of --sort pid (tid), and -tagfocus pid=0 those of --pid 0
+for key in pid tid; do
+	pprof precord-sys "$workdir/tags" -tags
+	awk -v k="$key" '
+	/^ *[a-z_]+: +Total / { on = $1 == k ":"; next }
+	on && /\(.*%\): / { pct = $0; sub(/.*\(/, "", pct); sub(/%\).*/, "", pct)
+		printf "%s\t%.2f\n", $NF, pct }' "$workdir/tags" | sort >"$workdir/tags.sh"
+	"$PREPORT" -i precord-sys.data --symfs symfs --kallsyms kallsyms --no-children -g none \
+		--sort "$key" 2>"$workdir/key.err" | awk '/^ +[0-9.]+%  +[0-9]+:/ {
+		sub(/%$/, "", $1); sub(/:.*/, "", $2); s[$2] += $1 }
+		END { for (n in s) printf "%s\t%.2f\n", n, s[n] }' | sort >"$workdir/key.sh"
+	grep -q '^0	[1-9]' "$workdir/key.sh" || bad "precord-sys: no $key 0 in --sort $key: \
+$(lines "$workdir/key.sh" 4) $(lines "$workdir/key.err")"
+	same_shares "precord-sys: -tags $key vs --sort $key" "$workdir/tags.sh" "$workdir/key.sh"
+done
+"$PREPORT" -i precord-sys.data --symfs symfs --kallsyms kallsyms --inline --no-children \
+	--sort sym -g none --pid 0 >"$workdir/pid0" 2>"$workdir/pid0.err" ||
+	bad "precord-sys: preport --pid 0 failed: $(lines "$workdir/pid0.err" 3)"
+if pprof precord-sys "$workdir/pid0.tf" -tagfocus pid=0 -top; then
+	top_shares <"$workdir/pid0.tf" >"$workdir/pid0.tf.sh"
+	preport_shares <"$workdir/pid0" >"$workdir/pid0.sh"
+	same_shares "precord-sys: -tagfocus pid=0 vs --pid 0" "$workdir/pid0.tf.sh" \
+		"$workdir/pid0.sh"
+else
+	bad "precord-sys: go tool pprof -tagfocus pid=0 failed: $(lines "$workdir/pid0.tf.err" 3)"
+fi
 # the duration is that of the samples counted: with --time, the window's, not the whole
 # recording's (the first and last sample times from -D, in ns; --time takes seconds)
 span=$(cd "$G" && "$PREPORT" -i precord-g.data -D 2>/dev/null | awk '/ SAMPLE / {

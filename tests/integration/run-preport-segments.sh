@@ -14,6 +14,9 @@
 #     HH:MM:SS) pick the segments and, inside them, the samples: exact counts, computed from
 #     the sample times; the report says the range applied and how many segments it read;
 #   - the same on a single file; a file without wall-clock data is a one-line error;
+#   - for ranges at segment boundaries, the directory counts what its files count with the same
+#     range, where samples lie before their segment's name and after its mtime (as the
+#     daemon's can), and the warnings give times to the millisecond;
 #   - -D honours --since/--until (the samples outside are left out, and counted), and the
 #     range line keeps a fraction of a second;
 #   - --header lists the segments (samples, bytes, live: only while DIR's lock is held, else
@@ -26,7 +29,8 @@
 # Then, where precord can record: two recordings of the demo workload by precord put in a
 # directory (its folded stacks are the sum of the two files' own), and precord daemon with
 # 1 s segments while demo runs (merged profile = sum of the segments', --since/--until
-# around the run keep all of demo's samples, before it none, the listing has every segment).
+# around the run keep all of demo's samples, before it none, ranges around each switch count
+# what the files count, the listing has every segment).
 # Where perf can record: perf record -k mono, its wall clock as preport maps it, and
 # --header-only's clock lines identical to perf report's.
 # shellcheck source=tests/integration/test-lib.sh
@@ -141,12 +145,57 @@ local_until=$(date -d "@$((t2 + 2))" '+%H:%M:%S')
 count "--since '$local_since' --until $local_until (local time; 21 of segment 2)" 21 \
 	-i "$dir" --since "$local_since" --until "$local_until"
 count "a range between segments" 0 -i "$dir" --since "@$((t1 + 60))" --until "@$((t1 + 120))"
+# segment 1 may hold samples up to segment 2's start, and 2 from 1's start on (the names say
+# no more): both are read, and the warning says where their samples lie
 run between --folded -i "$dir" --since "@$((t1 + 60))" --until "@$((t1 + 120))"
-grep -q 'warning: no segment of .* is in the time range asked for; they span' "$err"
-check $? "which says what the segments span: $(lines "$err" 1)"
+grep -q 'warning: no sample of .* the samples of the 2 segments read span .*\.900 (local' "$err"
+check $? "which says what the samples of the segments around it span:\
+ $(grep 'no sample' "$err")"
+# A range that holds no sample, of a recording with call chains: every view, the exports too,
+# says so in the one warning line the report gives, with what the samples span, and exits as
+# the report does (0, an empty report); never that there are no call chains.
+cdir=$workdir/chains
+mkdir -m 700 "$cdir"
+cs=$cdir/$(segname "$t1" 1)
+(umask 077 && "$WRITE_STREAM" -o "$cs" --wall "$t1" --step-ms 100 --caller main "$DEMO" \
+	hot_a:10 main:0) || fail "write-stream failed for $cs"
+touch -d "@$((t1 + 5))" "$cs"
+late="--since @$((t1 + 60)) --until @$((t1 + 120))"
+gap="--since @$((t1 + 1)).01 --until @$((t1 + 1)).02" # between two samples
+for input in file dir; do
+	for range in "$late" "$gap" "--time 100,200"; do
+		want="no sample of '.*' is in the time range asked for; the samples"
+		case $input:$range in
+		"dir:$late") want="no segment of .* is in the time range asked for; they span" ;;
+		dir:*) want="$want of the 1 segment read span .* (local time)" ;;
+		*) want="$want span .* (local time)" ;;
+		esac
+		case $range in
+		--time*) want="$want, [0-9.]* to [0-9.]* s on the perf clock" ;;
+		esac
+		[ "$input" = file ] && in=$cs || in=$cdir
+		for view in report --folded --pprof --flamegraph; do
+			case $view in
+			report) set -- ;;
+			--folded) set -- --folded ;;
+			*) set -- "$view" "$workdir/empty.export" ;;
+			esac
+			# shellcheck disable=SC2086 # the range's options and values
+			run empty-range -i "$in" $range "$@"
+			if [ "$rc" -eq 0 ] && [ "$(grep -c . "$err")" -eq 1 ] &&
+				grep -q "^preport: warning: $want" "$err"; then
+				ok "$input, $range, $view: exit 0, one line: $(cat "$err")"
+			else
+				bad "$input, $range, $view: exit $rc, want 0 and one line saying" \
+					"'$want': $(lines "$err" 3)"
+			fi
+		done
+	done
+done
 run range -q -i "$dir" --since "@$((t1 + 2))" --until "@$((t2 + 1))"
 if expect_ok "the report of a range"; then
-	grep -q '^# time range: from .* to .*, 2 of 3 segments' "$out"
+	# the live segment 3 may hold samples from segment 2's start on
+	grep -q '^# time range: from .* to .*, 3 of 3 segments' "$out"
 	check $? "the report says the range and the segments read: $(grep '^# time range' "$out")"
 	[ "$(samples_line)" = 31 ]
 	check $? "its sample count is 31 (got '$(samples_line)')"
@@ -160,8 +209,8 @@ fi
 run rangedump -D -i "$dir" --since "@$((t1 + 2))" --until "@$((t2 + 1))"
 if expect_ok "-D -i DIR with --since/--until"; then
 	n=$(grep -c ': SAMPLE ' "$out")
-	[ "$n" -eq 31 ] && [ "$(grep -c '^# ======== segment ' "$out")" -eq 2 ]
-	check $? "-D prints the 31 samples of the range, from 2 segments ($n)"
+	[ "$n" -eq 31 ] && [ "$(grep -c '^# ======== segment ' "$out")" -eq 3 ]
+	check $? "-D prints the 31 samples of the range, from 3 segments ($n)"
 	grep -q '^(20 samples outside --since/--until left out)$' "$out"
 	check $? "and says how many it left out: $(grep 'left out' "$out" | join_lines)"
 fi
@@ -184,6 +233,109 @@ if [ "$rc" -eq 2 ] && [ "$(grep -c . "$err")" -eq 1 ] && grep -q -- '--since' "$
 	ok "a bad --since: usage error in one line: $(cat "$err")"
 else
 	bad "a bad --since: exit $rc, want 2 and one line: $(lines "$err" 3)"
+fi
+
+say "--- ranges at segment boundaries"
+# A segment's samples need not lie in its span (its name's time to its mtime): the daemon
+# drains the rings into the next segment after a switch, so that one holds samples from before
+# its name; and the kernel keeps mtimes coarsely, so a segment's last sample can follow its
+# mtime.  Segments built so (samples 100 ms apart): A named T, samples T+0 to T+0.9, mtime
+# T+0.5; B named T+1.5, samples T+1.0 to T+1.9, mtime T+1.95; C named T+3, samples T+3.0 to
+# T+3.9, mtime T+4.  For each range, the directory counts what its files count.
+
+# same_as_files LABEL DIR ARGS...: preport -i DIR ARGS counts the sum of what each segment file
+# of DIR counts with ARGS.
+same_as_files() {
+	_l=$1
+	_d=$2
+	shift 2
+	_sum=0
+	for _f in "$_d"/precord-*.data; do
+		run rfile -q --folded -i "$_f" "$@"
+		expect_ok "$_l: $(basename "$_f") alone" || return
+		_sum=$((_sum + $(folded_total "$out")))
+	done
+	count "$_l: the directory counts what its files count" "$_sum" -i "$_d" "$@"
+}
+
+# sample_span FILE: 50 us before and after FILE's first sample, then its last, on the wall
+# clock (@SECONDS with 9 decimals), from -D's sample times and the reference time that
+# --header-only prints (to the microsecond); nothing if FILE has no sample.
+sample_span() {
+	_ref=$("$PREPORT" --header-only -i "$1" 2>/dev/null | sed -n \
+		's/^# reference time: .* = \([0-9]*\)\.\([0-9]\{6\}\) (TOD) = \([0-9]*\)\.\([0-9]\{9\}\) (monotonic)$/\1 \2 \3\4/p')
+	[ -n "$_ref" ] || return 0
+	"$PREPORT" -D -i "$1" 2>/dev/null | awk -v ref="$_ref" '
+		function wall(t, x, s) {
+			x = r[2] * 1000 + (t - r[3])
+			s = int(x / 1e9)
+			if (x < s * 1e9)
+				s--
+			return sprintf("@%d.%09d", r[1] + s, x - s * 1e9)
+		}
+		/: SAMPLE / {
+			for (i = 1; i < NF; i++)
+				if ($i == "time") {
+					t = $(i + 1) + 0
+					if (!n++ || t < lo)
+						lo = t
+					if (t > hi)
+						hi = t
+				}
+		}
+		END {
+			split(ref, r, " ")
+			if (n)
+				print wall(lo - 50000), wall(lo + 50000), wall(hi - 50000), wall(hi + 50000)
+		}'
+}
+
+# earlier A B [later]: the earlier of two @SECONDS.NANOSECONDS times (with "later", the later).
+earlier() {
+	if [ "$(printf '%s\n' "$1" "$2" | sort | head -n 1)" = "$1" ]; then
+		[ -z "${3:-}" ] && echo "$1" || echo "$2"
+	else
+		[ -z "${3:-}" ] && echo "$2" || echo "$1"
+	fi
+}
+
+bt=$((now - 600))
+bdir=$workdir/bounds
+mkdir -m 700 "$bdir"
+# bseg SECONDS MS SEQ WALL_SECONDS MTIME SYMBOL:COUNT: a closed segment named SECONDS.MS.
+bseg() {
+	_p=$bdir/$(printf 'precord-%s.%03dZ-%06d.data' "$(date -u -d "@$1" +%Y%m%dT%H%M%S)" "$2" \
+		"$3")
+	(umask 077 && "$WRITE_STREAM" -o "$_p" --wall "$4" --step-ms 100 "$DEMO" "$6") ||
+		fail "write-stream failed for $_p"
+	touch -d "@$5" "$_p"
+}
+bseg "$bt" 0 1 "$bt" "$bt.5" hot_a:10
+bseg "$((bt + 1))" 500 2 "$((bt + 1))" "$((bt + 1)).95" hot_b:10
+bseg "$((bt + 3))" 0 3 "$((bt + 3))" "$((bt + 4))" hot_a:10
+for at in 0.85 0.95 1.05 1.45 1.55 1.95 2.5 3.05 3.95; do
+	b=$((bt + ${at%.*})).${at#*.}
+	same_as_files "--since T+$at" "$bdir" --since "@$b"
+	same_as_files "--until T+$at" "$bdir" --until "@$b"
+done
+same_as_files "--since T+0.85 --until T+1.05" "$bdir" --since "@$bt.85" \
+	--until "@$((bt + 1)).05"
+same_as_files "--since T+1.05 --until T+1.45 (before B's name, after A's mtime)" "$bdir" \
+	--since "@$((bt + 1)).05" --until "@$((bt + 1)).45"
+same_as_files "--since T+2.5 --until T+2.9 (between B and C: none)" "$bdir" \
+	--since "@$((bt + 2)).5" --until "@$((bt + 2)).9"
+run gapwarn --folded -i "$bdir" --since "@$((bt + 2)).5" --until "@$((bt + 2)).9"
+grep -q "warning: no sample of .* span .*:[0-9][0-9]\.[0-9][0-9][0-9] to " "$err"
+check $? "a range between the samples of two segments: the warning gives their span to the\
+ millisecond: $(grep 'no sample' "$err")"
+run lateprint --folded -i "$bdir" --since "@$((bt + 60))"
+grep -q "warning: no segment of .* they span .*:[0-9][0-9]\.000 to .*:[0-9][0-9]\.000$" "$err"
+check $? "a range after every segment: the warning gives their span to the millisecond:\
+ $(grep 'no segment' "$err")"
+run bheader --header-only -i "$bdir" --since "@$((bt + 1)).05" --until "@$((bt + 1)).45"
+if expect_ok "--header-only with a range before B's name"; then
+	grep -q '^# segment directory : .*(3 segments, 1 from ' "$out"
+	check $? "the range picks one segment (B, by its end marker): $(lines "$out" 1)"
 fi
 
 say "--- --header and -D"
@@ -379,6 +531,34 @@ elif [ -f "$workdir/daemon.err" ]; then
 		count "the daemon: --until before the run keeps none of demo" 0 \
 			--pid "$demo_pid" -i "$ddir" --until "@$((dstart - 2))"
 	fi
+	# at each switch, ranges that start or end 50 us around the last sample of the segment
+	# before and the first of the one after (from -D's times, mapped to the wall clock by
+	# the reference time --header-only prints, to the microsecond): the directory counts
+	# what its files count
+	prev=
+	nsw=0
+	for f in "$ddir"/precord-*.data; do
+		cur=$(sample_span "$f")
+		n=$(basename "$f")
+		if [ -n "$prev" ] && [ -n "$cur" ]; then
+			nsw=$((nsw + 1))
+			# $1 $2: 50 us before and after the last sample before; $3 $4: the first after
+			# shellcheck disable=SC2086 # two times each
+			set -- ${prev#* * } ${cur% * *}
+			same_as_files "daemon, --since 50 us before the first sample of $n" "$ddir" \
+				--since "$3"
+			same_as_files "daemon, --until 50 us after the last sample before $n" "$ddir" \
+				--until "$2"
+			same_as_files "daemon, the last sample before $n and its first" "$ddir" \
+				--since "$(earlier "$1" "$3")" --until "$(earlier "$4" "$2" later)"
+			[ "$(earlier "$2" "$3")" = "$2" ] &&
+				same_as_files "daemon, between the samples around $n" "$ddir" \
+					--since "$2" --until "$3"
+		fi
+		prev=$cur
+	done
+	[ "$nsw" -gt 0 ]
+	check $? "ranges were checked around $nsw of the daemon's $((nseg - 1)) switches"
 	run dhdr --header-only -i "$ddir"
 	if expect_ok "--header-only on the daemon's directory"; then
 		[ "$(grep -c '^# precord-' "$out")" -eq "$nseg" ] && ! grep -q 'damaged' "$out"
