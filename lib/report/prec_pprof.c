@@ -750,14 +750,25 @@ out:
 	return err;
 }
 
+/* Whether event e has a column: it has samples, or no event has and it is not a dummy (a
+ * profile of an empty range says what was recorded all the same). */
+static bool has_column(struct pp *p, uint32_t e, bool none_sampled)
+{
+	return none_sampled ? !p->o->events[e].dummy : prec_hist__event(p->h, e)->nr_samples > 0;
+}
+
 /* The value columns: samples, then one per event with samples.  0 or -ENOMEM. */
 static int columns(struct pp *p, int64_t **ret_types, int64_t **ret_units, int64_t *ret_period)
 {
 	uint32_t nev = prec_hist__nr_events(p->h), e, sampled = 0;
 	int64_t *types, *units;
+	bool none;
 
 	for (e = 0; e < nev; e++)
 		sampled += prec_hist__event(p->h, e)->nr_samples > 0;
+	none = !sampled;
+	for (e = 0; none && e < nev; e++)
+		sampled += has_column(p, e, none);
 	p->col = calloc(nev, sizeof(*p->col));
 	types = calloc((size_t)sampled + 1, sizeof(*types));
 	units = calloc((size_t)sampled + 1, sizeof(*units));
@@ -771,17 +782,18 @@ static int columns(struct pp *p, int64_t **ret_types, int64_t **ret_units, int64
 	*ret_period = 0;
 	for (e = 0; e < nev; e++) {
 		const struct prec_evsel_stats *st = prec_hist__event(p->h, e);
-		const char *name = p->o->event_names[e] ? p->o->event_names[e] : "events";
+		const char *name = p->o->events[e].name ? p->o->events[e].name : "events";
 		bool t = is_time_event(name);
 		size_t c = p->nr_cols;
 
-		if (!st->nr_samples)
+		if (!has_column(p, e, none))
 			continue;
 		/* one event: pprof's usual names; more: each by its own */
 		types[c] = str(p, sampled == 1 ? (t ? "cpu" : "events") : name);
 		units[c] = str(p, t ? "nanoseconds" : "count");
-		if (c == 1) /* the period of the first: its mean */
-			*ret_period = (int64_t)(st->period / st->nr_samples);
+		if (c == 1) /* the period of the first: its mean, else its attr's */
+			*ret_period = st->nr_samples ? (int64_t)(st->period / st->nr_samples)
+						     : (int64_t)p->o->events[e].fixed_period;
 		p->col[e] = (int64_t)c;
 		p->nr_cols++;
 	}
