@@ -653,9 +653,12 @@ static int write_tables(struct pp *p, struct prec_gzip *g, int64_t *types, int64
 	Prec__Pprof__ValueType *vt = NULL, **vtp = NULL, period_type = PREC__PPROF__VALUE_TYPE__INIT;
 	Prec__Pprof__Mapping *mp = NULL, **mpp = NULL;
 	Prec__Pprof__Function *fn = NULL, **fnp = NULL;
+	struct prec_keyset bids; /* the build-ids given to a mapping, by string index */
 	char **strs = NULL;
 	size_t i, nstr;
 	int err = -ENOMEM;
+
+	prec_keyset__init(&bids, sizeof(int64_t));
 
 	vt = calloc(p->nr_cols, sizeof(*vt));
 	vtp = calloc(p->nr_cols, sizeof(*vtp));
@@ -686,6 +689,18 @@ static int write_tables(struct pp *p, struct prec_gzip *g, int64_t *types, int64
 		mp[i].build_id = build_id_str(p, d);
 		if (mp[i].filename < 0 || mp[i].build_id < 0)
 			goto out;
+		/* A copy of a file at another path (same build-id) is a mapping of its own, as
+		 * it is a DSO of its own in every view; but go tool pprof merges mappings of the
+		 * same build-id, size and offset (under the first one's name) as it reads them.
+		 * The first path keeps the build-id, the others are told apart by their names. */
+		if (mp[i].build_id) {
+			bool is_new;
+
+			if (prec_keyset__intern(&bids, &mp[i].build_id, &is_new) < 0)
+				goto out;
+			if (!is_new)
+				mp[i].build_id = 0;
+		}
 		mp[i].has_functions = ok;
 		mp[i].has_filenames = ok && di->lines;
 		mp[i].has_line_numbers = ok && di->lines;
@@ -747,6 +762,7 @@ out:
 	free(fn);
 	free(fnp);
 	free(strs);
+	prec_keyset__release(&bids);
 	return err;
 }
 
