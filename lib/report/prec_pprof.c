@@ -21,7 +21,10 @@
  * A function's name is the hist's (demangled); its system_name the linkage name: of an
  * inlined function from the DWARF as its location is made, of a symbol from
  * prec_dso__linkage_names(), asked once per DSO for all of them before the tables are
- * written; else (kernel, JIT, PLT) the name again.
+ * written; none (0, "") where there is no linkage name other than the name (C, kernel, JIT,
+ * PLT, a static C++ function without DW_AT_linkage_name, every name under --no-demangle), as
+ * go tool pprof would take a name equal to its system_name for a mangled one and cut its
+ * template arguments and parameters off.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -68,7 +71,7 @@ static int gz_pack(struct prec_gzip *g, const ProtobufCMessage *m, size_t bound)
  * since a pprof line has only a number and takes its file from its function. */
 struct func {
 	int64_t name, filename, start_line;
-	int64_t system_name; /* 0: as name */
+	int64_t system_name; /* 0: none */
 	uint32_t sf; /* its sframe */
 	uint32_t next; /* the next function of the same sframe in another file; 0: none */
 };
@@ -725,8 +728,10 @@ static int write_tables(struct pp *p, struct prec_gzip *g, int64_t *types, int64
 		prec__pprof__function__init(&fn[i]);
 		fn[i].id = i + 1;
 		fn[i].name = p->funcs[i].name;
-		fn[i].system_name =
-		    p->funcs[i].system_name ? p->funcs[i].system_name : p->funcs[i].name;
+		/* go tool pprof demangles and cuts down (template arguments, parameters) a name
+		 * that equals its system_name: none unless it is another name */
+		if (p->funcs[i].system_name != p->funcs[i].name)
+			fn[i].system_name = p->funcs[i].system_name;
 		fn[i].filename = p->funcs[i].filename;
 		fn[i].start_line = p->funcs[i].start_line;
 		fnp[i] = &fn[i];
