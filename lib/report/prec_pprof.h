@@ -34,7 +34,8 @@ struct prec_pprof_opts {
  * filters), valued in samples and in each event's own unit; one location per frame (DSO,
  * address) with the functions inlined there as its lines, innermost first; one mapping per
  * DSO, whose addresses are the frames' (file offsets for ELF files: memory_start equals
- * file_offset).  A profile without samples (an empty range, a corrupt or cut-short input)
+ * file_offset), with the DSO's build-id unless an earlier mapping has it (a copy of the file
+ * at another path, which pprof's readers would merge into that one).  A profile without samples (an empty range, a corrupt or cut-short input)
  * still has the sample types and period type of the events that are not dummies.
  * Returns 0, -EIO when writing failed, or -ENOMEM.
  */

@@ -585,7 +585,7 @@ template <typename T> struct Acc {
 			v = v * 31 + x + (T)i;
 	}
 };
-template <typename T> static inline T mix(T a, T b)
+template <typename T> static inline __attribute__((always_inline)) T mix(T a, T b)
 {
 	for (int i = 0; i < 40; i++)
 		a = (a ^ (b << 7)) * 2654435761u + (b >> 3) + (T)i;
