@@ -21,7 +21,10 @@
  * A function's name is the hist's (demangled); its system_name the linkage name: of an
  * inlined function from the DWARF as its location is made, of a symbol from
  * prec_dso__linkage_names(), asked once per DSO for all of them before the tables are
- * written; else (kernel, JIT, PLT) the name again.
+ * written; none (0, "") where there is no linkage name other than the name (C, kernel, JIT,
+ * PLT, a static C++ function without DW_AT_linkage_name, every name under --no-demangle), as
+ * go tool pprof would take a name equal to its system_name for a mangled one and cut its
+ * template arguments and parameters off.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -68,7 +71,7 @@ static int gz_pack(struct prec_gzip *g, const ProtobufCMessage *m, size_t bound)
  * since a pprof line has only a number and takes its file from its function. */
 struct func {
 	int64_t name, filename, start_line;
-	int64_t system_name; /* 0: as name */
+	int64_t system_name; /* 0: none */
 	uint32_t sf; /* its sframe */
 	uint32_t next; /* the next function of the same sframe in another file; 0: none */
 };
@@ -653,9 +656,12 @@ static int write_tables(struct pp *p, struct prec_gzip *g, int64_t *types, int64
 	Prec__Pprof__ValueType *vt = NULL, **vtp = NULL, period_type = PREC__PPROF__VALUE_TYPE__INIT;
 	Prec__Pprof__Mapping *mp = NULL, **mpp = NULL;
 	Prec__Pprof__Function *fn = NULL, **fnp = NULL;
+	struct prec_keyset bids; /* the build-ids given to a mapping, by string index */
 	char **strs = NULL;
 	size_t i, nstr;
 	int err = -ENOMEM;
+
+	prec_keyset__init(&bids, sizeof(int64_t));
 
 	vt = calloc(p->nr_cols, sizeof(*vt));
 	vtp = calloc(p->nr_cols, sizeof(*vtp));
@@ -686,6 +692,18 @@ static int write_tables(struct pp *p, struct prec_gzip *g, int64_t *types, int64
 		mp[i].build_id = build_id_str(p, d);
 		if (mp[i].filename < 0 || mp[i].build_id < 0)
 			goto out;
+		/* A copy of a file at another path (same build-id) is a mapping of its own, as
+		 * it is a DSO of its own in every view; but go tool pprof merges mappings of the
+		 * same build-id, size and offset (under the first one's name) as it reads them.
+		 * The first path keeps the build-id, the others are told apart by their names. */
+		if (mp[i].build_id) {
+			bool is_new;
+
+			if (prec_keyset__intern(&bids, &mp[i].build_id, &is_new) < 0)
+				goto out;
+			if (!is_new)
+				mp[i].build_id = 0;
+		}
 		mp[i].has_functions = ok;
 		mp[i].has_filenames = ok && di->lines;
 		mp[i].has_line_numbers = ok && di->lines;
@@ -710,8 +728,10 @@ static int write_tables(struct pp *p, struct prec_gzip *g, int64_t *types, int64
 		prec__pprof__function__init(&fn[i]);
 		fn[i].id = i + 1;
 		fn[i].name = p->funcs[i].name;
-		fn[i].system_name =
-		    p->funcs[i].system_name ? p->funcs[i].system_name : p->funcs[i].name;
+		/* go tool pprof demangles and cuts down (template arguments, parameters) a name
+		 * that equals its system_name: none unless it is another name */
+		if (p->funcs[i].system_name != p->funcs[i].name)
+			fn[i].system_name = p->funcs[i].system_name;
 		fn[i].filename = p->funcs[i].filename;
 		fn[i].start_line = p->funcs[i].start_line;
 		fnp[i] = &fn[i];
@@ -747,7 +767,15 @@ out:
 	free(fn);
 	free(fnp);
 	free(strs);
+	prec_keyset__release(&bids);
 	return err;
+}
+
+/* Whether event e has a column: it has samples, or no event has and it is not a dummy (a
+ * profile of an empty range says what was recorded all the same). */
+static bool has_column(struct pp *p, uint32_t e, bool none_sampled)
+{
+	return none_sampled ? !p->o->events[e].dummy : prec_hist__event(p->h, e)->nr_samples > 0;
 }
 
 /* The value columns: samples, then one per event with samples.  0 or -ENOMEM. */
@@ -755,9 +783,13 @@ static int columns(struct pp *p, int64_t **ret_types, int64_t **ret_units, int64
 {
 	uint32_t nev = prec_hist__nr_events(p->h), e, sampled = 0;
 	int64_t *types, *units;
+	bool none;
 
 	for (e = 0; e < nev; e++)
 		sampled += prec_hist__event(p->h, e)->nr_samples > 0;
+	none = !sampled;
+	for (e = 0; none && e < nev; e++)
+		sampled += has_column(p, e, none);
 	p->col = calloc(nev, sizeof(*p->col));
 	types = calloc((size_t)sampled + 1, sizeof(*types));
 	units = calloc((size_t)sampled + 1, sizeof(*units));
@@ -771,17 +803,18 @@ static int columns(struct pp *p, int64_t **ret_types, int64_t **ret_units, int64
 	*ret_period = 0;
 	for (e = 0; e < nev; e++) {
 		const struct prec_evsel_stats *st = prec_hist__event(p->h, e);
-		const char *name = p->o->event_names[e] ? p->o->event_names[e] : "events";
+		const char *name = p->o->events[e].name ? p->o->events[e].name : "events";
 		bool t = is_time_event(name);
 		size_t c = p->nr_cols;
 
-		if (!st->nr_samples)
+		if (!has_column(p, e, none))
 			continue;
 		/* one event: pprof's usual names; more: each by its own */
 		types[c] = str(p, sampled == 1 ? (t ? "cpu" : "events") : name);
 		units[c] = str(p, t ? "nanoseconds" : "count");
-		if (c == 1) /* the period of the first: its mean */
-			*ret_period = (int64_t)(st->period / st->nr_samples);
+		if (c == 1) /* the period of the first: its mean, else its attr's */
+			*ret_period = st->nr_samples ? (int64_t)(st->period / st->nr_samples)
+						     : (int64_t)p->o->events[e].fixed_period;
 		p->col[e] = (int64_t)c;
 		p->nr_cols++;
 	}

@@ -12,9 +12,16 @@
 
 #include "prec_hist.h"
 
+/* What the recording says of one of its events. */
+struct prec_pprof_event {
+	const char *name;
+	uint64_t fixed_period; /* its sample_period; 0: sampled at a frequency */
+	bool dummy; /* perf's tracking event, which never has samples */
+};
+
 struct prec_pprof_opts {
-	/* the name of each of the hist's events (prec_hist__nr_events() of them) */
-	const char *const *event_names;
+	/* each of the hist's events (prec_hist__nr_events() of them) */
+	const struct prec_pprof_event *events;
 	uint64_t time_nanos; /* when the first sample was taken, ns since the epoch; 0: unknown */
 	uint64_t duration_nanos; /* from the first sample to the last */
 	bool hide_unresolved; /* -U: leave out the stacks whose leaf has no symbol */
@@ -27,7 +34,10 @@ struct prec_pprof_opts {
  * filters), valued in samples and in each event's own unit; one location per frame (DSO,
  * address) with the functions inlined there as its lines, innermost first; one mapping per
  * DSO, whose addresses are the frames' (file offsets for ELF files: memory_start equals
- * file_offset).  Returns 0, -EIO when writing failed, or -ENOMEM.
+ * file_offset), with the DSO's build-id unless an earlier mapping has it (a copy of the file
+ * at another path, which pprof's readers would merge into that one).  A profile without samples (an empty range, a corrupt or cut-short input)
+ * still has the sample types and period type of the events that are not dummies.
+ * Returns 0, -EIO when writing failed, or -ENOMEM.
  */
 int prec_pprof__write(struct prec_hist *h, const struct prec_pprof_opts *o, FILE *out);
 

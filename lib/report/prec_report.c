@@ -233,6 +233,7 @@ static long gev_intern(struct prec_report_session *rs, struct prec_reader *r, si
 	g->type = ev->attr.type;
 	g->config = ev->attr.config;
 	g->pub.dummy = g->type == PERF_TYPE_SOFTWARE && g->config == PERF_COUNT_SW_DUMMY;
+	g->pub.fixed_period = ev->attr.freq ? 0 : ev->attr.sample_period;
 	return (long)rs->gev_n++;
 }
 

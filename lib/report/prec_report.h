@@ -73,6 +73,7 @@ struct prec_report_event {
 	uint64_t broken_period; /* of the samples whose stack copy ended before the outermost
 				 * caller */
 	bool dummy; /* perf's tracking event (software, dummy): side records, never samples */
+	uint64_t fixed_period; /* the attr's sample_period; 0: sampled at a frequency */
 	uint64_t left_out; /* samples that --cpu, --time, a stream's window or -U left out of
 			    * everything (not in the hist's totals) */
 };

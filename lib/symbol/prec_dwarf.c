@@ -185,18 +185,69 @@ Dwarf_CFI *prec_dwarf__cfi(struct prec_dwarf *dw)
 	return dw ? dwarf_getcfi(dw->dw) : NULL;
 }
 
-/* "file.c:12" for a path and line, interned, and the path itself, interned, into *ret_path;
- * NULL (and *ret_path NULL) without both. */
-static const char *srcline_str(struct prec_dso *d, const char *file, int line,
+/* Path `in` cleaned of "." and "dir/.." parts and doubled slashes, as text only (no symbolic
+ * link is followed), into out of size n; false when it does not fit. */
+static bool path_clean(const char *in, char *out, size_t n)
+{
+	size_t len = 0, keep = 0; /* keep: the length of the leading "/" and "../" parts */
+	bool abs = *in == '/';
+
+	if (abs) {
+		out[len++] = '/';
+		keep = 1;
+	}
+	while (*in) {
+		const char *end = strchr(in, '/');
+		size_t part = end ? (size_t)(end - in) : strlen(in);
+
+		if ((part == 1 && *in == '.') || !part) {
+			/* nothing */
+		} else if (part == 2 && in[0] == '.' && in[1] == '.' && len > keep) {
+			while (len > keep && out[len - 1] != '/')
+				len--;
+			if (len > keep)
+				len--; /* the slash before it */
+		} else if (part == 2 && in[0] == '.' && in[1] == '.' && abs) {
+			/* "/.." is "/" */
+		} else {
+			if (len + part + 2 > n)
+				return false;
+			if (len && out[len - 1] != '/')
+				out[len++] = '/';
+			memcpy(out + len, in, part);
+			len += part;
+			if (part == 2 && in[0] == '.' && in[1] == '.')
+				keep = len;
+		}
+		in += part + (end ? 1 : 0);
+	}
+	if (!len)
+		out[len++] = '.';
+	out[len] = 0;
+	return true;
+}
+
+/* "file.c:12" for a path and line, interned, and the path itself, interned, into *ret_path:
+ * a relative one (the line table's directory can be) joined to the unit's DW_AT_comp_dir,
+ * where the compiler ran.  NULL (and *ret_path NULL) without both. */
+static const char *srcline_str(struct prec_dso *d, Dwarf_Die *cu, const char *file, int line,
 			       const char **ret_path)
 {
-	const char *base;
-	char buf[PATH_MAX + 16];
+	const char *base, *dir = NULL;
+	char buf[PATH_MAX + 16], full[PATH_MAX];
+	Dwarf_Attribute a;
 
 	*ret_path = NULL;
 	if (!file || line <= 0)
 		return NULL;
-	*ret_path = prec_symtab__intern(d->st, file);
+	if (*file != '/' && cu && dwarf_attr(cu, DW_AT_comp_dir, &a))
+		dir = dwarf_formstring(&a);
+	if (dir && *dir == '/' &&
+	    (size_t)snprintf(buf, sizeof(buf), "%s/%s", dir, file) < sizeof(buf) &&
+	    path_clean(buf, full, sizeof(full)))
+		*ret_path = prec_symtab__intern(d->st, full);
+	else
+		*ret_path = prec_symtab__intern(d->st, file);
 	base = strrchr(file, '/');
 	base = base ? base + 1 : file;
 	snprintf(buf, sizeof(buf), "%s:%d", base, line);
@@ -334,7 +385,7 @@ static const char *call_site(struct prec_dso *d, Dwarf_Die *cu, Dwarf_Die *die,
 	    !dwarf_attr(die, DW_AT_call_line, &a) || dwarf_formudata(&a, &line) ||
 	    dwarf_getsrcfiles(cu, &files, &nfiles) || file >= nfiles || line > INT_MAX)
 		return NULL;
-	return srcline_str(d, dwarf_filesrc(files, file, NULL, NULL), (int)line, ret_path);
+	return srcline_str(d, cu, dwarf_filesrc(files, file, NULL, NULL), (int)line, ret_path);
 }
 
 /*
@@ -551,7 +602,8 @@ static int compute(struct prec_dso *d, struct prec_dwarf *w, uint64_t pc, struct
 		return 0;
 	line = dwarf_getsrc_die(&cu, pc);
 	if (line && !dwarf_lineno(line, &lineno))
-		a->srcline = srcline_str(d, dwarf_linesrc(line, NULL, NULL), lineno, &where_path);
+		a->srcline = srcline_str(d, &cu, dwarf_linesrc(line, NULL, NULL), lineno,
+					  &where_path);
 	else
 		where_path = NULL;
 

@@ -169,6 +169,9 @@ void preport_input__free(struct preport_input *in);
  * epoch; 0 when no stream has wall-clock data) and the time from the first to the last. */
 void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_first,
 			  uint64_t *ret_duration);
+/* The --since/--until range (wall-clock ns since the epoch, 0: open at that end) into
+ * *ret_range; false, *ret_range untouched, when none was given. */
+bool preport_input__range(const struct preport_input *in, struct preport_range *ret_range);
 /* After preport_input__read(), when --since/--until or --time (time_set) were given and
  * left no sample of those read: a warning that says so, with the times the samples span. */
 void preport_input__warn_no_sample(const struct preport_input *in, bool time_set);

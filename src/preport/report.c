@@ -193,21 +193,30 @@ static int write_pprof(struct preport_input *in, struct prec_report_session *rs,
 		       const struct prec_view_evsel *ve, size_t nev, bool hide_unresolved,
 		       struct preport_export *out)
 {
-	const char **names = calloc(nev ? nev : 1, sizeof(*names));
+	struct prec_pprof_event *evs = calloc(nev ? nev : 1, sizeof(*evs));
 	struct prec_pprof_opts po;
+	struct preport_range rg;
 	size_t i;
 	int err;
 
-	if (!names)
+	if (!evs)
 		return -ENOMEM;
-	for (i = 0; i < nev; i++)
-		names[i] = ve[i].name;
+	for (i = 0; i < nev; i++) {
+		evs[i].name = ve[i].name;
+		evs[i].dummy = ve[i].dummy;
+		evs[i].fixed_period = prec_report_session__event(rs, i)->fixed_period;
+	}
 	memset(&po, 0, sizeof(po));
-	po.event_names = names;
+	po.events = evs;
 	po.hide_unresolved = hide_unresolved;
 	preport_input__times(in, &po.time_nanos, &po.duration_nanos);
+	/* no sample counted: the range asked for is the time the profile covers */
+	if (!po.time_nanos && !po.duration_nanos && preport_input__range(in, &rg) && rg.since_ns) {
+		po.time_nanos = rg.since_ns;
+		po.duration_nanos = rg.until_ns > rg.since_ns ? rg.until_ns - rg.since_ns : 0;
+	}
 	err = prec_pprof__write(prec_report_session__hist(rs), &po, out->f);
-	free(names);
+	free(evs);
 	return err;
 }
 

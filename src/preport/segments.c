@@ -568,6 +568,14 @@ void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_fir
 	*ret_duration = in->wall.first ? in->wall.last - in->wall.first : in->span;
 }
 
+bool preport_input__range(const struct preport_input *in, struct preport_range *ret_range)
+{
+	if (!in->range.set)
+		return false;
+	*ret_range = in->range;
+	return true;
+}
+
 void preport_input__warn_no_sample(const struct preport_input *in, bool time_set)
 {
 	char a[32], b[32], wall[96] = "", clk[96] = "", segs[64] = "";

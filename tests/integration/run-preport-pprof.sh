@@ -14,7 +14,14 @@
 #   - `-tags` gives the pid and tid shares of `--sort pid` (`tid`), pid 0 (the idle task)
 #     included, and `-tagfocus pid=0` the shares of `--pid 0`;
 #   - pprof-format decodes every file, every id it refers to exists, and its samples add up
-#     to preport's; a C++ function's system_name is its mangled name, a C one's its name;
+#     to preport's; a C++ function's system_name is its mangled name, a C one's and every
+#     name under --no-demangle has none (go tool pprof would demangle and cut it down), so
+#     that go tool pprof's own demangling keeps the names of a C++ template program apart;
+#   - a source file the debug information names relative to the unit's directory is given
+#     with that directory: go tool pprof -list finds it from anywhere;
+#   - a copy of a binary (same build-id, another path) keeps a mapping of its own;
+#   - a profile without samples (an empty range, a corrupt input) still has the event's
+#     sample type and period type;
 #   - a bad --pprof path (a directory, a symbolic link, an unwritable place) is one line on
 #     stderr and exit status 1, and the file written is 0600.
 # The pprof-format part skips (exit 77 at the end, if all else passed) without the npm
@@ -52,12 +59,14 @@ else
 fi
 
 # pprof NAME OUT ARGS...: go tool pprof ARGS on NAME's profile into OUT (-symbolize=none: what
-# the file says, nothing looked up on this host).
+# the file says, nothing looked up on this host; with PPROF_SYM=local, pprof demangles as it
+# does by default, which cuts down a name it takes for a mangled one).
 pprof() {
 	_f=$workdir/$1.pb.gz
 	_o=$2
 	shift 2
-	go tool pprof -symbolize=none -nodecount=1000000 -nodefraction=0 -edgefraction=0 \
+	go tool pprof -symbolize="${PPROF_SYM:-none}" -nodecount=1000000 -nodefraction=0 \
+		-edgefraction=0 \
 		"$@" "$_f" >"$_o" 2>"$_o.err"
 }
 
@@ -336,6 +345,16 @@ for rec in precord-g precord-sys precord-dwarf perf-file perf-z-dwarf; do
 	check_recording "$rec" "$rec" -i "$rec.data" --symfs symfs --kallsyms kallsyms \
 		--max-stack 127
 done
+# go tool pprof demangles (and cuts down) what it takes for mangled names: with
+# --no-demangle, it must still list the mangled names preport shows
+PPROF_SYM=local check_recording "precord-g --no-demangle" nodm-g -i precord-g.data \
+	--symfs symfs --kallsyms kallsyms --max-stack 127 --no-demangle
+if grep -q ' _ZN3app4workImEET_S1_S1_$' "$workdir/nodm-g.top"; then
+	ok "precord-g --no-demangle: -top lists the mangled _ZN3app4workImEET_S1_S1_"
+else
+	bad "precord-g --no-demangle: -top lacks _ZN3app4workImEET_S1_S1_: \
+$(sed -n '/flat%/,$p' "$workdir/nodm-g.top" | head -n 6 | join_lines)"
+fi
 # the function main of mangled.c starts where its source says
 if [ "$have_decoder" = 1 ]; then
 	# the file with the directory it was built in (/opt/precord-golden/src, see
@@ -346,8 +365,9 @@ if [ "$have_decoder" = 1 ]; then
 	[ "$got" = "$want" ]
 	check $? "precord-g: function main starts at $want (got $got)"
 fi
-# system_name is the name of the symbol table: mangled for C++ (the asm label of mangled.c),
-# the name itself for C; both the mangled one with --no-demangle
+# system_name is the name of the symbol table where it is another name than the function's:
+# mangled for C++ (the asm label of mangled.c); none for C, nor with --no-demangle, where
+# the name is the mangled one
 cat >"$workdir/decode-names.js" <<'EOF'
 'use strict';
 const fs = require('fs');
@@ -363,8 +383,8 @@ if [ "$have_decoder" = 1 ]; then
 	"$PREPORT" -i precord-g.data --symfs symfs --kallsyms kallsyms --no-demangle \
 		--pprof "$workdir/nodm.pb.gz" 2>"$workdir/nodm.err" ||
 		bad "--no-demangle --pprof failed: $(lines "$workdir/nodm.err" 3)"
-	for nf in "precord-g:app::work<unsigned long> = $sys" "precord-g:main = main" \
-		"nodm:$sys = $sys"; do
+	for nf in "precord-g:app::work<unsigned long> = $sys" "precord-g:main = " \
+		"nodm:$sys = "; do
 		node "$workdir/decode-names.js" "$NM" "$workdir/${nf%%:*}.pb.gz" >"$workdir/names" \
 			2>&1
 		if grep -qxF "${nf#*:}" "$workdir/names"; then
@@ -476,7 +496,34 @@ fi
 [ ! -e "$workdir/new.pb.gz" ]
 check $? "a report that fails leaves no profile behind"
 
-# ---- a fresh system-wide recording ----
+# ---- profiles without samples: what was recorded all the same ----
+# no_samples LABEL NAME: NAME's profile has the event's sample type and a period type
+no_samples() {
+	if pprof "$2" "$workdir/$2.raw" -raw; then
+		if grep -q '^PeriodType: cpu nanoseconds' "$workdir/$2.raw" &&
+			grep -q '^samples/count cpu/nanoseconds' "$workdir/$2.raw"; then
+			ok "$1: the profile says what was recorded: $(lines "$workdir/$2.raw" 5)"
+		else
+			bad "$1: the profile lacks the event: $(lines "$workdir/$2.raw" 6)"
+		fi
+	else
+		bad "$1: go tool pprof -raw failed: $(lines "$workdir/$2.raw.err" 3)"
+	fi
+}
+# a --time window before the first sample
+"$PREPORT" -i "$G/precord-g.data" --symfs "$G/symfs" --kallsyms "$G/kallsyms" \
+	--time 1,2 --pprof "$workdir/notime.pb.gz" >/dev/null 2>"$workdir/notime.err" ||
+	bad "--pprof of an empty --time window failed: $(lines "$workdir/notime.err" 3)"
+no_samples "an empty --time window" notime
+# a recording cut off after its header and first records (no sample read)
+head -c 600 "$G/precord-g.data" >"$workdir/cut.data"
+"$PREPORT" -i "$workdir/cut.data" --symfs "$G/symfs" --pprof "$workdir/cut.pb.gz" \
+	>/dev/null 2>"$workdir/cut.err"
+[ -s "$workdir/cut.pb.gz" ] || bad "--pprof of a cut-short input wrote nothing: \
+$(lines "$workdir/cut.err" 3)"
+no_samples "a cut-short input" cut
+
+# ---- fresh recordings ----
 if "$PRECORD" -q -a -g -F 499 -o "$workdir/sys.data" -- sleep 1 >/dev/null \
 	2>"$workdir/sys.err"; then
 	check_recording "system-wide" sys -i "$workdir/sys.data"
@@ -484,6 +531,107 @@ elif have_perf && ! probe_perf_event; then
 	say "no fresh system-wide recording: $PERF_REFUSED"
 else
 	bad "precord -a -g -- sleep 1 failed: $(lines "$workdir/sys.err" 3)"
+fi
+
+# the demo workload (its debug information names tests/workloads/demo.c relative to the build
+# directory), then a copy of it under another name: the same build-id at two paths
+if [ -x "$DEMO" ] && cp "$DEMO" "$workdir/app" &&
+	"$PRECORD" -q -g -F 499 -o "$workdir/two.data" -- \
+		sh -c "\"$DEMO\" 300; \"$workdir/app\" 300" >/dev/null 2>"$workdir/two.err"; then
+	check_recording "demo and its copy" two -i "$workdir/two.data"
+	pprof two "$workdir/two.raw" -raw
+	for m in "$DEMO" "$workdir/app"; do
+		m=$(cd "$(dirname "$m")" && pwd)/$(basename "$m")
+		grep -q " $m\( \|$\)" "$workdir/two.raw"
+		check $? "demo and its copy: go tool pprof has a mapping of $m: \
+$(sed -n '/^Mappings/,$p' "$workdir/two.raw" | head -n 4 | join_lines)"
+	done
+	# a --since/--until range without samples: the range is the profile's time
+	"$PREPORT" -i "$workdir/two.data" --since 1970-01-02 --until 1970-01-03 \
+		--pprof "$workdir/norange.pb.gz" >/dev/null 2>"$workdir/norange.err" ||
+		bad "--pprof of an empty range failed: $(lines "$workdir/norange.err" 3)"
+	no_samples "an empty range" norange
+	grep -q '^Time: 1970-01-02 ' "$workdir/norange.raw"
+	check $? "an empty range: the profile's time is the range's: \
+$(grep '^Time' "$workdir/norange.raw")"
+	(cd / && pprof two "$workdir/two.list" -list '^hot_a$')
+	if grep -q 'hot_a(uint64_t' "$workdir/two.list"; then
+		ok "demo: go tool pprof -list finds demo.c from /: $(sed -n 1p "$workdir/two.list")"
+	else
+		bad "demo: go tool pprof -list does not find demo.c from /: \
+$(lines "$workdir/two.list" 3) $(lines "$workdir/two.list.err" 2)"
+	fi
+elif have_perf && ! probe_perf_event; then
+	say "no recording of the demo: $PERF_REFUSED"
+else
+	bad "precord -g -- demo failed: $(lines "$workdir/two.err" 3)"
+fi
+
+# a C++ program of templates, whose names go tool pprof would cut down if it took them for
+# mangled ones: a static inline template, whose inlined instances have no linkage name, and
+# a class template, two instantiations of each; -top and -traces as preport's (with --inline)
+# while pprof demangles
+if command -v g++ >/dev/null 2>&1; then
+	cat >"$workdir/tmpl.cpp" <<'EOF'
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+namespace app {
+template <typename T> struct Acc {
+	T v{};
+	__attribute__((noinline)) void add(T x)
+	{
+		for (int i = 0; i < 40; i++)
+			v = v * 31 + x + (T)i;
+	}
+};
+template <typename T> static inline __attribute__((always_inline)) T mix(T a, T b)
+{
+	for (int i = 0; i < 40; i++)
+		a = (a ^ (b << 7)) * 2654435761u + (b >> 3) + (T)i;
+	return a;
+}
+template <typename T> __attribute__((noinline)) T work(T seed, int n)
+{
+	Acc<T> acc;
+	for (int i = 0; i < n; i++)
+		acc.add(mix<T>(seed, (T)i));
+	return acc.v;
+}
+}
+int main(int argc, char **argv)
+{
+	auto t0 = std::chrono::steady_clock::now();
+	auto ms = std::chrono::milliseconds(argc > 1 ? atoi(argv[1]) : 500);
+	unsigned long r = 0;
+	while (std::chrono::steady_clock::now() - t0 < ms) {
+		r += app::work<unsigned long>(r, 20000);
+		r += app::work<unsigned int>((unsigned)r, 10000);
+	}
+	printf("%lu\n", r);
+	return 0;
+}
+EOF
+	if ! g++ -O1 -g -fno-omit-frame-pointer -o "$workdir/tmpl" "$workdir/tmpl.cpp" \
+		2>"$workdir/tmpl.cc.err"; then
+		bad "g++ cannot build the template program: $(lines "$workdir/tmpl.cc.err" 3)"
+	elif "$PRECORD" -q -g -F 499 -o "$workdir/tmpl.data" -- "$workdir/tmpl" 600 >/dev/null \
+		2>"$workdir/tmpl.err"; then
+		PPROF_SYM=local check_recording "C++ templates" tmpl -i "$workdir/tmpl.data"
+		PPROF_SYM=local check_recording "C++ templates --no-demangle" tmpl-nodm \
+			-i "$workdir/tmpl.data" --no-demangle
+		for f in 'app::Acc<unsigned long>::add' 'app::Acc<unsigned int>::add' \
+			'mix<long unsigned int> (inline)' 'mix<unsigned int> (inline)'; do
+			grep -qF " $f" "$workdir/tmpl.top"
+			check $? "C++ templates: -top lists $f"
+		done
+	elif have_perf && ! probe_perf_event; then
+		say "no recording of the template program: $PERF_REFUSED"
+	else
+		bad "precord -g -- tmpl failed: $(lines "$workdir/tmpl.err" 3)"
+	fi
+else
+	say "no g++: the C++ template program is not checked"
 fi
 
 if [ "$have_decoder" = 0 ] && [ "$nr_bad" = 0 ]; then
