@@ -38,6 +38,7 @@ struct thread {
 	uint32_t tid;
 	bool dead;
 	uint64_t exit_pass, exit_time;
+	uint64_t comm_time; /* of the COMM that named it; 0: from /proc or its FORK */
 	char comm[16];
 };
 
@@ -494,8 +495,16 @@ static int note_comm(struct prec_tasks *t, const void *rec, size_t size, uint64_
 	th = p ? get_thread(p, c.tid) : NULL;
 	if (!th)
 		return -ENOMEM;
+	/*
+	 * The rings are drained one CPU after another: a COMM older than the one that named
+	 * the thread is an earlier exec or rename drained late (an exec chain such as a shell
+	 * script ending in python3 runs across CPUs), and its name is no longer the thread's.
+	 */
+	if (time && time < th->comm_time)
+		return 0;
 	strncpy(th->comm, c.comm, sizeof(th->comm) - 1);
 	th->comm[sizeof(th->comm) - 1] = 0;
+	th->comm_time = time;
 	if (!c.exec || (time && time < p->exec_time))
 		return 0;
 	/*

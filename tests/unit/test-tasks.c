@@ -249,6 +249,17 @@ int main(void)
 	task(t, false, 101, 100, 101, 100, 80);
 	is_state(t, 101, 101, like_a(101, ""),
 		 "a pid used again is a new process");
+	/* exec, exec again on another CPU: that CPU's ring is drained first */
+	comm(t, 101, 101, "python3", true, 90);
+	mmap2(t, 101, 0x600000, 0x601000, 0, "/bin/python3", 91);
+	comm(t, 101, 101, "bash", true, 85);
+	mmap2(t, 101, 0x700000, 0x701000, 0, "/bin/bash", 86);
+	is_state(t, 101, 101, "C 101/101 python3 | M 101 600000-601000 0 /bin/python3",
+		 "an older exec drained after a newer one names nothing and maps nothing");
+	comm(t, 101, 101, "py-worker", false, 95);
+	comm(t, 101, 101, "py-old", false, 92);
+	is_state(t, 101, 101, "C 101/101 py-worker | M 101 600000-601000 0 /bin/python3",
+		 "an older rename drained after a newer one does not rename");
 
 	/* maps never unmapped pile up to the bound, then /proc is read again */
 	for (i = 0; i <= PREC_TASKS_SLACK; i++)
