@@ -888,6 +888,10 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 			filters[k] = buf;
 		}
 	}
+	/* an --until on --since's day without the date again, so that both fit the subtitle */
+	for (k = 0; k < NR_FILTERS; k++)
+		if (filters[k] == until && o->since && since[10] == ' ' && !strncmp(since, until, 11))
+			filters[k] = until + 11;
 	if (describe_filters(filters, (char **)&ro->filters)) {
 		fprintf(stderr, "preport: out of memory\n");
 		*ret_status = 1;
