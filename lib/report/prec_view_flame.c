@@ -40,6 +40,7 @@ enum fkind { FK_USER, FK_KERNEL, FK_JIT, FK_UNSYM, FK_COMM, FK_MERGED, FK_ROOT, 
 #define COMM_DSO UINT32_MAX /* the DSO id in the key of a command's frame */
 #define FRAME_H 16
 #define TOP 72	  /* the title, subtitle and controls above the frames */
+#define SUB2 16	  /* more above the frames when the filters have a line of their own */
 #define BOTTOM 34 /* the details line below */
 #define PAD 10	  /* left and right of the frames */
 
@@ -89,13 +90,14 @@ struct flame {
 	struct fdraw *draw; /* the frames drawn, in preorder */
 	size_t nr_draw, draw_cap;
 	uint32_t max_depth;
+	unsigned int top; /* TOP, or TOP + SUB2 */
 	bool inverted, has_inline;
 };
 
 /* The top of the frames at depth: the root at the bottom, or at the top when inverted. */
 static unsigned int row_y(const struct flame *f, uint32_t depth)
 {
-	return TOP + (f->inverted ? depth : f->max_depth - depth) * FRAME_H;
+	return f->top + (f->inverted ? depth : f->max_depth - depth) * FRAME_H;
 }
 
 static bool is_jit(const char *dso)
@@ -132,8 +134,9 @@ static const struct sfinfo *sframe_info(struct flame *f, uint32_t id)
 	if (!s->name)
 		return NULL;
 	d = prec_hist__dso(f->h, sf->dso);
-	/* interned, so that equal strings are one entry of the data's table */
-	s->dso = d ? prec_strset__intern(&f->names, prec_dso__short_name(d)) : NULL;
+	/* the path, which tells copies of a binary apart (short names are shared); interned,
+	 * so that equal strings are one entry of the data's table */
+	s->dso = d ? prec_strset__intern(&f->names, prec_dso__long_name(d)) : NULL;
 	if (d && !s->dso)
 		return NULL;
 	if (sf->kind == PREC_SF_ADDR || sf->kind == PREC_SF_UNKNOWN || sf->kind == PREC_SF_NOMAP)
@@ -142,7 +145,7 @@ static const struct sfinfo *sframe_info(struct flame *f, uint32_t id)
 		s->kind = FK_INLINE;
 	else if (sf->kernel)
 		s->kind = FK_KERNEL;
-	else if (is_jit(s->dso))
+	else if (d && is_jit(prec_dso__short_name(d)))
 		s->kind = FK_JIT;
 	else
 		s->kind = FK_USER;
@@ -481,7 +484,8 @@ static int put_json(struct prec_buf *b, const char *s)
 static const char css[] =
     "text{font-family:Verdana,'DejaVu Sans',sans-serif;font-size:12px;fill:#000}\n"
     "#title{font-size:17px;text-anchor:middle}\n"
-    "#subtitle{fill:#555;text-anchor:middle}\n"
+    "#subtitle,#filters{fill:#555;text-anchor:middle}\n"
+    "#damage{fill:#b00000}\n"
     ".btn{cursor:pointer;fill:#1a4fa0;text-decoration:underline}\n"
     ".hidden{display:none}\n"
     "#frames rect{cursor:pointer;rx:2px}\n"
@@ -578,7 +582,7 @@ static const char script[] =
     "layer.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
     "reset.addEventListener('click', function () { zoom(0); });\n"
     "var fo = document.createElementNS(NS, 'foreignObject');\n"
-    "fo.setAttribute('x', W - PAD - 240); fo.setAttribute('y', 47);\n"
+    "fo.setAttribute('x', W - PAD - 240); fo.setAttribute('y', D.top - 25);\n"
     "fo.setAttribute('width', 240); fo.setAttribute('height', 21);\n"
     "var box = document.createElementNS(XNS, 'input');\n"
     "box.setAttribute('id', 'search');\n"
@@ -720,7 +724,7 @@ static void put_legend(FILE *out, unsigned int width, unsigned int y, bool inlin
 /*
  * The frames as the script finds them unzoomed, so that the graph shows where no script runs
  * (an <img>, an image viewer): rect "fI" for frame I of the data, its details in its title
- * (name, DSO, kind, samples and share, a line each), and the names that fit.
+ * (name, DSO path, kind, samples and share, a line each), and the names that fit.
  */
 static void put_frames(FILE *out, const struct flame *f, unsigned int width)
 {
@@ -794,7 +798,7 @@ static int put_data(FILE *out, struct flame *f, const struct prec_flame_opts *o,
 	fprintf(out,
 		"],\"width\":%u,\"fh\":%u,\"top\":%u,\"maxdepth\":%u,\"inverted\":%s}"
 		"</script>\n",
-		width, FRAME_H, TOP, f->max_depth, o->inverted ? "true" : "false");
+		width, FRAME_H, f->top, f->max_depth, o->inverted ? "true" : "false");
 	err = 0;
 out:
 	prec_buf__release(&nums);
@@ -802,52 +806,126 @@ out:
 	return err;
 }
 
+/* The characters (code points) of s. */
+static size_t nr_chars(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s), n = 0;
+	uint32_t c;
+
+	for (; left; n++) {
+		size_t k = utf8_next(p, left, &c);
+
+		p += k;
+		left -= k;
+	}
+	return n;
+}
+
 /*
- * The subtitle, and with filters "· filtered: FILTERS; N of M samples", N the samples drawn:
- * a reader of the file must see that it shows a part of the recording; "· FILTERS: no sample
- * left out" when N is M.  What does not fit is cut from the filters, not from the counts.
- * 0 or -ENOMEM.
+ * The subtitle's text: "partial: DAMAGE · SUBTITLE" (without damage, SUBTITLE), and with
+ * filters "filtered: FILTERS; N of M samples", N the samples drawn (a reader of the file must
+ * see that it shows a part of the recording), or "FILTERS: no sample left out" when N is M.
+ * The filters follow the subtitle after " · ", or have a line of their own under it when the
+ * two do not fit in one (*two_lines).  0 or -ENOMEM.
  */
-static int put_subtitle(FILE *out, const struct flame *f, const struct prec_flame_opts *o,
-			unsigned int width)
+struct subtitle {
+	struct prec_buf damage, sub, filters; /* NUL-terminated; filters: without the counts */
+	char counts[64];
+	bool two_lines;
+};
+
+#define SUB_PX 7.2 /* pixels a character of the subtitle, about */
+
+static int subtitle_of(struct subtitle *t, const struct flame *f, const struct prec_flame_opts *o,
+		       unsigned int width)
 {
 	const char *sub = o->subtitle ? o->subtitle : "";
-	const char *sep = *sub ? " \xc2\xb7 " : "";
 	bool left_out = f->nodes[0].count < o->nr_samples;
-	struct prec_buf b = {0};
-	char counts[64];
-	int n;
+	size_t room = (size_t)((width - 2 * PAD) / SUB_PX), len;
+	int err = 0;
 
-	if (!o->filters) {
-		put_fitted(out, sub, width - 2 * PAD, 7.2);
-		return 0;
+	memset(t, 0, sizeof(*t));
+	if (o->damage)
+		err |= prec_buf__append(&t->damage, "partial: ", 9) ||
+		       prec_buf__append(&t->damage, o->damage, strlen(o->damage)) ||
+		       prec_buf__append(&t->damage, *sub ? " \xc2\xb7 " : "", *sub ? 4 : 0);
+	err |=
+	    prec_buf__append(&t->damage, "", 1) || prec_buf__append(&t->sub, sub, strlen(sub) + 1);
+	if (o->filters) {
+		if (left_out)
+			snprintf(t->counts, sizeof(t->counts),
+				 "; %" PRIu64 " of %" PRIu64 " samples", f->nodes[0].count,
+				 o->nr_samples);
+		else
+			snprintf(t->counts, sizeof(t->counts), ": no sample left out");
+		err |= (left_out && prec_buf__append(&t->filters, "filtered: ", 10)) ||
+		       prec_buf__append(&t->filters, o->filters, strlen(o->filters) + 1);
 	}
-	if (left_out)
-		n = snprintf(counts, sizeof(counts), "; %" PRIu64 " of %" PRIu64 " samples",
-			     f->nodes[0].count, o->nr_samples);
-	else
-		n = snprintf(counts, sizeof(counts), ": no sample left out");
-	if (prec_buf__append(&b, sub, strlen(sub)) || prec_buf__append(&b, sep, strlen(sep)) ||
-	    (left_out && prec_buf__append(&b, "filtered: ", 10)) ||
-	    prec_buf__append(&b, o->filters, strlen(o->filters) + 1)) {
-		prec_buf__release(&b);
+	if (err)
 		return -ENOMEM;
+	if (o->filters) {
+		len = nr_chars((const char *)t->damage.data) + nr_chars(sub) + 3 +
+		      nr_chars((const char *)t->filters.data) + strlen(t->counts);
+		t->two_lines = len > room;
 	}
-	put_fitted(out, (const char *)b.data, width - 2 * PAD - 7.2 * n, 7.2);
-	fputs(counts, out);
-	prec_buf__release(&b);
 	return 0;
+}
+
+static void subtitle__release(struct subtitle *t)
+{
+	prec_buf__release(&t->damage);
+	prec_buf__release(&t->sub);
+	prec_buf__release(&t->filters);
+}
+
+/* The subtitle's line(s): what does not fit is cut from the subtitle and the filters, not
+ * from the damage or the counts. */
+static void put_subtitle(FILE *out, const struct subtitle *t, unsigned int width)
+{
+	const char *damage = (const char *)t->damage.data, *sub = (const char *)t->sub.data;
+	const char *filters = (const char *)t->filters.data;
+	double room = width - 2 * PAD;
+
+	fprintf(out, "<text id=\"subtitle\" x=\"%u\" y=\"40\">", width / 2);
+	if (*damage) {
+		fputs("<tspan id=\"damage\">", out);
+		put_fitted(out, damage, room, SUB_PX);
+		fputs("</tspan>", out);
+		room -= SUB_PX * (double)nr_chars(damage);
+	}
+	if (filters && !t->two_lines) {
+		put_xml(out, sub, SIZE_MAX);
+		fputs(*sub ? " \xc2\xb7 " : "", out);
+		put_fitted(out, filters,
+			   room - SUB_PX * (double)(nr_chars(sub) + 3 + strlen(t->counts)), SUB_PX);
+		fputs(t->counts, out);
+	} else {
+		put_fitted(out, sub, room, SUB_PX);
+	}
+	fputs("</text>\n", out);
+	if (filters && t->two_lines) {
+		fprintf(out, "<text id=\"filters\" x=\"%u\" y=\"%u\">", width / 2, 40 + SUB2);
+		put_fitted(out, filters, width - 2 * PAD - SUB_PX * (double)strlen(t->counts),
+			   SUB_PX);
+		fprintf(out, "%s</text>\n", t->counts);
+	}
 }
 
 static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned int width,
 		     FILE *out)
 {
-	unsigned int height = TOP + (f->max_depth + 1) * FRAME_H + BOTTOM;
+	struct subtitle sub;
+	unsigned int height;
 	const char *title = o->title	  ? o->title
 			    : o->inverted ? "Icicle graph of callers"
 					  : "Flame graph";
-	int err;
+	int err = subtitle_of(&sub, f, o, width);
 
+	if (err)
+		return err;
+	f->top = TOP + (sub.two_lines ? SUB2 : 0);
+	height = f->top + (f->max_depth + 1) * FRAME_H + BOTTOM;
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"
 		"<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
@@ -859,21 +937,20 @@ static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned 
 	/* the controls and the footer on a background of their own: the script keeps them in
 	 * the window, over the frames */
 	fprintf(out, "<g id=\"controls\"><rect width=\"100%%\" height=\"%u\" fill=\"#f8f8f4\"/>\n",
-		TOP - 2);
+		f->top - 2);
 	/* about 0.6 em a character */
 	fprintf(out, "<text id=\"title\" x=\"%u\" y=\"22\">", width / 2);
 	put_fitted(out, title, width - 2 * PAD, 10.2);
-	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%u\" y=\"40\">", width / 2);
-	err = put_subtitle(out, f, o, width);
-	if (err)
-		return err;
-	fprintf(
-	    out,
-	    "</text>\n<text id=\"reset\" class=\"btn hidden\" x=\"10\" y=\"62\">Reset zoom</text>\n"
-	    "<text id=\"matched\" x=\"%u\" y=\"62\" text-anchor=\"end\"> </text>\n</g>\n"
-	    "<g id=\"footer\"><rect y=\"%u\" width=\"100%%\" height=\"%u\" fill=\"#f8f8f4\"/>\n"
-	    "<text id=\"details\" x=\"10\" y=\"%u\"> </text>\n",
-	    width - 260, height - BOTTOM + 2, BOTTOM - 2, height - 12);
+	fputs("</text>\n", out);
+	put_subtitle(out, &sub, width);
+	subtitle__release(&sub);
+	fprintf(out,
+		"<text id=\"reset\" class=\"btn hidden\" x=\"10\" y=\"%u\">Reset zoom</text>\n"
+		"<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"> </text>\n</g>\n"
+		"<g id=\"footer\"><rect y=\"%u\" width=\"100%%\" height=\"%u\" "
+		"fill=\"#f8f8f4\"/>\n<text id=\"details\" x=\"10\" y=\"%u\"> </text>\n",
+		f->top - 10, width - 260, f->top - 10, height - BOTTOM + 2, BOTTOM - 2,
+		height - 12);
 	put_legend(out, width, height - 12, f->has_inline);
 	fputs("</g>\n", out);
 	put_frames(out, f, width);
@@ -881,7 +958,7 @@ static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned 
 		fprintf(out,
 			"<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">No samples to draw: the "
 			"recording has none, or the filters left none in.</text>\n",
-			width / 2, TOP + 12);
+			width / 2, f->top + 12);
 	err = put_data(out, f, o, width);
 	if (!err)
 		fprintf(out, "<script><![CDATA[\n%s]]></script>\n</svg>\n", script);

@@ -6,10 +6,12 @@
  * the events used another clock (use_clockid); when they did and the CLOCK_DATA feature ties
  * that clock to the wall clock, the end is given as a date and time, otherwise relative to
  * the first sample and in the clock's seconds as `perf script` prints them.  The sample
- * times come from the records' events, found as -D finds them (preport_evsel_of()).
+ * times come from the records' events, found as -D finds them (preport_evsel_of()).  The same
+ * in brief for an export's title (preport_cut_note()).
  */
 #include <inttypes.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -83,4 +85,18 @@ void preport_warn_cut(const struct prec_reader *r, const char *input,
 			"clock); %s\n",
 			name, (double)(t->last - t->first) / 1e9, t->last / 1000000000,
 			t->last % 1000000000 / 1000, why);
+}
+
+void preport_cut_note(const struct prec_reader *r, const struct prec_time_range *t, char *buf,
+		      size_t len)
+{
+	char when[128];
+
+	if (!t->first)
+		snprintf(buf, len, "cut short (no end marker)");
+	else if (wall_time(r, t->last, when, sizeof(when)))
+		snprintf(buf, len, "cut short (no end marker): ends at %s", when);
+	else
+		snprintf(buf, len, "cut short (no end marker): ends %.3f s after the first sample",
+			 (double)(t->last - t->first) / 1e9);
 }

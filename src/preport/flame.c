@@ -2,7 +2,8 @@
 /*
  * preport --flamegraph FILE: the flame graph's title and subtitle from what the recording
  * says of itself (the command line recorded, system-wide or not, the events, samples, lost
- * share, time range), and the filters given with the samples before them; the graph itself
+ * share, time range), the input's damage (cut short, corrupt), and the filters given with
+ * the samples before them; the graph itself
  * is lib/report's (prec_view__flamegraph), the file export.c's.
  */
 #include <errno.h>
@@ -114,6 +115,7 @@ int preport_flame_write(struct preport_input *in, struct prec_report_session *rs
 			const struct preport_report_opts *o)
 {
 	struct prec_buf title = {0}, sub = {0};
+	char damage[400];
 	struct prec_flame_opts fo = {.inverted = o->inverted,
 				     .evsel = preport_drawn_event(rs, ve, nev, "the flame graph")};
 	struct preport_stream s;
@@ -130,6 +132,8 @@ int preport_flame_write(struct preport_input *in, struct prec_report_session *rs
 		fo.title = (const char *)title.data;
 		fo.subtitle = (const char *)sub.data;
 		fo.filters = o->filters;
+		if (preport_input__damage(in, damage, sizeof(damage)))
+			fo.damage = damage;
 		err = prec_view__flamegraph(prec_report_session__hist(rs), &fo, o->flame->f);
 	}
 	prec_buf__release(&title);

@@ -63,6 +63,8 @@ struct preport_input {
 	/* every sample read, counted or not, on the streams' clock and on the wall: what a
 	 * time range that counted none missed */
 	struct span all, all_wall;
+	char damage[320]; /* the first stream read that was cut short or corrupt, in brief */
+	size_t nr_damaged;
 };
 
 bool preport_is_dir(const char *path)
@@ -568,6 +570,23 @@ void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_fir
 	*ret_duration = in->wall.first ? in->wall.last - in->wall.first : in->span;
 }
 
+/* Stream s was cut short or is corrupt (what): noted for an export's title, the first one. */
+static void note_damage(struct preport_input *in, const struct preport_stream *s, const char *what)
+{
+	if (!in->nr_damaged++)
+		snprintf(in->damage, sizeof(in->damage), "%s%s %s",
+			 in->single ? "input" : "segment ", in->single ? "" : s->name, what);
+}
+
+bool preport_input__damage(const struct preport_input *in, char *buf, size_t len)
+{
+	if (in->nr_damaged > 1)
+		snprintf(buf, len, "%s; and %zu more", in->damage, in->nr_damaged - 1);
+	else if (in->nr_damaged)
+		snprintf(buf, len, "%s", in->damage);
+	return in->nr_damaged;
+}
+
 bool preport_input__range(const struct preport_input *in, struct preport_range *ret_range)
 {
 	if (!in->range.set)
@@ -623,9 +642,19 @@ int preport_input__read(struct preport_input *in, struct prec_report_session *rs
 			}
 			add_times(&in->all, &in->all_wall, s.r, prec_report_session__times(rs));
 		}
-		if (!err) /* a live segment has no end marker yet */
-			preport_warn_cut(s.r, s.live ? NULL : s.name,
-					 prec_report_session__times(rs));
+		if (!err && !s.live && prec_reader__cut_short(s.r)) { /* live: no end marker yet */
+			char note[192];
+
+			preport_warn_cut(s.r, s.name, prec_report_session__times(rs));
+			preport_cut_note(s.r, prec_report_session__times(rs), note, sizeof(note));
+			note_damage(in, &s, note);
+		}
+		if (err == -EBADMSG) {
+			char note[256];
+
+			snprintf(note, sizeof(note), "corrupt: %s", preport_why(err));
+			note_damage(in, &s, note);
+		}
 		preport_input__close_stream(in, &s);
 		if (err == -ESTALE) {
 			prec_warn("%s changed while it was read; skipped", s.name);

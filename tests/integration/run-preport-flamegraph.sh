@@ -5,7 +5,8 @@
 # and its frames add up to the same run's --folded counts (flamegraph-check.py says how);
 # kernel symbols with hostile names (markup, quotes, "]]>", "</script>", invalid UTF-8,
 # U+FFFE, a control character) leave the SVG well-formed and come out as their names; the
-# subtitle says which filters left samples out and how many samples are drawn of all; the
+# subtitle says which filters left samples out and how many samples are drawn of all (on a
+# line of their own when too long to follow it); the
 # output is 0600 and a symlink in its place is not followed; bad uses get one line and a
 # non-zero exit.  The browser's side is run-preport-flamegraph-browser.sh.
 # shellcheck disable=SC2154 # top_srcdir and workdir come from test-lib.sh
@@ -137,6 +138,20 @@ filtered "--dsos demo" --dsos demo
 filtered "--hide-unresolved" -U
 filtered "--comms dd,demo --pid 1,2,3 --cpu 1" --cpu 1 --comms "dd,demo" --pid 1,2,3
 filtered "--comms 'x'\\''y'" --comms "x'y"
+
+# filters too long to follow the subtitle have a line of their own under it, whole, and the
+# frames move down under it (the graph is still --folded's stacks)
+long=demo,$(printf '%0100d' 0)
+f=$workdir/long
+prep precord-sys kallsyms --comms "$long" --folded >"$f.folded" 2>"$f.err" &&
+	prep precord-sys kallsyms --comms "$long" --flamegraph "$f.svg" 2>"$f.err" ||
+	bad "--comms $long: preport failed: $(lines "$f.err")"
+n=$(samples "$f.folded")
+line=$(textof "$f.svg" filters)
+[ "$line" = "filtered: --comms $long; $n of $all samples" ]
+check $? "long filters: a line of their own: '$line'; the subtitle: '$(subtitle "$f.svg")'"
+python3 "$CHECK" "$f.svg" "$f.folded" >"$f.check" 2>&1
+check $? "long filters: the graph is the filtered folded stacks: $(lines "$f.check" 4)"
 
 # hostile kernel symbol names in a copy of the golden kallsyms (no ';': folded stacks split
 # there)
