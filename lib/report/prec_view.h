@@ -112,7 +112,7 @@ struct prec_flame_opts {
 	const char *filters;
 	uint64_t nr_samples;
 	uint32_t evsel; /* the event drawn (its index), or PREC_VIEW_ALL_EVENTS */
-	/* the input was cut short or is corrupt ("input cut short ...: ends at TIME"; NULL:
+	/* the input was cut short or is corrupt ("input cut short at TIME"; NULL:
 	 * neither): the subtitle begins "partial: DAMAGE", so the graph passes for no more */
 	const char *damage;
 };

@@ -93,10 +93,10 @@ void preport_cut_note(const struct prec_reader *r, const struct prec_time_range 
 	char when[128];
 
 	if (!t->first)
-		snprintf(buf, len, "cut short (no end marker)");
+		snprintf(buf, len, "cut short");
 	else if (wall_time(r, t->last, when, sizeof(when)))
-		snprintf(buf, len, "cut short (no end marker): ends at %s", when);
+		snprintf(buf, len, "cut short at %s", when);
 	else
-		snprintf(buf, len, "cut short (no end marker): ends %.3f s after the first sample",
+		snprintf(buf, len, "cut short %.3f s after the first sample",
 			 (double)(t->last - t->first) / 1e9);
 }

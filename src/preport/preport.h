@@ -117,7 +117,7 @@ void preport_times_add_record(struct prec_time_range *t, const struct prec_reade
  */
 void preport_warn_cut(const struct prec_reader *r, const char *input,
 		      const struct prec_time_range *t);
-/* The same in brief, "cut short (no end marker): ends at TIME", into buf (len bytes). */
+/* The same in brief, "cut short at TIME", into buf (len bytes). */
 void preport_cut_note(const struct prec_reader *r, const struct prec_time_range *t, char *buf,
 		      size_t len);
 
@@ -173,8 +173,8 @@ void preport_input__free(struct preport_input *in);
 void preport_input__times(const struct preport_input *in, uint64_t *ret_wall_first,
 			  uint64_t *ret_duration);
 /* After preport_input__read(): true, and into buf (len bytes) in brief, when a stream read
- * was cut short or is corrupt ("input cut short (no end marker): ends at TIME", "segment NAME
- * corrupt: WHY; and 2 more"): what an export shows is then partial. */
+ * was cut short or is corrupt ("input cut short at TIME", "segment NAME corrupt: WHY; and 2
+ * more"): what an export shows is then partial. */
 bool preport_input__damage(const struct preport_input *in, char *buf, size_t len);
 /* The --since/--until range (wall-clock ns since the epoch, 0: open at that end) into
  * *ret_range; false, *ret_range untouched, when none was given. */
