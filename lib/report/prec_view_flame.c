@@ -481,160 +481,6 @@ static int put_json(struct prec_buf *b, const char *s)
 	return err || prec_buf__append(b, "\"", 1) ? -ENOMEM : 0;
 }
 
-static const char css[] =
-    "text{font-family:Verdana,'DejaVu Sans',sans-serif;font-size:12px;fill:#000}\n"
-    "#title{font-size:17px;text-anchor:middle}\n"
-    "#subtitle,#filters{fill:#555;text-anchor:middle}\n"
-    "#damage{fill:#b00000}\n"
-    ".btn{cursor:pointer;fill:#1a4fa0;text-decoration:underline}\n"
-    ".hidden{display:none}\n"
-    "#frames rect{cursor:pointer;rx:2px}\n"
-    ".outlined rect{stroke:#fff;stroke-width:0.5}\n"
-    "#frames rect:hover{stroke:#000;stroke-width:1}\n"
-    "#labels{pointer-events:none}\n"
-    "#labels text{font-size:11px}\n"
-    ".anc{opacity:0.55}\n"
-    "#frames rect.match{fill:#e020e0}\n"
-    "#search{width:230px;font:12px Verdana,sans-serif;padding:1px 4px;box-sizing:border-box}\n";
-
-/* What the script adds to the frames drawn in the file: the details line on hover, zoom on a
- * click, reset, search and Ctrl-F.  It reads the frames' data (x from preorder and depth) and
- * moves the frames' rects, drawn as f0, f1, ... in the data's order; a frame's details are
- * its rect's title. */
-static const char script[] =
-    "(function () {\n"
-    "'use strict';\n"
-    "var NS = 'http://www.w3.org/2000/svg', XNS = 'http://www.w3.org/1999/xhtml';\n"
-    "var D = JSON.parse(document.getElementById('flamedata').textContent);\n"
-    "var S = D.strings, A = D.frames, n = A.length / 5, W = D.width, PAD = 10, FH = D.fh;\n"
-    "var depth = new Int32Array(n), nm = new Int32Array(n), kind = new Int8Array(n);\n"
-    "var cnt = new Float64Array(n), x = new Float64Array(n), end = new Int32Array(n);\n"
-    "var parent = new Int32Array(n), rect = new Array(n), pos = [], st = [];\n"
-    "var i;\n"
-    "for (i = 0; i < n; i++) {\n"
-    "  var d = A[5 * i];\n"
-    "  depth[i] = d; nm[i] = A[5 * i + 1]; kind[i] = A[5 * i + 3]; cnt[i] = A[5 * i + 4];\n"
-    "  x[i] = d ? pos[d] : 0; pos[d] = x[i] + cnt[i]; pos[d + 1] = x[i];\n"
-    "  while (st.length && depth[st[st.length - 1]] >= d) end[st.pop()] = i;\n"
-    "  parent[i] = st.length ? st[st.length - 1] : -1;\n"
-    "  st.push(i);\n"
-    "  rect[i] = document.getElementById('f' + i);\n"
-    "}\n"
-    "while (st.length) end[st.pop()] = n;\n"
-    "var total = n ? cnt[0] : 0;\n"
-    "function rowY(d) { return D.inverted ? D.top + d * FH : D.top + (D.maxdepth - d) * FH; }\n"
-    "function pct(c) { return total ? (100 * c / total).toFixed(2) + '%' : '0.00%'; }\n"
-    "function samples(c) { return c + (c === 1 ? ' sample' : ' samples'); }\n"
-    "var svg = document.documentElement, layer = document.getElementById('frames');\n"
-    "var labels = document.getElementById('labels');\n"
-    "var details = document.getElementById('details'), reset = document.getElementById('reset');\n"
-    "var matched = document.getElementById('matched');\n"
-    "var ctl = document.getElementById('controls'), foot = document.getElementById('footer');\n"
-    "function fit(s, w) {\n"
-    "  var c = Math.floor((w - 6) / 6.6);\n"
-    "  if (c < 3) return '';\n"
-    "  return s.length <= c ? s : s.substring(0, c - 2) + '..';\n"
-    "}\n"
-    "/* the details line ends before the legend, at about 7 pixels a character */\n"
-    "var room = Math.floor((+foot.getElementsByTagName('rect')[1].getAttribute('x') - 30) / 7);\n"
-    "function cut(s, c) { return s.length <= c ? s : s.substring(0, c - 2) + '..'; }\n"
-    "function zoom(z) {\n"
-    "  var anc = new Uint8Array(n), scale = total ? (W - 2 * PAD) / cnt[z] : 0, k;\n"
-    "  var names = document.createDocumentFragment();\n"
-    "  for (k = parent[z]; k >= 0; k = parent[k]) anc[k] = 1;\n"
-    "  for (k = 0; k < n; k++) {\n"
-    "    var inside = k >= z && k < end[z], px, pw, s;\n"
-    "    if (!inside && !anc[k]) { rect[k].setAttribute('display', 'none'); continue; }\n"
-    "    if (inside) { px = PAD + (x[k] - x[z]) * scale; pw = cnt[k] * scale; }\n"
-    "    else { px = PAD; pw = W - 2 * PAD; }\n"
-    "    rect[k].removeAttribute('display');\n"
-    "    rect[k].classList.toggle('anc', !!anc[k]);\n"
-    "    rect[k].setAttribute('x', px.toFixed(2));\n"
-    "    rect[k].setAttribute('width', pw.toFixed(2));\n"
-    "    s = fit(S[nm[k]], pw);\n"
-    "    if (s) {\n"
-    "      var t = document.createElementNS(NS, 'text');\n"
-    "      t.setAttribute('x', (px + 3).toFixed(2));\n"
-    "      t.setAttribute('y', rowY(depth[k]) + FH - 4.5);\n"
-    "      if (anc[k]) t.setAttribute('class', 'anc');\n"
-    "      t.textContent = s;\n"
-    "      names.appendChild(t);\n"
-    "    }\n"
-    "  }\n"
-    "  labels.textContent = '';\n"
-    "  labels.appendChild(names);\n"
-    "  reset.classList.toggle('hidden', z === 0);\n"
-    "}\n"
-    "function frameOf(ev) {\n"
-    "  var id = ev.target && ev.target.id;\n"
-    "  return id && id.charAt(0) === 'f' && ev.target.parentNode === layer ? +id.substring(1) : "
-    "-1;\n"
-    "}\n"
-    "layer.addEventListener('click', function (ev) {\n"
-    "  var k = frameOf(ev);\n"
-    "  if (k >= 0) zoom(k);\n"
-    "});\n"
-    "layer.addEventListener('mouseover', function (ev) {\n"
-    "  var k = frameOf(ev);\n"
-    "  if (k >= 0) details.textContent = cut(rect[k].firstChild.textContent.split('\\n')\n"
-    "    .join(' \\u2014 '), room);\n"
-    "});\n"
-    "layer.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
-    "reset.addEventListener('click', function () { zoom(0); });\n"
-    "var fo = document.createElementNS(NS, 'foreignObject');\n"
-    "fo.setAttribute('x', W - PAD - 240); fo.setAttribute('y', D.top - 25);\n"
-    "fo.setAttribute('width', 240); fo.setAttribute('height', 21);\n"
-    "var box = document.createElementNS(XNS, 'input');\n"
-    "box.setAttribute('id', 'search');\n"
-    "box.setAttribute('placeholder', 'Search: text or regex (Ctrl-F)');\n"
-    "fo.appendChild(box);\n"
-    "ctl.appendChild(fo);\n"
-    "/* a name matches when it holds the text as it is typed (operator[]), or when the text is\n"
-    " * a regular expression that matches it */\n"
-    "function search(term) {\n"
-    "  var re = null, sum = 0, nr = 0, k, m, rx = null;\n"
-    "  if (term) {\n"
-    "    try { rx = new RegExp(term); } catch (err) { rx = null; }\n"
-    "    re = { test: function (s) { return s.indexOf(term) >= 0 || (rx && rx.test(s)); } };\n"
-    "  }\n"
-    "  for (k = 0; k < n; k++) rect[k].classList.remove('match');\n"
-    "  /* a match's share once: the frames under it are highlighted, not counted again */\n"
-    "  for (k = 1; re && k < n; k++) {\n"
-    "    if (kind[k] === 5 || !re.test(S[nm[k]])) continue;\n"
-    "    sum += cnt[k];\n"
-    "    for (m = k; m < end[k]; m++)\n"
-    "      if (kind[m] !== 5 && re.test(S[nm[m]])) { rect[m].classList.add('match'); nr++; }\n"
-    "    k = end[k] - 1;\n"
-    "  }\n"
-    "  matched.textContent = re ? 'Matched: ' + pct(sum) + ' (' + samples(sum) + ', ' + nr\n"
-    "    + (nr === 1 ? ' frame)' : ' frames)') : ' ';\n"
-    "  matched.setAttribute('data-samples', sum);\n"
-    "}\n"
-    "box.addEventListener('input', function () { search(box.value); });\n"
-    "box.addEventListener('keydown', function (ev) {\n"
-    "  if (ev.key === 'Escape') { box.value = ''; search(''); box.blur(); }\n"
-    "});\n"
-    "document.addEventListener('keydown', function (ev) {\n"
-    "  if ((ev.ctrlKey || ev.metaKey) && (ev.key === 'f' || ev.key === 'F')) {\n"
-    "    ev.preventDefault(); box.focus({ preventScroll: true }); box.select();\n"
-    "  }\n"
-    "});\n"
-    "/* the controls above the frames and the details line below stay in the window wherever a\n"
-    " * graph taller than it is scrolled; drawn last, over the frames they cover */\n"
-    "svg.appendChild(ctl); svg.appendChild(foot);\n"
-    "function keep() {\n"
-    "  var y = window.scrollY || 0, h = window.innerHeight, H = +svg.getAttribute('height');\n"
-    "  var top = Math.max(0, Math.min(y, H - h)), up = Math.max(0, H - y - h);\n"
-    "  ctl.setAttribute('transform', 'translate(0,' + top + ')');\n"
-    "  foot.setAttribute('transform', 'translate(0,' + (H > h ? -up : 0) + ')');\n"
-    "}\n"
-    "window.addEventListener('scroll', keep);\n"
-    "window.addEventListener('resize', keep);\n"
-    "/* a deep graph opens at its root, where the wide frames are (an icicle is there already) */\n"
-    "if (!D.inverted) window.scrollTo(0, document.documentElement.scrollHeight);\n"
-    "keep();\n"
-    "})();\n";
-
 static const char *const kind_names[] = {"user",    "kernel", "JIT", "unsymbolized",
 					 "command", "merged", "all", "inlined"};
 
@@ -932,7 +778,7 @@ static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned 
 		"xmlns=\"http://www.w3.org/2000/svg\">\n<title>",
 		width, height, width, height);
 	put_xml(out, title, SIZE_MAX);
-	fprintf(out, "</title>\n<style>\n%s</style>\n", css);
+	fprintf(out, "</title>\n<style>\n%s</style>\n", prec_flame_css);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f4\"/>\n");
 	/* the controls and the footer on a background of their own: the script keeps them in
 	 * the window, over the frames */
@@ -961,7 +807,7 @@ static int write_svg(struct flame *f, const struct prec_flame_opts *o, unsigned 
 			width / 2, f->top + 12);
 	err = put_data(out, f, o, width);
 	if (!err)
-		fprintf(out, "<script><![CDATA[\n%s]]></script>\n</svg>\n", script);
+		fprintf(out, "<script><![CDATA[\n%s]]></script>\n</svg>\n", prec_flame_script);
 	return err;
 }
 

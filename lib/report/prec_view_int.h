@@ -75,4 +75,8 @@ int prec_view_print_row(const struct prec_view *v, const struct prec_entry *e,
 int prec_graph__print_entries(const struct prec_view *v, const uint32_t *rows, size_t nr,
 			      struct prec_line *row);
 
+/* The flame graph's stylesheet and script, written into each SVG (prec_view_flame_page.c). */
+extern const char prec_flame_css[];
+extern const char prec_flame_script[];
+
 #endif
