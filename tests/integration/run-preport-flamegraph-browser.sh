@@ -31,7 +31,6 @@ command -v node >/dev/null 2>&1 || skip "node is not installed (apt-get install 
 [ -d "$MODULES/playwright-core" ] ||
 	skip "no playwright-core in $MODULES (npm install --prefix tests/node playwright-core)"
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed (it reads --folded)"
-G=$top_srcdir/tests/data/golden
 JS=$top_srcdir/tests/integration/flamegraph-browser.js
 XDG_CACHE_HOME=$workdir/xdg-cache
 export XDG_CACHE_HOME
@@ -41,8 +40,7 @@ unset PREPORT_TIMES
 prep() {
 	_rec=$1
 	shift
-	(cd "$G" && exec "$PREPORT" -i "$_rec.data" --symfs symfs --kallsyms kallsyms \
-		--max-stack 127 "$@") 2>"$workdir/preport.err" ||
+	golden_preport "$_rec" kallsyms "$@" 2>"$workdir/preport.err" ||
 		fail "preport $*: $(lines "$workdir/preport.err")"
 }
 prep precord-sys --folded >"$workdir/folded"

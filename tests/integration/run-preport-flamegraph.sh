@@ -21,14 +21,6 @@ XDG_CACHE_HOME=$workdir/xdg-cache
 export XDG_CACHE_HOME
 unset PREPORT_TIMES
 
-# prep REC KALLSYMS ARGS...: preport over golden recording REC, stdout and stderr to files
-prep() {
-	_rec=$1
-	_ks=$2
-	shift 2
-	(cd "$G" && exec "$PREPORT" -i "$_rec.data" --symfs symfs --kallsyms "$_ks" \
-		--max-stack 127 "$@")
-}
 
 # flame REC KALLSYMS NAME [CHECK-ARGS...]: the folded stacks and both flame graphs of REC,
 # checked
@@ -37,11 +29,12 @@ flame() {
 	_ks=$2
 	_out=$workdir/$3
 	shift 3
-	prep "$_rec" "$_ks" --folded >"$_out.folded" 2>"$_out.folded.err" ||
+	golden_preport "$_rec" "$_ks" --folded >"$_out.folded" 2>"$_out.folded.err" ||
 		{ bad "$_rec: --folded failed: $(lines "$_out.folded.err")"; return; }
 	for _inv in "" -G; do
 		_svg=$_out$_inv.svg
-		if ! prep "$_rec" "$_ks" $_inv --flamegraph "$_svg" >"$_svg.out" 2>"$_svg.err"; then
+		if ! golden_preport "$_rec" "$_ks" $_inv --flamegraph "$_svg" >"$_svg.out" \
+			2>"$_svg.err"; then
 			bad "$_rec $_inv: --flamegraph failed: $(lines "$_svg.err")"
 			continue
 		fi
@@ -64,9 +57,9 @@ done
 # --symbols: only the stacks of samples taken in that function, in the folded stacks and in
 # the graph alike (a flame graph once drew every stack whatever the filters)
 sf=$workdir/symfilter
-prep precord-g kallsyms --symbols 'app::work<unsigned long>' --folded >"$sf.folded" \
+golden_preport precord-g kallsyms --symbols 'app::work<unsigned long>' --folded >"$sf.folded" \
 	2>"$sf.err" || bad "--symbols --folded failed: $(lines "$sf.err")"
-if prep precord-g kallsyms --symbols 'app::work<unsigned long>' --flamegraph "$sf.svg" \
+if golden_preport precord-g kallsyms --symbols 'app::work<unsigned long>' --flamegraph "$sf.svg" \
 	2>"$sf.err" && python3 "$CHECK" "$sf.svg" "$sf.folded" >"$sf.check" 2>&1; then
 	ok "--symbols: the graph is the filtered folded stacks: $(lines "$sf.check" 1)"
 else
@@ -116,8 +109,8 @@ filtered() {
 	_said=$1
 	shift
 	_f=$workdir/filtered
-	if ! prep precord-sys kallsyms "$@" --folded >"$_f.folded" 2>"$_f.err" ||
-		! prep precord-sys kallsyms "$@" --flamegraph "$_f.svg" 2>"$_f.err"; then
+	if ! golden_preport precord-sys kallsyms "$@" --folded >"$_f.folded" 2>"$_f.err" ||
+		! golden_preport precord-sys kallsyms "$@" --flamegraph "$_f.svg" 2>"$_f.err"; then
 		bad "$*: preport failed: $(lines "$_f.err")"
 		return
 	fi
@@ -143,8 +136,8 @@ filtered "--comms 'x'\\''y'" --comms "x'y"
 # frames move down under it (the graph is still --folded's stacks)
 long=demo,$(printf '%0100d' 0)
 f=$workdir/long
-prep precord-sys kallsyms --comms "$long" --folded >"$f.folded" 2>"$f.err" &&
-	prep precord-sys kallsyms --comms "$long" --flamegraph "$f.svg" 2>"$f.err" ||
+golden_preport precord-sys kallsyms --comms "$long" --folded >"$f.folded" 2>"$f.err" &&
+	golden_preport precord-sys kallsyms --comms "$long" --flamegraph "$f.svg" 2>"$f.err" ||
 	bad "--comms $long: preport failed: $(lines "$f.err")"
 n=$(samples "$f.folded")
 line=$(textof "$f.svg" filters)
@@ -181,7 +174,7 @@ PY
 flame precord-sys "$workdir/kallsyms" hostile --names "$workdir/names"
 
 # no sample left by the filters: a well-formed SVG that says so
-prep precord-g kallsyms --comms no-such-command --flamegraph "$workdir/empty.svg" \
+golden_preport precord-g kallsyms --comms no-such-command --flamegraph "$workdir/empty.svg" \
 	2>"$workdir/empty.err" &&
 	python3 "$CHECK" "$workdir/empty.svg" /dev/null >"$workdir/empty.check" 2>&1 &&
 	grep -q "No samples to draw" "$workdir/empty.svg"
@@ -192,23 +185,26 @@ svg=$workdir/precord-g.svg
 [ "$(stat -c %a "$svg")" = 600 ]
 check $? "the SVG is 0600 (it holds recorded names): $(stat -c %a "$svg")"
 ln -s "$workdir/target" "$workdir/link.svg"
-prep precord-g kallsyms --flamegraph "$workdir/link.svg" >/dev/null 2>"$workdir/link.err"
+golden_preport precord-g kallsyms --flamegraph "$workdir/link.svg" >/dev/null 2>"$workdir/link.err"
 rc=$?
 [ "$rc" = 1 ] && [ ! -e "$workdir/target" ] && [ "$(wc -l <"$workdir/link.err")" = 1 ]
 check $? "a symlink at the output is not followed: exit $rc, $(lines "$workdir/link.err")"
-prep precord-g kallsyms --flamegraph "$workdir/no/such/dir.svg" >/dev/null 2>"$workdir/dir.err"
+golden_preport precord-g kallsyms --flamegraph "$workdir/no/such/dir.svg" >/dev/null \
+	2>"$workdir/dir.err"
 rc=$?
 [ "$rc" = 1 ] && [ "$(wc -l <"$workdir/dir.err")" = 1 ] && grep -q "no/such/dir.svg" "$workdir/dir.err"
 check $? "an output that cannot be made: exit $rc, $(lines "$workdir/dir.err")"
-prep precord-g kallsyms --folded --flamegraph "$workdir/both.svg" >/dev/null 2>"$workdir/both.err"
+golden_preport precord-g kallsyms --folded --flamegraph "$workdir/both.svg" >/dev/null \
+	2>"$workdir/both.err"
 rc=$?
 [ "$rc" = 2 ] && [ "$(wc -l <"$workdir/both.err")" = 1 ]
 check $? "--folded with --flamegraph: exit $rc, $(lines "$workdir/both.err")"
-prep no-such-recording kallsyms --flamegraph "$workdir/none.svg" >/dev/null 2>"$workdir/none.err"
+golden_preport no-such-recording kallsyms --flamegraph "$workdir/none.svg" >/dev/null \
+	2>"$workdir/none.err"
 rc=$?
 [ "$rc" != 0 ] && [ ! -e "$workdir/none.svg" ]
 check $? "no SVG is left behind when the report fails: exit $rc, $(lines "$workdir/none.err")"
-prep precord-g kallsyms --flamegraph - >"$workdir/stdout.svg" 2>"$workdir/stdout.err" &&
+golden_preport precord-g kallsyms --flamegraph - >"$workdir/stdout.svg" 2>"$workdir/stdout.err" &&
 	python3 "$CHECK" "$workdir/stdout.svg" "$workdir/precord-g.folded" >/dev/null
 check $? "--flamegraph - writes the SVG to stdout $(lines "$workdir/stdout.err")"
 

@@ -47,8 +47,7 @@ golden() {
 	_view=$2
 	shift 2
 	_got=$workdir/$_rec.$_view
-	(cd "$G" && exec "$PREPORT" -i "$_rec.data" --symfs symfs --kallsyms kallsyms \
-		--max-stack 127 "$@") >"$_got.raw" 2>"$_got.stderr"
+	golden_preport "$_rec" kallsyms "$@" >"$_got.raw" 2>"$_got.stderr"
 	_rc=$?
 	sed '/^# captured on *: /d' "$_got.raw" >"$_got.out"
 	if [ "$_rc" != 0 ] || [ -s "$_got.stderr" ]; then

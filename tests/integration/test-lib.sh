@@ -80,6 +80,17 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 trap 'exit 141' PIPE
 
+# golden_preport REC KALLSYMS [ARG...]: preport over the golden recording REC
+# (tests/data/golden/REC.data) with the binaries of its symfs and the kallsyms file KALLSYMS
+# there, so that it reads the same on any machine.
+golden_preport() {
+	_gp_rec=$1
+	_gp_ks=$2
+	shift 2
+	(cd "$top_srcdir/tests/data/golden" && exec "$PREPORT" -i "$_gp_rec.data" --symfs symfs \
+		--kallsyms "$_gp_ks" --max-stack 127 "$@")
+}
+
 # need_file PATH WHAT: fail (not skip) when a program of the build is missing.
 need_file() {
 	[ -x "$1" ] || fail "$2 is missing: $1 (build it first: make ${1#"$top_builddir"/})"
