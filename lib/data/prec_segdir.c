@@ -28,6 +28,7 @@
 
 #include "prec_buf.h"
 #include "prec_log.h"
+#include "prec_record.h"
 #include "prec_segdir.h"
 
 #define NSEC_PER_SEC 1000000000ULL
@@ -740,4 +741,30 @@ int prec_segdir__prune_for_space(struct prec_segdir *d, const struct prec_retent
 				 uint64_t now_ns, prec_segdir_pruned_fn fn, void *ctx)
 {
 	return prune(d, lim, now_ns, true, fn, ctx);
+}
+
+int prec_segment_sample_times(int fd, uint64_t *ret_first, uint64_t *ret_last)
+{
+	unsigned char tail[32]; /* 8 header + 8 feature id + 2 * 8 times */
+	struct prec_rec_feature f;
+	uint64_t t[2];
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_size < (off_t)sizeof(tail))
+		return -ENODATA;
+	n = pread(fd, tail, sizeof(tail), st.st_size - (off_t)sizeof(tail));
+	if (n < 0)
+		return -errno;
+	if (n != (ssize_t)sizeof(tail) || prec_rec_feature__parse(tail, sizeof(tail), &f) ||
+	    f.feat != PREC_FEAT_SAMPLE_TIME || f.len != sizeof(t))
+		return -ENODATA;
+	memcpy(t, f.data, sizeof(t));
+	if (!t[0] || t[0] > t[1])
+		return -ENODATA;
+	*ret_first = t[0];
+	*ret_last = t[1];
+	return 0;
 }

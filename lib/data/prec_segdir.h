@@ -72,6 +72,14 @@ int prec_segment_parse_name(const char *name, struct prec_segment *ret);
  */
 uint64_t prec_segment_end_ns(const struct prec_segment *segs, size_t n, size_t i);
 
+/*
+ * The first and last sample times (on the stream's own clock) in the end marker of a closed
+ * segment open on fd: its last record, a SAMPLE_TIME HEADER_FEATURE of 32 bytes that the
+ * writer leaves uncompressed (doc/file-format.md).  0; -ENODATA when the file does not end
+ * with one that holds times (live, cut short, written by another program); -errno of reading.
+ */
+int prec_segment_sample_times(int fd, uint64_t *ret_first, uint64_t *ret_last);
+
 struct prec_segdir;
 
 /* Create DIR (mode 0700) if it is missing; its parent must exist, as for mkdir(1). */

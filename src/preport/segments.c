@@ -36,8 +36,6 @@
 /* Around the times of names and mtimes: the millisecond cut of a name, a coarse mtime (a tick
  * late at most), the clock readings of CLOCK_DATA.  Wider only costs a segment read more. */
 #define SLACK_NS NSEC
-/* The end marker: a HEADER_FEATURE of 8 + 8 + 2 * 8 bytes, the file's last */
-#define END_MARKER_SIZE 32
 
 /* A span of times in ns; first 0: none. */
 struct span {
@@ -194,13 +192,10 @@ static void close_segment(struct preport_input *in, struct prec_reader *r);
  */
 static bool holds_none(struct preport_input *in, size_t k)
 {
-	unsigned char tail[END_MARKER_SIZE];
-	struct prec_rec_feature f;
 	uint64_t t[2], lo, hi;
 	struct prec_reader *r;
 	struct prec_clock c;
 	const char *why;
-	struct stat st;
 	bool none = false;
 
 	if (in->segs[k].live)
@@ -210,15 +205,10 @@ static bool holds_none(struct preport_input *in, size_t k)
 		preport_log_subject(NULL, false);
 		return false;
 	}
-	if (!prec_clock__from_stream(r, &c) && !fstat(in->fd, &st) &&
-	    st.st_size >= END_MARKER_SIZE &&
-	    pread(in->fd, tail, sizeof(tail), st.st_size - END_MARKER_SIZE) == sizeof(tail) &&
-	    !prec_rec_feature__parse(tail, sizeof(tail), &f) && f.feat == PREC_FEAT_SAMPLE_TIME &&
-	    f.len == sizeof(t)) {
-		memcpy(t, f.data, sizeof(t));
+	if (!prec_clock__from_stream(r, &c) && !prec_segment_sample_times(in->fd, &t[0], &t[1])) {
 		lo = prec_clock__time(&c, in->range.since_ns);
 		hi = in->range.until_ns ? prec_clock__time(&c, in->range.until_ns) : UINT64_MAX;
-		none = t[0] && t[0] <= t[1] && (t[1] < lo || t[0] > hi);
+		none = t[1] < lo || t[0] > hi;
 	}
 	close_segment(in, r);
 	preport_log_subject(NULL, false);

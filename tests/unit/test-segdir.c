@@ -10,12 +10,14 @@
  * tested in test-segdir-space.
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <ftw.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "prec_abi.h"
 #include "prec_log.h"
 #include "prec_segdir.h"
 #include "tap.h"
@@ -825,6 +827,30 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 	return remove(path) ? -1 : 0;
 }
 
+/* The end marker's times: read from a file's last 32 bytes, and nothing from other ends. */
+static void test_sample_times(void)
+{
+	uint64_t marker[4] = { PREC_REC_HEADER_FEATURE | (32ull << 48), PREC_FEAT_SAMPLE_TIME,
+			       1000, 5000 };
+	uint64_t first = 0, last = 0;
+	const char *path = at("marker.data");
+	int err;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (!ok(fd >= 0, "a file for the end marker"))
+		return;
+	ok(prec_segment_sample_times(fd, &first, &last) == -ENODATA, "an empty file: no times");
+	ok(write(fd, "some records before it..", 24) == 24 &&
+	   write(fd, marker, sizeof(marker)) == (ssize_t)sizeof(marker), "a file ends with it");
+	err = prec_segment_sample_times(fd, &first, &last);
+	ok(!err && first == 1000 && last == 5000, "its times are read: %d, %" PRIu64 " to %" PRIu64,
+	   err, first, last);
+	ok(pwrite(fd, "x", 1, 24 + 8) == 1 &&
+	   prec_segment_sample_times(fd, &first, &last) == -ENODATA,
+	   "another feature at the end: no times");
+	close(fd);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -844,6 +870,7 @@ int main(void)
 	test_seq_state();
 	test_end();
 	test_retention();
+	test_sample_times();
 	if (!tap_failed)
 		nftw(base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	else
