@@ -732,10 +732,12 @@ static int fin_count(struct prec_hist *h, struct fin *F, uint32_t node)
 		    grow_zero((void **)&F->stamp, &F->stamp_cap, h->nr_entries, sizeof(*F->stamp)))
 			return -ENOMEM;
 		/* perf puts callers above callees of equal weight by the depth of the chain it
-		 * keeps for an entry, largest over the stacks: from the entry's outermost
-		 * occurrence down to the leaf, the whole stack for the leaf */
+		 * keeps for an entry, largest over the stacks: the whole stack for the leaf,
+		 * else from the entry's occurrence down to the leaf (caller order) or up to the
+		 * root (callee order); see cmp_rowkeys() */
 		{
-			uint32_t d = pos == 0 ? (uint32_t)n : (uint32_t)pos + 1;
+			uint32_t d = pos == 0 ? (uint32_t)n
+				     : h->opts.callee_order ? (uint32_t)(n - pos) : (uint32_t)pos + 1;
 
 			if (d > h->entries[e].max_depth)
 				h->entries[e].max_depth = d;

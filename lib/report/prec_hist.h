@@ -121,7 +121,8 @@ struct prec_entry {
 	uint32_t sframe; /* a representative sframe (for the dso/sym columns) */
 	uint64_t self_period, self_count;
 	uint64_t acc_period, acc_count; /* children mode: every stack it is on */
-	uint32_t max_depth; /* children mode: longest chain below it (whole stack as leaf) */
+	uint32_t max_depth; /* children mode: longest chain below it (caller order) or above it
+			     * (callee order), whole stack as leaf */
 	uint32_t occ_start, occ_n; /* occurrences, when kept: prec_hist__occurrences() */
 };
 

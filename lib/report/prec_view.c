@@ -387,11 +387,11 @@ static void rowkey_of(const struct prec_view *v, uint32_t entry, struct rowkey *
 }
 
 /*
- * Heavier first; with children, perf's "caller above callee when they have equal period",
- * which it applies to entries of one thread (the command stands in for the thread here);
- * then by the sort keys in perf's order: strings and numbers ascending, entries without a
- * shared object first and those without a symbol (addresses, in address order) after the
- * named ones; then as the entries were made.
+ * Heavier first; with children and call graphs, perf's "caller above callee when they have
+ * equal period", which it applies to entries of one thread (the command stands in for the
+ * thread here); then by the sort keys in perf's order: strings and numbers ascending, entries
+ * without a shared object first and those without a symbol (addresses, in address order)
+ * after the named ones; then as the entries were made.
  */
 static int cmp_rowkeys(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
@@ -400,8 +400,13 @@ static int cmp_rowkeys(const struct prec_view *v, const struct rowkey *x, const 
 
 	if (x->primary != y->primary)
 		return x->primary < y->primary ? 1 : -1;
-	if (v->ho->children && !v->by_keys && x->depth != y->depth && x->comm == y->comm)
-		return x->depth > y->depth ? -1 : 1;
+	if (v->by_depth && x->depth != y->depth && x->comm == y->comm) {
+		/* deeper first in caller order (a caller's chain down to the leaf is longer),
+		 * shallower first in callee order (its chain up to the root is shorter) */
+		bool first = v->ho->callee_order ? x->depth < y->depth : x->depth > y->depth;
+
+		return first ? -1 : 1;
+	}
 	if (x->self != y->self)
 		return x->self < y->self ? 1 : -1;
 	for (k = 0; k < v->ho->nr_keys; k++) {
@@ -732,6 +737,7 @@ static void add_fields(struct prec_view *v)
 		add_col(v, o->fields[i].col, o->fields[i].key);
 	/* with --sort, perf adds the sort keys -F lacks and orders the entries by the keys */
 	v->by_keys = o->fields_sorted;
+	v->by_depth &= !v->by_keys;
 	for (i = 0; i < v->ho->nr_keys && o->fields_sorted; i++) {
 		enum prec_sort_key k = v->ho->keys[i];
 		size_t j;
@@ -781,6 +787,8 @@ int prec_view__stdio(struct prec_hist *h, const struct prec_view_opts *o, FILE *
 		v.out = out;
 		v.evsel = ev;
 		v.total = prec_hist__event(h, ev)->period;
+		/* perf has no chains to measure under -g none (the columns stay) */
+		v.by_depth = ho->children && o->graph != PREC_GRAPH_NONE;
 		if (o->nr_fields) {
 			add_fields(&v);
 		} else {

@@ -38,6 +38,7 @@ struct prec_view {
 	size_t nr_cols;
 	bool by_self; /* children counted, but entries ordered by their own share (-F) */
 	bool by_keys; /* entries ordered by the sort keys alone (-F with --sort, as perf) */
+	bool by_depth; /* equal entries of a thread by their chains' depth (see cmp_rowkeys) */
 };
 
 static inline double pct(uint64_t v, uint64_t total)

@@ -161,6 +161,11 @@ perf_flat_folded() {
 	# the values a graph or chain shows: sample counts, periods
 	same_as_perf "$1" "$f" --no-children -g graph,0.5,caller,function,count
 	same_as_perf "$1" "$f" --children -g graph,1,callee,period --percent-limit 1
+	# equal rows (a chain of kernel entries, main and its callers): with call graphs
+	# perf puts a caller above its callee, measured in callee order by the chain up to the
+	# root; under -g none by the sort keys alone.  Down to 0.2%, above a lone sample.
+	same_as_perf "$1" "$f" --children -g callee --percent-limit 0.2
+	same_as_perf "$1" "$f" --children -n -g none --percent-limit 0.2
 	same_as_perf "$1" "$f" --no-children -g flat,count
 	same_as_perf "$1" "$f" --no-children -g folded,period
 	# fractal: each branch's share of its caller's, hidden callees as one "[...]" branch
