@@ -3,11 +3,12 @@
  * precord daemon: a recording session writing a directory of segments.
  *
  * One loop waits on the rings, the signalfd and the control socket (all through one epoll
- * fd handed to the session as its wake fd).  A segment ends when its time or size is up, on
- * SIGUSR2 or `precord ctl rotate`, and at the stop: the session drains into it and ends its
- * stream, the directory closes it (fsync, rename from .partial), the next one begins, and
- * retention runs over the whole directory.  The rings never stop, so nothing falls between
- * two segments.
+ * fd handed to the session as its wake fd).  ctl_server.c answers the socket's clients, with
+ * the status this file writes, and hands rotate and stop back to the loop.  A segment ends
+ * when its time or size is up, on SIGUSR2 or `precord ctl rotate`, and at the stop: the
+ * session drains into it and ends its stream, the directory closes it (fsync, rename from
+ * .partial), the next one begins, and retention runs over the whole directory.  The rings
+ * never stop, so nothing falls between two segments.
  *
  * A full disk (ENOSPC, EDQUOT): retention frees what it may and the daemon goes on in a new
  * segment; if nothing may go, the segment is closed and the daemon keeps draining (counting
@@ -26,7 +27,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,10 +34,8 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,8 +47,7 @@
 
 #define RETRY_MS 10000 /* after a full disk, try a new segment this often */
 #define RESUME_FREE (1u << 20) /* and only with this much free: less fills at the first flush */
-#define CTL_TIMEOUT_MS 1000 /* a control client has this long to send its command */
-#define MAX_DISK_SHARE 4    /* a segment switches at 1/4 of --max-disk at most */
+#define MAX_DISK_SHARE 4 /* a segment switches at 1/4 of --max-disk at most */
 
 /* What the last error or warning (status) is about, so that its end can be marked. */
 enum note_kind { NOTE_OTHER, NOTE_STOPPED, NOTE_OVER_DISK, NOTE_NO_FREE };
@@ -521,9 +518,10 @@ static void target_text(const struct daemon *d, char *buf, size_t len)
 			 o->dwarf ? ", dwarf stacks" : o->callchain ? ", call chains" : "");
 }
 
-/* The status, one fact a line, into buf. */
-static void status_text(struct daemon *d, char *buf, size_t len)
+/* The status, one fact a line, into buf (a ctl_status_fn, ctx the daemon). */
+static void status_text(void *ctx, char *buf, size_t len)
 {
+	struct daemon *d = ctx;
 	struct prec_session_stats total, cur;
 	uint64_t bytes, rss_kb, written;
 	size_t nseg = 0;
@@ -583,77 +581,15 @@ static void update_service_status(struct daemon *d)
 
 /* ---- control socket ---- */
 
-static int open_ctl_socket(struct daemon *d)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd, err;
-
-	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", d->o->dir,
-			     PRECORD_SOCKET_NAME) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	/* the directory is ours and locked: a socket left by a crashed daemon is stale */
-	unlinkat(prec_segdir__fd(d->dir), PRECORD_SOCKET_NAME, 0);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	fchmodat(prec_segdir__fd(d->dir), PRECORD_SOCKET_NAME, 0600, 0);
-	d->ctl_fd = fd;
-	return 0;
-}
-
-/* One client: a command line in, an answer out.  Only root and our own user are answered. */
+/* One client of the control socket: ctl_server.c answers it, the loop acts on what it asked. */
 static void serve_ctl(struct daemon *d)
 {
-	struct ucred cred;
-	socklen_t cl = sizeof(cred);
-	struct pollfd pfd;
-	char cmd[64], reply[4096];
-	ssize_t n = 0;
-	int fd;
+	enum ctl_request req = ctl_server_serve(d->ctl_fd, status_text, d);
 
-	fd = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
-	/*
-	 * The command is read first, even from a client that is refused: closing a socket with
-	 * unread data resets it, and the client would lose the answer.
-	 */
-	pfd.fd = fd;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, CTL_TIMEOUT_MS) == 1)
-		n = read(fd, cmd, sizeof(cmd) - 1);
-	if (n <= 0) {
-		close(fd);
-		return;
-	}
-	cmd[n] = 0;
-	cmd[strcspn(cmd, "\r\n")] = 0;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) ||
-	    (cred.uid != 0 && cred.uid != geteuid())) {
-		service_log(LOG_WARNING, "control socket: refused a client with uid %d",
-			    (int)cred.uid);
-		snprintf(reply, sizeof(reply), "error: permission denied; run precord ctl as root "
-					       "or as the daemon's user\n");
-	} else if (!strcmp(cmd, "status")) {
-		status_text(d, reply, sizeof(reply));
-	} else if (!strcmp(cmd, "rotate")) {
+	if (req == CTL_ROTATE)
 		d->switch_asked = true;
-		snprintf(reply, sizeof(reply), "ok: switching to a new segment\n");
-	} else if (!strcmp(cmd, "stop")) {
+	else if (req == CTL_STOP)
 		d->stopping = true;
-		snprintf(reply, sizeof(reply), "ok: stopping\n");
-	} else {
-		snprintf(reply, sizeof(reply), "error: unknown command '%.40s'\n", cmd);
-	}
-	if (write(fd, reply, strlen(reply)) < 0) {
-		/* the client went away: nothing to tell it */
-	}
-	close(fd);
 }
 
 /* ---- setup ---- */
@@ -938,20 +874,18 @@ int daemon_run(const struct rec_opts *o)
 		note_error(&d, "%s", why);
 		goto out;
 	}
-	err = open_ctl_socket(&d);
+	err = ctl_server_open(o->dir, prec_segdir__fd(d.dir));
 	if (err == -ENAMETOOLONG) {
-		struct sockaddr_un sa;
-		size_t max = sizeof(sa.sun_path) - sizeof(PRECORD_SOCKET_NAME) - 1;
-
 		note_error(&d, "the path %s is too long for the control socket %s in it (at "
 			       "most %zu bytes); choose a shorter --dir", o->dir,
-			   PRECORD_SOCKET_NAME, max);
+			   PRECORD_SOCKET_NAME, ctl_server_max_dir());
 		goto out;
-	} else if (err) {
+	} else if (err < 0) {
 		note_error(&d, "cannot create the control socket %s/%s: %s", o->dir,
 			   PRECORD_SOCKET_NAME, strerror(-err));
 		goto out;
 	}
+	d.ctl_fd = err;
 	d.ep_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (d.ep_fd < 0 || add_epoll(d.ep_fd, d.sig_fd) || add_epoll(d.ep_fd, d.ctl_fd)) {
 		note_error(&d, "cannot set up the event loop: %s", strerror(errno));
@@ -987,10 +921,7 @@ int daemon_run(const struct rec_opts *o)
 	rc = 0;
 out:
 	tell_ready(&ready_fd, d.last_error);
-	if (d.ctl_fd >= 0) {
-		unlinkat(prec_segdir__fd(d.dir), PRECORD_SOCKET_NAME, 0);
-		close(d.ctl_fd);
-	}
+	ctl_server_close(d.ctl_fd, prec_segdir__fd(d.dir));
 	if (d.seg_fd >= 0)
 		end_segment(&d);
 	if (d.ep_fd >= 0)

@@ -59,6 +59,24 @@ int ctl_main(int argc, char **argv);
 /* The control socket's name inside the segment directory. */
 #define PRECORD_SOCKET_NAME "precord.sock"
 
+/* ---- the control socket's server, for the daemon (ctl_server.c) ---- */
+/* What a client asked of the daemon's loop; a status it has had answered already. */
+enum ctl_request { CTL_NONE, CTL_ROTATE, CTL_STOP };
+/* Writes the daemon's status, one fact a line, into buf. */
+typedef void ctl_status_fn(void *ctx, char *buf, size_t len);
+/* The longest DIR whose DIR/precord.sock fits a socket address. */
+size_t ctl_server_max_dir(void);
+/*
+ * Listen on DIR/precord.sock, mode 0600, replacing a stale one (dir_fd is DIR, which the
+ * daemon owns and has locked).  Returns the listening fd (nonblocking, close-on-exec),
+ * -ENAMETOOLONG for a DIR longer than ctl_server_max_dir(), or -errno.
+ */
+int ctl_server_open(const char *dir, int dir_fd);
+/* Serve one waiting client (status through status(ctx)); returns what the loop must do. */
+enum ctl_request ctl_server_serve(int fd, ctl_status_fn *status, void *ctx);
+/* Remove the socket from DIR and close fd; fd < 0 is nothing. */
+void ctl_server_close(int fd, int dir_fd);
+
 /* The session's options from the command line's; workload > 0 if the events follow it. */
 void session_opts(const struct rec_opts *o, pid_t workload, struct prec_session_opts *so);
 
