@@ -66,7 +66,7 @@ void ctl_server_close(int fd, int dir_fd)
 enum ctl_request ctl_server_serve(int fd, ctl_status_fn *status, void *ctx)
 {
 	enum ctl_request req = CTL_NONE;
-	struct ucred cred;
+	struct ucred cred = { .uid = (uid_t)-1 }; /* -1 in the log if the check fails */
 	socklen_t cl = sizeof(cred);
 	struct pollfd pfd;
 	char cmd[64], reply[4096];
