@@ -72,7 +72,7 @@ static inline bool prec_sym_holds(uint64_t start, uint64_t end, uint64_t a)
  * prec_elf_linkage_names() */
 #define PREC_SYMENT_DEMANGLED 0x02
 
-/* A growable array of entries and the state the sort needs. */
+/* A growable array of entries and the state the sort needs (prec_symvec.c). */
 struct prec_symvec {
 	struct prec_syment *v;
 	uint32_t n, cap;
