@@ -201,6 +201,8 @@ struct prec_symtab {
 /* Interned copies, safe while the background loader runs. */
 const char *prec_symtab__intern(struct prec_symtab *st, const char *s);
 const char *prec_symtab__intern_n(struct prec_symtab *st, const char *s, size_t len);
+
+/* ---- prec_symlookup.c ---- */
 /* File offset -> vaddr through d's PT_LOAD segments (identity when there are none). */
 uint64_t prec_dso__off_to_vaddr(const struct prec_dso *d, uint64_t off);
 
