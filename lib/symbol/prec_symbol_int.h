@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <gelf.h>
 #include <libelf.h>
@@ -39,6 +40,12 @@
 #define PREC_TEXT_MAX_SIZE (512ULL << 20)
 
 #define PREC_NO_UP UINT32_MAX
+
+/* Whether s begins with p. */
+static inline bool prec_has_prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
 
 /* One symbol in a DSO's sorted array. */
 struct prec_syment {
@@ -72,7 +79,7 @@ static inline bool prec_sym_holds(uint64_t start, uint64_t end, uint64_t a)
  * prec_elf_linkage_names() */
 #define PREC_SYMENT_DEMANGLED 0x02
 
-/* A growable array of entries and the state the sort needs. */
+/* A growable array of entries and the state the sort needs (prec_symvec.c). */
 struct prec_symvec {
 	struct prec_syment *v;
 	uint32_t n, cap;
@@ -194,6 +201,14 @@ struct prec_symtab {
 /* Interned copies, safe while the background loader runs. */
 const char *prec_symtab__intern(struct prec_symtab *st, const char *s);
 const char *prec_symtab__intern_n(struct prec_symtab *st, const char *s, size_t len);
+
+/* ---- prec_symlookup.c ---- */
+/* File offset -> vaddr through d's PT_LOAD segments (identity when there are none). */
+uint64_t prec_dso__off_to_vaddr(const struct prec_dso *d, uint64_t off);
+
+/* ---- prec_dsoload.c ---- */
+/* Load d's symbols (d->status UNLOADED): sets status, and syms and the rest when OK. */
+void prec_dso__load(struct prec_dso *d);
 /* Whether a file's build-id matches the recorded one (trailing zero padding tolerated). */
 bool prec_build_id_match(const uint8_t *rec, size_t rec_len, const uint8_t *file,
 			 size_t file_len);
@@ -262,12 +277,10 @@ void prec_dso__cfi_free(struct prec_dso *d);
 /* Finds a file with DWARF for d (d->elf, else a debug file) the first time. */
 int prec_dwarf__open(struct prec_dso *d);
 
-/* ---- prec_symbol.c, used by prec_dwarf.c ---- */
+/* ---- prec_dsoload.c, used by prec_dwarf.c ---- */
 /* Open the separate debug file for d (by build-id, then .gnu_debuglink); PREC_OPEN_OK with
  * *ret and *ret_path set, else MISSING. */
 enum prec_open_result prec_dso__open_debug_file(struct prec_dso *d, struct prec_elf *ret,
 						const char **ret_path);
-/* File offset -> vaddr through d's PT_LOAD segments (identity when there are none). */
-uint64_t prec_dso__off_to_vaddr(const struct prec_dso *d, uint64_t off);
 
 #endif
