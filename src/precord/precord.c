@@ -31,7 +31,7 @@ static void usage(FILE *f)
 		"  -p, --pid PIDS          attach to processes (comma-separated)\n"
 		"  -t, --tid TIDS          attach to threads\n"
 		"  -a, --all-cpus          sample the whole system\n"
-		"  -C, --cpu LIST          only these CPUs (e.g. 0-3,5)\n"
+		"  -C, --cpu LIST          the whole system on these CPUs only (e.g. 0-3,5)\n"
 		"      --duration SECONDS  stop after this long (or give a command to time it:\n"
 		"                          -p PID -- sleep 5)\n"
 		"Events:\n"
@@ -331,7 +331,7 @@ static int run(int argc, char **argv, enum mode mode)
 
 	if (mode == MODE_DAEMON) {
 		service_log_keep(true); /* for --background's log: its warnings, said before it */
-		o.all_cpus = true; /* unless -p/-t/-C say otherwise, below */
+		o.all_cpus = true; /* unless -p/-t say otherwise, below */
 		o.freq = 99;
 		o.callchain = true;
 		o.switch_spec.time_ms = 10 * 60 * 1000;
@@ -564,7 +564,8 @@ static int run(int argc, char **argv, enum mode mode)
 		fprintf(stderr, "precord: give either -F or -c, not both\n");
 		goto out;
 	}
-	if (o.cpu_list && !o.nr_pids && !o.cmd)
+	/* as in perf, -C is system-wide on those CPUs; a command only times it, as with -a */
+	if (o.cpu_list && !o.nr_pids)
 		o.all_cpus = true;
 	cap_frequency(&o);
 	/* the daemon's argv starts at "daemon", one past main's: the CMDLINE feature keeps it */
