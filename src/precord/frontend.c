@@ -149,7 +149,8 @@ void session_error_text(const char *cpu_list, bool threads_only, int err,
 				"names, or use rNNNN or pmu/config=N/", e->spec);
 		return;
 	case PREC_EVENTS_ERR_TOO_MANY:
-		snprintf(buf, len, "too many events (at most %d)", PREC_EVENTS_MAX);
+		snprintf(buf, len, "too many events (at most %d); give fewer with -e",
+			PREC_EVENTS_MAX);
 		return;
 	case PREC_EVENTS_ERR_MAP:
 		snprintf(buf, len, "cannot map the ring buffer of CPU %d: %s; use a smaller "
@@ -178,8 +179,8 @@ void session_error_text(const char *cpu_list, bool threads_only, int err,
 		snprintf(buf, len, "event %s is not supported on this machine; try "
 				"-e cpu-clock", e->spec);
 	else
-		snprintf(buf, len, "cannot open %s on CPU %d: %s", e->spec, e->cpu,
-			strerror(-err));
+		snprintf(buf, len, "cannot open %s on CPU %d: %s; check the event's terms and "
+				"modifiers, or try -e cpu-clock", e->spec, e->cpu, strerror(-err));
 }
 
 void report_session_error(const char *cpu_list, bool threads_only, int err,

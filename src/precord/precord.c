@@ -174,6 +174,55 @@ static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)
 	fprintf(stderr, "precord: %s\n", msg);
 }
 
+/*
+ * The CPU list's and the events' spelling is checked here, so that a typo is a usage error
+ * (2), said before a workload or a daemon starts; whether the CPUs exist and the kernel
+ * takes the events is known only when they are opened.
+ */
+static int check_cpu_list(const char *list)
+{
+	struct prec_events_error e = { .what = PREC_EVENTS_ERR_NONE, .cpu = -1 };
+	size_t nr;
+	int *cpus, err;
+
+	err = prec_cpus_parse(list, &cpus, &nr);
+	if (err) {
+		report_session_error(list, false, err, &e);
+		return err == -ENOMEM ? 1 : 2;
+	}
+	free(cpus);
+	return 0;
+}
+
+/* 0, or the exit status after the one line (2: an unknown event or too many). */
+static int check_events(const struct rec_opts *o)
+{
+	struct prec_events_opts eo = { .events = o->events };
+	struct prec_events_error e;
+	struct prec_events *ev;
+	int err;
+
+	err = prec_events__new(&eo, &ev, &e);
+	if (err) {
+		report_session_error(NULL, false, err, &e);
+		return e.what == PREC_EVENTS_ERR_NONE ? 1 : 2;
+	}
+	prec_events__free(ev);
+	return 0;
+}
+
+/* A daemon option given to one-shot precord: one line (then a usage error, 2). */
+static void daemon_only(const struct option *longopts, int c)
+{
+	const char *name = "?";
+
+	for (; longopts->name; longopts++)
+		if (longopts->val == c)
+			name = longopts->name;
+	fprintf(stderr, "precord: --%s is an option of 'precord daemon'; see 'precord daemon "
+			"--help'\n", name);
+}
+
 enum mode { MODE_RECORD, MODE_DAEMON };
 
 /* A record option that means nothing to the daemon: one line (then a usage error, 2). */
@@ -327,7 +376,7 @@ static int run(int argc, char **argv, enum mode mode)
 	char *end;
 	size_t nev = 0;
 	char *events = NULL;
-	int c, rc = 2;
+	int c, bad, rc = 2;
 
 	if (mode == MODE_DAEMON) {
 		service_log_keep(true); /* for --background's log: its warnings, said before it */
@@ -357,6 +406,11 @@ static int run(int argc, char **argv, enum mode mode)
 			o.all_cpus = true;
 			break;
 		case 'C':
+			bad = check_cpu_list(optarg);
+			if (bad) {
+				rc = bad;
+				goto out;
+			}
 			o.cpu_list = optarg;
 			break;
 		case 'e': {
@@ -522,8 +576,7 @@ static int run(int argc, char **argv, enum mode mode)
 		case OPT_BACKGROUND:
 		case OPT_KEEP_UNSAMPLED:
 			if (mode != MODE_DAEMON) {
-				fprintf(stderr, "precord: %s is an option of 'precord daemon'\n",
-					argv[optind - 1]);
+				daemon_only(longopts, c);
 				goto out;
 			}
 			if (daemon_option(c, optarg, &o))
@@ -537,6 +590,11 @@ static int run(int argc, char **argv, enum mode mode)
 		}
 	}
 	o.events = events;
+	bad = events ? check_events(&o) : 0;
+	if (bad) {
+		rc = bad;
+		goto out;
+	}
 	if (optind < argc && mode == MODE_DAEMON && argv[optind] == after_bare_switch) {
 		fprintf(stderr, "precord daemon: unexpected argument '%s'; a bare --switch-output "
 				"means signal: give a SPEC as --switch-output=%s\n", argv[optind],

@@ -126,8 +126,8 @@ static int open_output(const char *path, int *ret_fd)
 		if (st.st_size && snprintf(old, sizeof(old), "%s.old", path) < (int)sizeof(old) &&
 		    rename(path, old)) {
 			err = -errno;
-			fprintf(stderr, "precord: cannot rename '%s' to '%s': %s\n", path, old,
-				strerror(-err));
+			fprintf(stderr, "precord: cannot keep '%s' as '%s': %s; move '%s' away or "
+					"choose another file with -o\n", path, old, strerror(-err), old);
 			return err;
 		}
 		if (!st.st_size && unlink(path) && errno != ENOENT) {
