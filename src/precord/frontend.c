@@ -145,6 +145,12 @@ void session_error_text(const char *cpu_list, bool threads_only, int err,
 			snprintf(buf, len, "cannot start recording: %s", strerror(-err));
 		return;
 	case PREC_EVENTS_ERR_SPEC:
+		if (e->err == -EOPNOTSUPP) {
+			snprintf(buf, len, "'%s' is a tracepoint; precord records hardware and "
+					"software events, not tracepoints: use 'perf record -e %s' "
+					"for it", e->spec, e->spec);
+			return;
+		}
 		snprintf(buf, len, "unknown event '%s'; see 'precord --help' for event "
 				"names, or use rNNNN or pmu/config=N/", e->spec);
 		return;

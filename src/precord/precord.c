@@ -38,6 +38,7 @@ static void usage(FILE *f)
 		"  -e, --event LIST        events (default cycles; cpu-clock when there is no PMU):\n"
 		"                          cycles instructions cache-misses branch-misses cpu-clock\n"
 		"                          task-clock page-faults context-switches rNNNN pmu/config=N/\n"
+		"                          (not tracepoints: record those with perf record)\n"
 		"  -F, --freq HZ|max       sample at this frequency (default 4000; max: the\n"
 		"                          kernel's limit, kernel.perf_event_max_sample_rate)\n"
 		"  -c, --count PERIOD      sample every PERIOD events\n"

@@ -4,7 +4,8 @@
 # each exits 2 (precord(1): "2 for a usage error") with one line on stderr that names what
 # was wrong and says what to do (give, use, run, see, choose...), and the command never runs
 # (nor does a daemon start).  Also: an output whose FILE.old is a directory is refused (1) in
-# one line that says to move it away.
+# one line that says to move it away.  Tracepoints (sched:sched_switch, tracepoint/config=N/)
+# are such usage errors, and the line says to record them with perf record.
 # Needs no perf_event_open: every usage error is found before an event is opened; only the
 # FILE.old check records, and is left out (said so) where the kernel refuses.
 . "$(dirname "$0")/test-lib.sh"
@@ -59,6 +60,11 @@ usage "'nosuch'" -e nosuch
 usage "'cpu-clock:x'" -e cpu-clock:x
 usage "''" -e cpu-clock,,task-clock
 usage "nosuchpmu/config=1/" -e nosuchpmu/config=1/
+usage "use 'perf record -e sched:sched_switch'" -e sched:sched_switch
+usage "use 'perf record -e syscalls:sys_enter_*'" -e cpu-clock,syscalls:sys_enter_*
+if [ -e /sys/bus/event_source/devices/tracepoint/type ]; then
+	usage "use 'perf record -e tracepoint/config=1/'" -e tracepoint/config=1/
+fi
 usage "too many events" -e "$(printf 'cpu-clock,%.0s' $(seq 40))cpu-clock"
 usage "'0'" -F 0
 usage "'abc'" -F abc
@@ -87,6 +93,7 @@ say "--- precord daemon"
 daemon_usage "'abc'" -C abc
 daemon_usage "'nosuch'" -e nosuch
 daemon_usage "'0'" -F 0
+daemon_usage "not tracepoints" -e sched:sched_switch
 daemon_usage "-o/--output" -o x.data
 daemon_usage "--duration" --duration 5
 daemon_usage "-q/--quiet" -q
