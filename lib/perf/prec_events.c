@@ -231,9 +231,9 @@ static int open_one(struct event *e, pid_t pid, int cpu, int *ret_fd)
 		    pid != -1 && prec_perf_paranoid() >= 2 && prec_pid_may_be_traced(pid)) {
 			a->exclude_kernel = 1;
 			a->exclude_hv = 1;
-			prec_warn("kernel samples not allowed at kernel.perf_event_paranoid=%d (1 or "
-				  "lower allows them, or CAP_PERFMON); recording user space only",
-				  prec_perf_paranoid());
+			prec_warn("kernel samples not allowed at kernel.perf_event_paranoid=%d "
+				  "(1 or lower allows them, or CAP_PERFMON); recording user space "
+				  "only", prec_perf_paranoid());
 			continue;
 		}
 		/* cycles, asked for or by default, on a machine without a PMU (most VMs) */

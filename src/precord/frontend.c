@@ -105,8 +105,8 @@ static void denied_text(const struct prec_events_error *e, char *buf, size_t len
 
 	if (e->pid == -1 && level >= 1)
 		snprintf(buf, len, "cannot open %s on CPU %d: sampling whole CPUs (-a, -C, the "
-				"daemon) is not allowed at kernel.perf_event_paranoid=%d; it needs 0 "
-				"or lower: run as root, or lower it with 'sysctl "
+				"daemon) is not allowed at kernel.perf_event_paranoid=%d; it "
+				"needs 0 or lower: run as root, or lower it with 'sysctl "
 				"kernel.perf_event_paranoid=0'", e->spec, e->cpu, level);
 	else if (level >= 3)
 		snprintf(buf, len, "cannot open %s: kernel.perf_event_paranoid=%d allows no "
@@ -116,8 +116,8 @@ static void denied_text(const struct prec_events_error *e, char *buf, size_t len
 	else if (e->excludes_user && level >= 2)
 		snprintf(buf, len, "cannot record %s: kernel samples are not allowed at "
 				"kernel.perf_event_paranoid=%d and it excludes user space; run as "
-				"root, lower it with 'sysctl kernel.perf_event_paranoid=1', or drop "
-				"the :k", e->spec, level);
+				"root, lower it with 'sysctl kernel.perf_event_paranoid=1', or "
+				"drop the :k", e->spec, level);
 	else
 		snprintf(buf, len, "cannot open %s on CPU %d: permission denied, although "
 				"kernel.perf_event_paranoid=%d allows it (a security module or a "

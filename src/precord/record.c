@@ -127,7 +127,8 @@ static int open_output(const char *path, int *ret_fd)
 		    rename(path, old)) {
 			err = -errno;
 			fprintf(stderr, "precord: cannot keep '%s' as '%s': %s; move '%s' away or "
-					"choose another file with -o\n", path, old, strerror(-err), old);
+					"choose another file with -o\n",
+				path, old, strerror(-err), old);
 			return err;
 		}
 		if (!st.st_size && unlink(path) && errno != ENOENT) {
