@@ -222,15 +222,18 @@ static int open_one(struct event *e, pid_t pid, int cpu, int *ret_fd)
 			continue;
 		}
 		/*
-		 * Kernel samples refused: fall back to user space only, unless user space was
-		 * excluded (`-e cpu-clock:k`), which would record nothing at all.
+		 * Kernel samples refused (paranoid 2 or more): fall back to user space only,
+		 * unless user space was excluded (`-e cpu-clock:k`), which would record nothing
+		 * at all.  Not for a per-CPU event (pid -1): one refused at 2 is refused at 1
+		 * too, for sampling whole CPUs, and the caller says what would allow it.
 		 */
 		if ((errno == EACCES || errno == EPERM) && !a->exclude_kernel && !a->exclude_user &&
-		    prec_pid_may_be_traced(pid)) {
+		    pid != -1 && prec_perf_paranoid() >= 2 && prec_pid_may_be_traced(pid)) {
 			a->exclude_kernel = 1;
 			a->exclude_hv = 1;
-			prec_warn("kernel samples not allowed (kernel.perf_event_paranoid=%d); "
-				  "recording user space only", prec_perf_paranoid());
+			prec_warn("kernel samples not allowed at kernel.perf_event_paranoid=%d "
+				  "(1 or lower allows them, or CAP_PERFMON); recording user space "
+				  "only", prec_perf_paranoid());
 			continue;
 		}
 		/* cycles, asked for or by default, on a machine without a PMU (most VMs) */

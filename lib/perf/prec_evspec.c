@@ -187,6 +187,8 @@ static int parse_pmu(const char *spec, const char *sysfs, struct perf_event_attr
 		return -ENOENT;
 	if (parse_u64(line, &type) || type > UINT32_MAX)
 		return -EINVAL;
+	if (type == PERF_TYPE_TRACEPOINT)
+		return -EOPNOTSUPP; /* its config is a tracepoint id; the samples need raw data */
 	attr->type = (uint32_t)type;
 	attr->config = 0;
 	for (tok = strtok_r(terms, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -263,6 +265,11 @@ int prec_evspec_parse(const char *spec, const char *sysfs_root, struct perf_even
 		if (n - 1 > 16)
 			return -EINVAL;
 	} else {
+		struct perf_event_attr scratch;
+
+		/* SUBSYS:NAME, perf's spelling of a tracepoint, unless NAME reads as modifiers */
+		if (mod && *mod && apply_modifiers(mod, &scratch))
+			return -EOPNOTSUPP;
 		return -ENOENT;
 	}
 	snprintf(name, name_len, "%s", spec);

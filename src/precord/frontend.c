@@ -93,6 +93,37 @@ int read_signals(int fd)
 	return stop;
 }
 
+/*
+ * Permission denied by kernel.perf_event_paranoid, for a user without CAP_PERFMON: above 0
+ * no event samples a whole CPU (pid -1: -a, -C, the daemon), above 1 none samples the
+ * kernel, and above 2 (a patch some distributions carry) nothing is allowed.  Say what the
+ * current level forbids and the level that allows it; below those, something else refused.
+ */
+static void denied_text(const struct prec_events_error *e, char *buf, size_t len)
+{
+	int level = prec_perf_paranoid();
+
+	if (e->pid == -1 && level >= 1)
+		snprintf(buf, len, "cannot open %s on CPU %d: sampling whole CPUs (-a, -C, the "
+				"daemon) is not allowed at kernel.perf_event_paranoid=%d; it "
+				"needs 0 or lower: run as root, or lower it with 'sysctl "
+				"kernel.perf_event_paranoid=0'", e->spec, e->cpu, level);
+	else if (level >= 3)
+		snprintf(buf, len, "cannot open %s: kernel.perf_event_paranoid=%d allows no "
+				"profiling without root; run as root, or lower it with 'sysctl "
+				"kernel.perf_event_paranoid=2' (user space of your own processes)",
+			e->spec, level);
+	else if (e->excludes_user && level >= 2)
+		snprintf(buf, len, "cannot record %s: kernel samples are not allowed at "
+				"kernel.perf_event_paranoid=%d and it excludes user space; run as "
+				"root, lower it with 'sysctl kernel.perf_event_paranoid=1', or "
+				"drop the :k", e->spec, level);
+	else
+		snprintf(buf, len, "cannot open %s on CPU %d: permission denied, although "
+				"kernel.perf_event_paranoid=%d allows it (a security module or a "
+				"container may refuse it); run as root", e->spec, e->cpu, level);
+}
+
 void session_error_text(const char *cpu_list, bool threads_only, int err,
 			const struct prec_events_error *e, char *buf, size_t len)
 {
@@ -114,11 +145,18 @@ void session_error_text(const char *cpu_list, bool threads_only, int err,
 			snprintf(buf, len, "cannot start recording: %s", strerror(-err));
 		return;
 	case PREC_EVENTS_ERR_SPEC:
+		if (e->err == -EOPNOTSUPP) {
+			snprintf(buf, len, "'%s' is a tracepoint; precord records hardware and "
+					"software events, not tracepoints: use 'perf record -e %s' "
+					"for it", e->spec, e->spec);
+			return;
+		}
 		snprintf(buf, len, "unknown event '%s'; see 'precord --help' for event "
 				"names, or use rNNNN or pmu/config=N/", e->spec);
 		return;
 	case PREC_EVENTS_ERR_TOO_MANY:
-		snprintf(buf, len, "too many events (at most %d)", PREC_EVENTS_MAX);
+		snprintf(buf, len, "too many events (at most %d); give fewer with -e",
+			PREC_EVENTS_MAX);
 		return;
 	case PREC_EVENTS_ERR_MAP:
 		snprintf(buf, len, "cannot map the ring buffer of CPU %d: %s; use a smaller "
@@ -135,16 +173,8 @@ void session_error_text(const char *cpu_list, bool threads_only, int err,
 		snprintf(buf, len, "cannot profile %s %d: permission denied; it belongs to "
 				"another user and profiling it needs the right to trace it (ptrace): "
 				"run precord as its user or as root", what, (int)e->pid);
-	else if ((err == -EACCES || err == -EPERM) && e->excludes_user)
-		snprintf(buf, len, "cannot record %s: kernel samples are not allowed "
-				"(kernel.perf_event_paranoid=%d) and it excludes user space; run as "
-				"root, lower it with 'sysctl kernel.perf_event_paranoid=1', or drop "
-				"the :k", e->spec, prec_perf_paranoid());
 	else if (err == -EACCES || err == -EPERM)
-		snprintf(buf, len, "cannot open %s on CPU %d: permission denied "
-				"(kernel.perf_event_paranoid=%d); run as root or lower it with "
-				"'sysctl kernel.perf_event_paranoid=1'", e->spec, e->cpu,
-			prec_perf_paranoid());
+		denied_text(e, buf, len);
 	else if (err == -EMFILE || err == -ENFILE)
 		snprintf(buf, len, "too many open files opening %s on CPU %d; raise the "
 				"limit with 'ulimit -n' or record fewer CPUs (-C)", e->spec, e->cpu);
@@ -155,8 +185,8 @@ void session_error_text(const char *cpu_list, bool threads_only, int err,
 		snprintf(buf, len, "event %s is not supported on this machine; try "
 				"-e cpu-clock", e->spec);
 	else
-		snprintf(buf, len, "cannot open %s on CPU %d: %s", e->spec, e->cpu,
-			strerror(-err));
+		snprintf(buf, len, "cannot open %s on CPU %d: %s; check the event's terms and "
+				"modifiers, or try -e cpu-clock", e->spec, e->cpu, strerror(-err));
 }
 
 void report_session_error(const char *cpu_list, bool threads_only, int err,

@@ -31,13 +31,14 @@ static void usage(FILE *f)
 		"  -p, --pid PIDS          attach to processes (comma-separated)\n"
 		"  -t, --tid TIDS          attach to threads\n"
 		"  -a, --all-cpus          sample the whole system\n"
-		"  -C, --cpu LIST          only these CPUs (e.g. 0-3,5)\n"
+		"  -C, --cpu LIST          the whole system on these CPUs only (e.g. 0-3,5)\n"
 		"      --duration SECONDS  stop after this long (or give a command to time it:\n"
 		"                          -p PID -- sleep 5)\n"
 		"Events:\n"
 		"  -e, --event LIST        events (default cycles; cpu-clock when there is no PMU):\n"
 		"                          cycles instructions cache-misses branch-misses cpu-clock\n"
 		"                          task-clock page-faults context-switches rNNNN pmu/config=N/\n"
+		"                          (not tracepoints: record those with perf record)\n"
 		"  -F, --freq HZ|max       sample at this frequency (default 4000; max: the\n"
 		"                          kernel's limit, kernel.perf_event_max_sample_rate)\n"
 		"  -c, --count PERIOD      sample every PERIOD events\n"
@@ -172,6 +173,55 @@ static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)
 	if ((level >= PREC_LOG_INFO && !o->verbose) || (level == PREC_LOG_WARN && o->quiet))
 		return;
 	fprintf(stderr, "precord: %s\n", msg);
+}
+
+/*
+ * The CPU list's and the events' spelling is checked here, so that a typo is a usage error
+ * (2), said before a workload or a daemon starts; whether the CPUs exist and the kernel
+ * takes the events is known only when they are opened.
+ */
+static int check_cpu_list(const char *list)
+{
+	struct prec_events_error e = { .what = PREC_EVENTS_ERR_NONE, .cpu = -1 };
+	size_t nr;
+	int *cpus, err;
+
+	err = prec_cpus_parse(list, &cpus, &nr);
+	if (err) {
+		report_session_error(list, false, err, &e);
+		return err == -ENOMEM ? 1 : 2;
+	}
+	free(cpus);
+	return 0;
+}
+
+/* 0, or the exit status after the one line (2: an unknown event or too many). */
+static int check_events(const struct rec_opts *o)
+{
+	struct prec_events_opts eo = { .events = o->events };
+	struct prec_events_error e;
+	struct prec_events *ev;
+	int err;
+
+	err = prec_events__new(&eo, &ev, &e);
+	if (err) {
+		report_session_error(NULL, false, err, &e);
+		return e.what == PREC_EVENTS_ERR_NONE ? 1 : 2;
+	}
+	prec_events__free(ev);
+	return 0;
+}
+
+/* A daemon option given to one-shot precord: one line (then a usage error, 2). */
+static void daemon_only(const struct option *longopts, int c)
+{
+	const char *name = "?";
+
+	for (; longopts->name; longopts++)
+		if (longopts->val == c)
+			name = longopts->name;
+	fprintf(stderr, "precord: --%s is an option of 'precord daemon'; see 'precord daemon "
+			"--help'\n", name);
 }
 
 enum mode { MODE_RECORD, MODE_DAEMON };
@@ -327,11 +377,11 @@ static int run(int argc, char **argv, enum mode mode)
 	char *end;
 	size_t nev = 0;
 	char *events = NULL;
-	int c, rc = 2;
+	int c, bad, rc = 2;
 
 	if (mode == MODE_DAEMON) {
 		service_log_keep(true); /* for --background's log: its warnings, said before it */
-		o.all_cpus = true; /* unless -p/-t/-C say otherwise, below */
+		o.all_cpus = true; /* unless -p/-t say otherwise, below */
 		o.freq = 99;
 		o.callchain = true;
 		o.switch_spec.time_ms = 10 * 60 * 1000;
@@ -357,6 +407,11 @@ static int run(int argc, char **argv, enum mode mode)
 			o.all_cpus = true;
 			break;
 		case 'C':
+			bad = check_cpu_list(optarg);
+			if (bad) {
+				rc = bad;
+				goto out;
+			}
 			o.cpu_list = optarg;
 			break;
 		case 'e': {
@@ -522,8 +577,7 @@ static int run(int argc, char **argv, enum mode mode)
 		case OPT_BACKGROUND:
 		case OPT_KEEP_UNSAMPLED:
 			if (mode != MODE_DAEMON) {
-				fprintf(stderr, "precord: %s is an option of 'precord daemon'\n",
-					argv[optind - 1]);
+				daemon_only(longopts, c);
 				goto out;
 			}
 			if (daemon_option(c, optarg, &o))
@@ -537,6 +591,11 @@ static int run(int argc, char **argv, enum mode mode)
 		}
 	}
 	o.events = events;
+	bad = events ? check_events(&o) : 0;
+	if (bad) {
+		rc = bad;
+		goto out;
+	}
 	if (optind < argc && mode == MODE_DAEMON && argv[optind] == after_bare_switch) {
 		fprintf(stderr, "precord daemon: unexpected argument '%s'; a bare --switch-output "
 				"means signal: give a SPEC as --switch-output=%s\n", argv[optind],
@@ -564,7 +623,8 @@ static int run(int argc, char **argv, enum mode mode)
 		fprintf(stderr, "precord: give either -F or -c, not both\n");
 		goto out;
 	}
-	if (o.cpu_list && !o.nr_pids && !o.cmd)
+	/* as in perf, -C is system-wide on those CPUs; a command only times it, as with -a */
+	if (o.cpu_list && !o.nr_pids)
 		o.all_cpus = true;
 	cap_frequency(&o);
 	/* the daemon's argv starts at "daemon", one past main's: the CMDLINE feature keeps it */

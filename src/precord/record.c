@@ -126,8 +126,9 @@ static int open_output(const char *path, int *ret_fd)
 		if (st.st_size && snprintf(old, sizeof(old), "%s.old", path) < (int)sizeof(old) &&
 		    rename(path, old)) {
 			err = -errno;
-			fprintf(stderr, "precord: cannot rename '%s' to '%s': %s\n", path, old,
-				strerror(-err));
+			fprintf(stderr, "precord: cannot keep '%s' as '%s': %s; move '%s' away or "
+					"choose another file with -o\n",
+				path, old, strerror(-err), old);
 			return err;
 		}
 		if (!st.st_size && unlink(path) && errno != ENOENT) {
@@ -187,6 +188,7 @@ int record_run(const struct rec_opts *o)
 	struct prec_events_error eerr;
 	bool workload_is_target = o->cmd && !o->all_cpus && !o->nr_pids;
 	bool child_done = false, timed_out = false, hup_ignored, said_write_error = false;
+	bool stopped_by_clock = false; /* we sent the workload SIGTERM at --duration's end */
 	uint64_t start, next_flush, deadline = 0;
 	int status = 0, rc = 1, err, out_fd = -1, sig_fd = -1;
 	sigset_t sigs;
@@ -269,8 +271,10 @@ int record_run(const struct rec_opts *o)
 	prec_session__enable(s, false);
 	if (wl.pid > 0 && !child_done) {
 		/* stopped by a signal or the clock: the workload does not outlive the recording */
-		if (timed_out || !prec_session__targets_gone(s))
+		if (timed_out || !prec_session__targets_gone(s)) {
 			kill(wl.pid, SIGTERM);
+			stopped_by_clock = timed_out;
+		}
 		waitpid(wl.pid, &status, 0);
 		child_done = true;
 	}
@@ -286,7 +290,10 @@ int record_run(const struct rec_opts *o)
 		said_write_error = true;
 	}
 	out_fd = -1;
-	if (child_done && o->cmd)
+	/* the recording went as asked: the command's death by our SIGTERM is no failure */
+	if (stopped_by_clock && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)
+		rc = 0;
+	else if (child_done && o->cmd)
 		rc = exit_status(status);
 	else
 		rc = 0;

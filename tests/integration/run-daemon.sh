@@ -232,7 +232,8 @@ bg_fails() {
 	check $? "$_l: DIR/precord.log has the same line: $(lines "$bgdir/precord.log" 2)"
 }
 bgdir=$workdir/bgcpu
-bg_fails "--background -C 99999" "CPU list" --dir "$bgdir" -C 99999 -e cpu-clock
+# 4095 is a well-formed list (a malformed one is a usage error, found before detaching)
+bg_fails "--background -C 4095" "CPU 4095 does not exist" --dir "$bgdir" -C 4095 -e cpu-clock
 bgdir=$workdir/$(printf '%0120d' 0)
 bg_fails "--background with a DIR too long for the socket" "choose a shorter --dir" \
 	--dir "$bgdir" -e cpu-clock

@@ -9,6 +9,8 @@
 #   Ctrl-C          SIGINT to the workload and precord at once: exit 130 (the workload's
 #                   status), the file is complete
 #   SIGTERM         to precord: exit 143, the file is complete
+#   --duration      with a command that outlives it: exit 0 (precord stopped the command as
+#                   asked), the file is complete; a command killed by its own SIGTERM: 143
 #   end marker      every normal end (the above, --duration, a command that cannot run)
 #                   leaves a file whose last record is the end marker, and preport -D says
 #                   nothing on stderr
@@ -145,6 +147,14 @@ check_status "-p --duration 0.5" "$rec_rc" 0
 preport_reads "-p --duration 0.5" "$f"
 ends_with_marker "-p --duration 0.5" "$f"
 stop_bg "$bg_pid"
+say "--- --duration with a command: the clock ends it (exit 0), unless it dies of its own signal"
+f=$workdir/duration-cmd.data
+record duration-cmd -e cpu-clock --duration 0.5 -o "$f" -- "$DEMO" 100000
+check_status "--duration 0.5 -- demo" "$rec_rc" 0
+preport_reads "--duration 0.5 -- demo" "$f"
+ends_with_marker "--duration 0.5 -- demo" "$f"
+record duration-own -q -e cpu-clock --duration 60 -o "$f" -- sh -c 'kill -TERM $$'
+check_status "--duration 60 -- sh -c 'kill -TERM \$\$'" "$rec_rc" 143
 
 # ---- disk full ----
 say "--- disk full: precord writing to a small tmpfs"

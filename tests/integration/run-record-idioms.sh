@@ -12,7 +12,12 @@
 #   --flush-interval 0  the message gives the range
 #   unprivileged        (as nobody, with kernel.perf_event_paranoid >= 2) -e cpu-clock:k is
 #                       refused with the cure instead of recording nothing; -p 1 blames the
-#                       right to trace, not perf_event_paranoid
+#                       right to trace, not perf_event_paranoid; -a is refused in one line
+#                       that names the level that allows it (0), and a command records user
+#                       space only, saying 1 would allow kernel samples.  Where the sysctl
+#                       can be set (root), each for a moment and set back at once: at 1, -a
+#                       gets the same advice and a command records with no fallback line;
+#                       at 0, -a records
 # Skips when perf is missing or the kernel refuses perf_event_open.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/record-lib.sh"
@@ -140,6 +145,57 @@ else
 		bad "nobody, -p 1: the message blames perf_event_paranoid"
 	else
 		ok "nobody, -p 1: the message does not blame perf_event_paranoid"
+	fi
+	# no_kernel_line LABEL STDERR: the user-space fallback was not taken (nor said)
+	no_kernel_line() {
+		if grep -q 'kernel samples not allowed' "$2"; then
+			bad "$1: says kernel samples are not allowed: $(lines "$2" 3)"
+		else
+			ok "$1: does not say kernel samples are not allowed"
+		fi
+	}
+	# at_paranoid LEVEL CMD...: CMD with kernel.perf_event_paranoid at LEVEL, set back to
+	# $par right after (and by the EXIT trap); 99 when it cannot be set
+	at_paranoid() {
+		_lvl=$1
+		shift
+		echo "$_lvl" 2>/dev/null >/proc/sys/kernel/perf_event_paranoid || return 99
+		"$@"
+		_rc=$?
+		echo "$par" >/proc/sys/kernel/perf_event_paranoid
+		return $_rc
+	}
+	asnobody "$pub/precord" -e cpu-clock -a -o "$pub/a.data" -- true >/dev/null 2>"$workdir/a$par.err"
+	rc=$?
+	if [ "$rc" -eq 1 ]; then ok "nobody, -a at $par: refused (exit 1)"; else bad "nobody, -a at $par: exit $rc, want 1"; fi
+	one_line "nobody, -a at $par" "$workdir/a$par.err" "kernel.perf_event_paranoid=0'"
+	if [ "$par" -eq 2 ]; then
+		asnobody "$pub/precord" -e cpu-clock -o "$pub/u.data" -- true >/dev/null 2>"$workdir/u2.err"
+		check_status "nobody, a command at 2" $? 0 "$workdir/u2.err"
+		if grep -q 'kernel samples not allowed at kernel.perf_event_paranoid=2 (1 or lower' "$workdir/u2.err"; then
+			ok "nobody, a command at 2: user space only, and 1 would allow kernel samples"
+		else
+			bad "nobody, a command at 2: no line on the user-space fallback: $(lines "$workdir/u2.err" 3)"
+		fi
+	fi
+	if echo "$par" 2>/dev/null >/proc/sys/kernel/perf_event_paranoid; then
+		trap 'echo "$par" >/proc/sys/kernel/perf_event_paranoid; _record_cleanup' EXIT
+		at_paranoid 1 asnobody "$pub/precord" -e cpu-clock -a -o "$pub/a.data" -- true \
+			>/dev/null 2>"$workdir/a1.err"
+		rc=$?
+		if [ "$rc" -eq 1 ]; then ok "nobody, -a at 1: refused (exit 1)"; else bad "nobody, -a at 1: exit $rc, want 1"; fi
+		one_line "nobody, -a at 1" "$workdir/a1.err" "kernel.perf_event_paranoid=0'"
+		at_paranoid 1 asnobody "$pub/precord" -e cpu-clock -o "$pub/u.data" -- true \
+			>/dev/null 2>"$workdir/u1.err"
+		check_status "nobody, a command at 1" $? 0 "$workdir/u1.err"
+		no_kernel_line "nobody, a command at 1" "$workdir/u1.err"
+		at_paranoid 0 asnobody "$pub/precord" -e cpu-clock -a -o "$pub/a.data" -- true \
+			>/dev/null 2>"$workdir/a0.err"
+		check_status "nobody, -a at 0 (as the advice says)" $? 0 "$workdir/a0.err"
+		no_kernel_line "nobody, -a at 0" "$workdir/a0.err"
+		say "kernel.perf_event_paranoid is $(cat /proc/sys/kernel/perf_event_paranoid) again"
+	else
+		say "kernel.perf_event_paranoid cannot be set here: levels 1 and 0 are not checked"
 	fi
 	rm -rf "$pub"
 fi

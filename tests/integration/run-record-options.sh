@@ -10,7 +10,9 @@
 #   -a              1 s with a demo running: samples of more than one pid including the demo,
 #                   all with a cpu, COMM and SWITCH_CPU_WIDE records; perf finds hot_a in demo
 #   -C 0            system-wide on CPU 0 with a demo pinned to CPU 0 and one to CPU 1: every
-#                   sample is on cpu 0, the first demo is sampled and the second is not
+#                   sample is on cpu 0, the first demo is sampled and the second is not;
+#                   -C 0 -- sleep: the same CPU-wide recording, timed by the command (perf's
+#                   meaning), so the first demo is sampled, not only sleep
 #   -e cpu-clock,task-clock (and -e X -e Y): samples of both events in preport -D and perf
 #   -c 100000       every sample's period is 100000
 #   --call-graph dwarf[,4096]: every sample has regs-abi 2 and stack 8192 (4096); perf
@@ -165,21 +167,28 @@ if command -v taskset >/dev/null 2>&1 && [ "$ncpu" -ge 2 ]; then
 	start_bg taskset -c 1 "$DEMO" 3000
 	on1=$bg_pid
 	sleep 0.2
-	f=$workdir/cpu0.data
-	record cpu0 -e cpu-clock -F 999 -C 0 --duration 0.5 -o "$f"
-	check_status "-C 0" "$rec_rc" 0
-	preport_reads "-C 0" "$f"
-	all_equal "$f.samples" cpu 0 "-C 0"
-	if sample_field "$f.samples" pid | grep -q "^$on0\$"; then
-		ok "-C 0: the demo pinned to CPU 0 is sampled"
-	else
-		bad "-C 0: no sample of the demo pinned to CPU 0 ($on0)"
-	fi
-	if sample_field "$f.samples" pid | grep -q "^$on1\$"; then
-		bad "-C 0: the demo pinned to CPU 1 ($on1) is sampled"
-	else
-		ok "-C 0: the demo pinned to CPU 1 is not sampled"
-	fi
+	# "-- sleep 0.5": as in perf, a command with -C only times the recording of the CPUs
+	for form in "--duration 0.5" "-- sleep 0.5"; do
+		l="-C 0 $form"
+		f=$workdir/cpu0.data
+		rm -f "$f"
+		# shellcheck disable=SC2086 # $form is several words on purpose
+		record cpu0 -e cpu-clock -F 999 -C 0 -o "$f" $form
+		check_status "$l" "$rec_rc" 0
+		preport_reads "$l" "$f"
+		all_equal "$f.samples" cpu 0 "$l"
+		pids=$(sample_field "$f.samples" pid | sort | uniq -c | sort -rn | head -n 3 | join_lines)
+		if sample_field "$f.samples" pid | grep -q "^$on0\$"; then
+			ok "$l: the demo pinned to CPU 0 is sampled"
+		else
+			bad "$l: no sample of the demo pinned to CPU 0 ($on0); pids sampled: $pids"
+		fi
+		if sample_field "$f.samples" pid | grep -q "^$on1\$"; then
+			bad "$l: the demo pinned to CPU 1 ($on1) is sampled"
+		else
+			ok "$l: the demo pinned to CPU 1 is not sampled"
+		fi
+	done
 	stop_bg "$on0"
 	stop_bg "$on1"
 else
