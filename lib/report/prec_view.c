@@ -139,6 +139,13 @@ static int cmp_name(const char *a, const char *b)
 	return a == b ? 0 : cmp_text(a, b);
 }
 
+/* Addresses as perf orders them: by their difference taken as signed (so 0xffff... comes
+ * before 0x5555...) */
+static int cmp_addr(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) < 0 ? -1 : a != b;
+}
+
 /* ---- the sort keys ---- */
 
 static int cmp_comm(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
@@ -162,21 +169,23 @@ static int cmp_srcline(const struct prec_view *v, const struct rowkey *x, const 
 	return cmp_text(v->entries[x->entry].key.srcline, v->entries[y->entry].key.srcline);
 }
 
-/* by name; those without a shared object first, as perf, but last when ordered by keys */
+/* by name; those without a shared object last, as perf */
 static int cmp_dso(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
+	(void)v;
 	if (!x->dso != !y->dso)
-		return (x->dso ? 1 : -1) * (v->by_keys ? -1 : 1);
+		return x->dso ? -1 : 1;
 	return x->dso ? cmp_name(x->dso, y->dso) : 0;
 }
 
-/* named ones by name, then the others by address */
+/* named ones by name, then the others by address (perf holds them equal and keeps them in
+ * its own order of them, which is cmp_addr()'s) */
 static int cmp_sym(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {
 	(void)v;
 	if (!x->sym != !y->sym)
 		return x->sym ? -1 : 1;
-	return x->sym ? cmp_name(x->sym, y->sym) : cmp_u64(x->addr, y->addr);
+	return x->sym ? cmp_name(x->sym, y->sym) : cmp_addr(x->addr, y->addr);
 }
 
 static const char *text_comm(const struct prec_hist *h, const struct prec_entry *e, char *buf)
@@ -390,8 +399,8 @@ static void rowkey_of(const struct prec_view *v, uint32_t entry, struct rowkey *
  * Heavier first; with children and call graphs, perf's "caller above callee when they have
  * equal period", which it applies to entries of one thread (the command stands in for the
  * thread here); then by the sort keys in perf's order: strings and numbers ascending, entries
- * without a shared object first and those without a symbol (addresses, in address order)
- * after the named ones; then as the entries were made.
+ * without a shared object last and those without a symbol (addresses, as cmp_addr() orders
+ * them) after the named ones; then as the entries were made.
  */
 static int cmp_rowkeys(const struct prec_view *v, const struct rowkey *x, const struct rowkey *y)
 {

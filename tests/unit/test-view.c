@@ -6,7 +6,8 @@
  * large ones.
  * Also: the pid, tid and CPU columns print -1 (no process, no CPU recorded) as perf does, and
  * a report large enough for the view's second thread (rows sorted on it, rows and graphs
- * drawn ahead) prints the same as on one thread.
+ * drawn ahead) prints the same as on one thread, and rows of equal weight come in perf's
+ * order.
  */
 #include <stdlib.h>
 
@@ -53,10 +54,20 @@ static char *stdio_text(struct prec_hist *h, const struct prec_view_opts *vo)
 	return text;
 }
 
+/* A symbol table that finds nothing of this machine's, and a hist with options ho on it. */
+static void new_hist(const struct prec_hist_opts *ho, struct prec_symtab **st, struct prec_hist **h)
+{
+	struct prec_symtab_opts so = { 0 };
+
+	so.debug_dir = "/nonexistent";
+	so.jit_dir = "/nonexistent";
+	if (prec_symtab__new(&so, st) || prec_hist__new(ho, *st, 1, h))
+		abort();
+}
+
 /* A one-sample report sorted by pid, tid and cpu, for a sample of pid/tid/cpu -1. */
 static void check_minus_one(void)
 {
-	struct prec_symtab_opts so = { 0 };
 	struct prec_hist_opts ho = { 0 };
 	struct prec_view_opts vo = { 0 };
 	struct prec_view_evsel ev = { .name = "cpu-clock" };
@@ -66,14 +77,11 @@ static void check_minus_one(void)
 	struct prec_hist *h = NULL;
 	char *text, *row;
 
-	so.debug_dir = "/nonexistent";
-	so.jit_dir = "/nonexistent";
 	ho.keys[0] = PREC_SORT_PID;
 	ho.keys[1] = PREC_SORT_TID;
 	ho.keys[2] = PREC_SORT_CPU;
 	ho.nr_keys = 3;
-	if (prec_symtab__new(&so, &st) || prec_hist__new(&ho, st, 1, &h))
-		abort();
+	new_hist(&ho, &st, &h);
 	s.pid = s.tid = s.cpu = UINT32_MAX;
 	s.comm = "app";
 	s.period = 1;
@@ -87,6 +95,53 @@ static void check_minus_one(void)
 	   "pid, tid and cpu -1 print as perf prints them (\"-1\", \"-001\")");
 	if (strcmp(row, "   100.00%       -1:app       -1:app  -001\n\n\n"))
 		printf("# the row: %s", row);
+	free(text);
+	prec_hist__free(h);
+	prec_symtab__free(st);
+}
+
+/*
+ * Rows of equal weight in perf's order: one in a shared object before those without one, and
+ * those by their addresses' difference taken as signed (0xffffffffff600000 before 0x10).  Made
+ * in the other order, so that the order the entries were made in cannot pass for it.
+ */
+static void check_equal_rows(void)
+{
+	static const char *const want[] = { "libx.so ", "[.] 0xffffffffff600000\n",
+					    "[.] 0x0000000000000010\n" };
+	struct prec_hist_opts ho = { 0 };
+	struct prec_view_opts vo = { 0 };
+	struct prec_view_evsel ev = { .name = "cpu-clock" };
+	struct prec_hist_frame fr[3] = { { .addr = 0x10 }, { .addr = 0xffffffffff600000ULL },
+					 { .addr = 0x1000 } };
+	struct prec_symtab *st = NULL;
+	struct prec_hist *h = NULL;
+	const char *at[3], *rows;
+	char *text;
+	size_t i;
+
+	ho.keys[0] = PREC_SORT_COMM;
+	ho.keys[1] = PREC_SORT_DSO;
+	ho.keys[2] = PREC_SORT_SYM;
+	ho.nr_keys = 3;
+	new_hist(&ho, &st, &h);
+	fr[2].dso = (uint32_t)prec_hist__dso_id(h, prec_symtab__dso(st, "/nonexistent/libx.so",
+								    NULL, 0));
+	for (i = 0; i < 3; i++) {
+		struct prec_hist_sample s = { .pid = 1, .tid = 1, .comm = "app", .period = 1 };
+
+		add_sample(h, &s, &fr[i], 1);
+	}
+	vo.graph = PREC_GRAPH_NONE;
+	vo.evsels = &ev;
+	text = stdio_text(h, &vo);
+	rows = strstr(text, "\n#\n ") ? strstr(text, "\n#\n ") : text; /* past the header */
+	for (i = 0; i < 3; i++)
+		at[i] = strstr(rows, want[i]);
+	ok(at[0] && at[1] && at[2] && at[0] < at[1] && at[1] < at[2],
+	   "equal rows: a shared object's first, then addresses as perf orders them");
+	if (!(at[0] && at[1] && at[2] && at[0] < at[1] && at[1] < at[2]))
+		printf("# the report:\n%s", text);
 	free(text);
 	prec_hist__free(h);
 	prec_symtab__free(st);
@@ -107,7 +162,6 @@ static uint64_t rnd(uint64_t *x)
 static char *big_report(bool children, bool one_thread, uint32_t *ret_rows)
 {
 	static const char *const comms[] = { "app", "worker" };
-	struct prec_symtab_opts so = { 0 };
 	struct prec_hist_opts ho = { 0 };
 	struct prec_view_opts vo = { 0 };
 	struct prec_view_evsel ev = { .name = "cpu-clock" };
@@ -118,15 +172,12 @@ static char *big_report(bool children, bool one_thread, uint32_t *ret_rows)
 	char *text;
 	int i, k;
 
-	so.debug_dir = "/nonexistent";
-	so.jit_dir = "/nonexistent";
 	ho.keys[0] = PREC_SORT_COMM;
 	ho.keys[1] = PREC_SORT_SYM;
 	ho.nr_keys = 2;
 	ho.children = children;
 	ho.keep_occurrences = true;
-	if (prec_symtab__new(&so, &st) || prec_hist__new(&ho, st, 1, &h))
-		abort();
+	new_hist(&ho, &st, &h);
 	for (i = 0; i < BIG_SAMPLES; i++) {
 		struct prec_hist_sample s = { 0 };
 		int depth = 1 + (int)(rnd(&x) % 8);
@@ -189,6 +240,7 @@ int main(void)
 		check(edges[i]);
 	ok(differ == 0, "%ld shares printed as printf prints them (%ld differ)", n, differ);
 	check_minus_one();
+	check_equal_rows();
 	check_one_thread();
 	return done_testing();
 }
