@@ -136,4 +136,24 @@ int prec_feat__u64(struct prec_feat_cursor *c, uint64_t *ret);
 int prec_feat__string(struct prec_feat_cursor *c, char **ret);
 int prec_feat__bytes(struct prec_feat_cursor *c, size_t n, const void **ret);
 
+/*
+ * EVENT_DESC, the one walker of it: u32 nr, u32 attr_size, then per event the attr
+ * (attr_size bytes), u32 nr_ids, the event's name (a string) and nr_ids u64 ids.
+ * prec_event_desc__begin() reads the two counts: -EBADMSG when the payload is too short or,
+ * with events, the attr size is below PERF_ATTR_SIZE_VER0 (no perf ever wrote such an attr;
+ * its fields would not be where they belong).  prec_event_desc__next() decodes the next event
+ * into *ret: the attr cut or zero-extended to struct perf_event_attr, the name malloc'ed (the
+ * caller frees it), the ids pointing into the payload and unaligned (read them with memcpy).
+ * 0, -EBADMSG (payload too short) or -ENOMEM; *ret is set only on success.
+ */
+struct prec_event_desc {
+	struct perf_event_attr attr;
+	char *name;
+	const void *ids;
+	uint32_t nr_ids;
+};
+int prec_event_desc__begin(struct prec_feat_cursor *c, uint32_t *ret_nr, uint32_t *ret_attr_size);
+int prec_event_desc__next(struct prec_feat_cursor *c, uint32_t attr_size,
+			  struct prec_event_desc *ret);
+
 #endif

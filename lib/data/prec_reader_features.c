@@ -3,7 +3,8 @@
  * The reader's header features (build-ids, cmdline, event descriptions, ...): their payloads
  * taken from the file form's feature sections or from pipe-form HEADER_FEATURE records, kept
  * as they are, and the cursor (prec_feat__*) that callers decode them with.  The only payloads
- * read here are EVENT_DESC's (the events' names) and VERSION's prefix.
+ * read here are EVENT_DESC's (the events' names; its walker, prec_event_desc__*, is also the
+ * --header printer's) and VERSION's prefix.
  *
  * Invariants: a file-form payload is at most MAX_FEATURE_SIZE bytes and was checked against
  * the file's size before anything was allocated for it (a pipe-form one is bounded by its
@@ -68,26 +69,74 @@ int prec_feat__string(struct prec_feat_cursor *c, char **ret)
 	return 0;
 }
 
-/* Apply EVENT_DESC names to events that have no recorded name yet. */
-static void apply_event_desc(struct prec_reader *r, const void *data, size_t len)
+int prec_event_desc__begin(struct prec_feat_cursor *c, uint32_t *ret_nr, uint32_t *ret_attr_size)
+{
+	uint32_t nr, asz;
+	int err = prec_feat__u32(c, &nr);
+
+	if (!err)
+		err = prec_feat__u32(c, &asz);
+	if (err)
+		return err;
+	if (nr && asz < PERF_ATTR_SIZE_VER0)
+		return -EBADMSG;
+	*ret_nr = nr;
+	*ret_attr_size = asz;
+	return 0;
+}
+
+int prec_event_desc__next(struct prec_feat_cursor *c, uint32_t attr_size,
+			  struct prec_event_desc *ret)
+{
+	const void *attr, *ids;
+	uint32_t nr_ids;
+	char *name;
+	int err = prec_feat__bytes(c, attr_size, &attr);
+
+	if (!err)
+		err = prec_feat__u32(c, &nr_ids);
+	if (!err)
+		err = prec_feat__string(c, &name);
+	if (err)
+		return err;
+	if (nr_ids > (c->len - c->off) / 8 || prec_feat__bytes(c, (size_t)nr_ids * 8, &ids)) {
+		free(name);
+		return -EBADMSG;
+	}
+	memset(&ret->attr, 0, sizeof(ret->attr));
+	memcpy(&ret->attr, attr, attr_size < sizeof(ret->attr) ? attr_size : sizeof(ret->attr));
+	ret->name = name;
+	ret->ids = ids;
+	ret->nr_ids = nr_ids;
+	return 0;
+}
+
+/* Walk an EVENT_DESC payload; with `apply`, name the events that have no recorded name
+ * yet.  0 or -errno. */
+static int walk_event_desc(struct prec_reader *r, const void *data, size_t len, bool apply)
 {
 	struct prec_feat_cursor c = { data, len, 0 };
-	uint32_t nr, asz, nids, i;
-	const void *p;
-	char *name;
+	struct prec_event_desc e;
+	uint32_t nr, asz, i;
+	int err = prec_event_desc__begin(&c, &nr, &asz);
 
-	if (prec_feat__u32(&c, &nr) || prec_feat__u32(&c, &asz))
-		return;
-	for (i = 0; i < nr; i++) {
-		if (prec_feat__bytes(&c, asz, &p) || prec_feat__u32(&c, &nids) ||
-		    prec_feat__string(&c, &name))
-			return;
-		if (i < r->nr_evsels && !r->named[i])
-			prec_reader__set_name(r, i, name);
-		free(name);
-		if (nids > (c.len - c.off) / 8 || prec_feat__bytes(&c, (size_t)nids * 8, &p))
-			return;
+	for (i = 0; !err && i < nr; i++) {
+		err = prec_event_desc__next(&c, asz, &e);
+		if (err)
+			break;
+		if (apply && i < r->nr_evsels && !r->named[i])
+			prec_reader__set_name(r, i, e.name);
+		free(e.name);
 	}
+	return err;
+}
+
+/* EVENT_DESC's names, all or none: none from a payload that does not decode to its end, as
+ * the --header printer then calls the whole feature malformed. */
+static void apply_event_desc(struct prec_reader *r, const void *data, size_t len)
+{
+	if (!walk_event_desc(r, data, len, false))
+		walk_event_desc(r, data, len, true);
 }
 
 /* Keep `data` (malloc'ed, `len` bytes; taken) as feature `feat`. */

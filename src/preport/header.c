@@ -300,31 +300,19 @@ static void print_event(FILE *out, const char *name, const struct perf_event_att
 	fputc('\n', out);
 }
 
-/* EVENT_DESC: u32 nr, u32 attr_size, then per event attr, u32 nr_ids, string name, u64 ids[]. */
+/* EVENT_DESC, decoded by lib/data's walker, the one the reader takes the names from. */
 static int print_event_desc(struct hdr *h, struct prec_feat_cursor *c)
 {
-	struct perf_event_attr a;
-	const void *p, *ids;
-	union field f[2];
+	struct prec_event_desc e;
 	uint32_t nr, asz, i;
-	int err = get(c, "uu", f);
+	int err = prec_event_desc__begin(c, &nr, &asz);
 
-	nr = f[0].u;
-	asz = f[1].u;
-	if (!err && nr && asz < PERF_ATTR_SIZE_VER0)
-		err = -EBADMSG;
 	for (i = 0; !err && i < nr; i++) {
-		err = prec_feat__bytes(c, asz, &p);
+		err = prec_event_desc__next(c, asz, &e);
 		if (err)
 			break;
-		memset(&a, 0, sizeof(a));
-		memcpy(&a, p, asz < sizeof(a) ? asz : sizeof(a));
-		err = get(c, "us", f); /* nr_ids, name */
-		if (!err)
-			err = prec_feat__bytes(c, f[0].u * 8, &ids);
-		if (!err)
-			print_event(h->out, f[1].s, &a, ids, f[0].u);
-		put("us", f);
+		print_event(h->out, clean(e.name), &e.attr, e.ids, e.nr_ids);
+		free(e.name);
 	}
 	return err;
 }

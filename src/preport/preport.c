@@ -21,7 +21,8 @@
 
 static const char *log_subject; /* the segment being read, named in warnings */
 static bool log_muted;
-static char last_error[1024]; /* the library's error, reported once by main() */
+/* the library's error, reported once by main(); per thread, for the listing's counting */
+static _Thread_local char last_error[1024];
 
 /* ctx: the struct preport_opts, for -v and -q */
 static void log_to_stderr(enum prec_log_level level, const char *msg, void *ctx)

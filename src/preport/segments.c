@@ -14,11 +14,13 @@
  * report opens one at a time, reads it through, and starts its state afresh for the next, so
  * at most one segment's reader is open and memory does not grow with their number.  A
  * segment that cannot be opened or whose header is damaged is reported in one warning line
- * and skipped; nothing about one segment stops the others.
+ * and skipped; nothing about one segment stops the others.  Only the listing of --header
+ * reads segments on several threads, each its own, and prints when all are counted.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,6 +38,8 @@
 /* Around the times of names and mtimes: the millisecond cut of a name, a coarse mtime (a tick
  * late at most), the clock readings of CLOCK_DATA.  Wider only costs a segment read more. */
 #define SLACK_NS NSEC
+/* --header on a directory: threads that count segments besides the main one, at most */
+#define MAX_COUNTING_THREADS 15
 
 /* A span of times in ns; first 0: none. */
 struct span {
@@ -358,8 +362,10 @@ void preport_input__print_range(const struct preport_input *in, FILE *out)
 }
 
 /* Open segment segs[k]: its reader with the header read, or -errno with *why set. */
-static int open_segment(struct preport_input *in, size_t k, struct prec_reader **ret,
-			const char **why)
+/* Open segs[k] and read its header: its fd and reader, or -errno and *why.  Uses nothing of
+ * `in` that changes, so the listing's threads call it at once. */
+static int open_reader(const struct preport_input *in, size_t k, int *ret_fd,
+		       struct prec_reader **ret, const char **why)
 {
 	struct prec_reader *r = NULL;
 	int fd = -1, err;
@@ -384,9 +390,15 @@ static int open_segment(struct preport_input *in, size_t k, struct prec_reader *
 			close(fd);
 		return err;
 	}
-	in->fd = fd;
+	*ret_fd = fd;
 	*ret = r;
 	return 0;
+}
+
+static int open_segment(struct preport_input *in, size_t k, struct prec_reader **ret,
+			const char **why)
+{
+	return open_reader(in, k, &in->fd, ret, why);
 }
 
 /* The path of segs[k], in in->pathbuf. */
@@ -667,14 +679,21 @@ struct seg_count {
 	uint64_t samples;
 	bool truncated;
 	int err;
-	const char *why;
+	char why[256]; /* a copy: preport_why()'s text is the counting thread's */
 };
 
-static void count_segment(struct prec_reader *r, struct seg_count *c)
+static void count_segment(const struct preport_input *in, size_t k, struct seg_count *c)
 {
+	struct prec_reader *r;
 	struct prec_record rec;
-	int err;
+	const char *why;
+	int fd, err;
 
+	if (open_reader(in, k, &fd, &r, &why)) {
+		c->err = -EBADMSG;
+		snprintf(c->why, sizeof(c->why), "%s", why);
+		return;
+	}
 	while ((err = prec_reader__next(r, &rec)) > 0) {
 		if (rec.type == PERF_RECORD_SAMPLE)
 			c->samples++;
@@ -683,8 +702,50 @@ static void count_segment(struct prec_reader *r, struct seg_count *c)
 	c->truncated = prec_reader__truncated(r);
 	if (err < 0) {
 		c->err = err;
-		c->why = preport_why(err);
+		snprintf(c->why, sizeof(c->why), "%s", preport_why(err));
 	}
+	prec_reader__free(r);
+	close(fd);
+}
+
+/* The picked segments counted by several threads, each taking the next one not taken. */
+struct seg_counting {
+	const struct preport_input *in;
+	struct seg_count *counts; /* one per picked segment */
+	size_t next;		  /* atomic */
+};
+
+static void *count_segments(void *arg)
+{
+	struct seg_counting *sc = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&sc->next, 1, __ATOMIC_RELAXED)) < sc->in->npick)
+		count_segment(sc->in, sc->in->pick[i], &sc->counts[i]);
+	return NULL;
+}
+
+/* Count every picked segment: decompressing them is nearly all a listing's work, so one
+ * thread per CPU does it (this one among them; fewer if threads cannot be made). */
+static void count_picked(const struct preport_input *in, struct seg_count *counts)
+{
+	struct seg_counting sc = { in, counts, 0 };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = cpus > 1 ? (size_t)cpus - 1 : 0, i, started = 0;
+	pthread_t *t;
+
+	if (n > MAX_COUNTING_THREADS)
+		n = MAX_COUNTING_THREADS;
+	if (n >= in->npick)
+		n = in->npick ? in->npick - 1 : 0;
+	t = n ? calloc(n, sizeof(*t)) : NULL;
+	for (i = 0; t && i < n; i++)
+		if (!pthread_create(&t[started], NULL, count_segments, &sc))
+			started++;
+	count_segments(&sc);
+	for (i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
 }
 
 /* How a .partial segment is named: live, or left so by a daemon that is gone. */
@@ -697,6 +758,7 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 {
 	char start[32], end[32], since[32], until[32];
 	uint64_t total_samples = 0, total_bytes = 0;
+	struct seg_count *counts;
 	size_t i;
 
 	fprintf(out, "# segment directory : %s (%zu segments", in->path, in->nsegs);
@@ -708,38 +770,36 @@ int preport_input__print_listing(struct preport_input *in, FILE *out)
 	fputs(")\n", out);
 	fprintf(out, "# %-48s %-23s %-23s %10s %12s\n", "segment", "start", "end", "samples",
 		"bytes");
+	counts = calloc(in->npick ? in->npick : 1, sizeof(*counts));
+	if (!counts)
+		return -ENOMEM;
+	/* what is wrong goes in the listing, not in warnings too */
+	preport_log_subject(NULL, true);
+	count_picked(in, counts);
+	preport_log_subject(NULL, false);
 	for (i = 0; i < in->npick; i++) {
 		size_t k = in->pick[i];
 		const struct prec_segment *seg = &in->segs[k];
-		struct seg_count c = {0};
-		struct prec_reader *r;
+		const struct seg_count *c = &counts[i];
 
-		/* what is wrong goes in the listing, not in warnings too */
-		preport_log_subject(NULL, true);
-		if (open_segment(in, k, &r, &c.why)) {
-			c.err = -EBADMSG;
-		} else {
-			count_segment(r, &c);
-			close_segment(in, r);
-		}
-		preport_log_subject(NULL, false);
 		preport_format_wall(seg->start_ns, true, start, sizeof(start));
 		preport_format_wall(prec_segment_end_ns(in->segs, in->nsegs, k), true, end,
 				    sizeof(end));
 		fprintf(out, "# %-48s %-23s %-23s %10" PRIu64 " %12" PRIu64, seg->name, start, end,
-			c.samples, seg->size);
+			c->samples, seg->size);
 		if (seg->live)
 			fprintf(out, "  %s", live_label(in));
-		if (c.err)
-			fprintf(out, "  damaged: %s", c.why);
-		else if (c.truncated && !seg->live)
+		if (c->err)
+			fprintf(out, "  damaged: %s", c->why);
+		else if (c->truncated && !seg->live)
 			fputs("  cut short", out);
 		fputc('\n', out);
-		total_samples += c.samples;
+		total_samples += c->samples;
 		total_bytes += seg->size;
 	}
 	fprintf(out, "# %-48s %-23s %-23s %10" PRIu64 " %12" PRIu64 "\n#\n", "total", "", "",
 		total_samples, total_bytes);
+	free(counts);
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -8,6 +8,10 @@
 #     part is too short): that feature is one "# NAME: malformed" line, the features after it
 #     are printed as in the intact file, nothing goes to stderr, the exit status is 0;
 #   - an escape character in the host name: printed as '?', no control byte reaches stdout.
+# EVENT_DESC rebuilt with other attr sizes (the payload appended, its section entry pointed
+# there): 32 (below PERF_ATTR_SIZE_VER0) and one past the section are malformed, and the
+# report does not take the event's name from them either; 64 (VER0), 128 and 136 (larger than
+# preport knows) print the event as the intact file does, and the report takes its name.
 # shellcheck disable=SC2154 # top_srcdir and workdir come from test-lib.sh
 . "$(dirname "$0")/test-lib.sh"
 
@@ -109,5 +113,88 @@ grep -q '^# hostname : ?m$' "$workdir/hostname-esc.out"
 check $? "an escape character in the host name is printed as '?'"
 ! tr -d '\n' <"$workdir/hostname-esc.raw" | LC_ALL=C grep -q '[[:cntrl:]]'
 check $? "no control character on stdout"
+
+# le VALUE N: VALUE as N little-endian bytes.
+le() {
+	_b=
+	_i=0
+	while [ "$_i" -lt "$2" ]; do
+		_b=$_b$(printf '\\%03o' $(($1 >> (8 * _i) & 255)))
+		_i=$((_i + 1))
+	done
+	# shellcheck disable=SC2059 # the octal escapes are the format
+	printf "$_b"
+}
+
+# event_desc NAME SIZE: $workdir/NAME.data, the recording whose EVENT_DESC (one event: a
+# 128-byte attr, 2 ids, the name "cpu-clock") is rebuilt at the end of the file with an attr
+# of SIZE bytes (cut or zero-extended, its own size field SIZE; a SIZE past the payload: the
+# attr as it was) and the name "renamed".
+event_desc() {
+	_e=$(entry 12)
+	_p=$(payload 12)
+	_f=$workdir/$1.data
+	cp "$SRC" "$_f" || fail "cannot copy $SRC"
+	_end=$(wc -c <"$_f")
+	{
+		le 1 4
+		le "$2" 4
+		dd if="$SRC" bs=1 skip=$((_p + 8)) count=4 status=none # type
+		if [ "$2" -le 4096 ]; then
+			le "$2" 4
+			_n=$(($2 < 128 ? $2 : 128))
+			dd if="$SRC" bs=1 skip=$((_p + 16)) count=$((_n - 8)) status=none
+			[ "$2" -le 128 ] || head -c $(($2 - 128)) /dev/zero
+		else
+			dd if="$SRC" bs=1 skip=$((_p + 12)) count=124 status=none
+		fi
+		le 2 4    # nr_ids
+		le 64 4   # the name, padded to 64 bytes
+		printf renamed
+		head -c 57 /dev/zero
+		dd if="$SRC" bs=1 skip=$((_p + 208)) count=16 status=none # the ids
+	} >>"$_f" || fail "cannot write $_f"
+	{
+		le "$_end" 8
+		le $(($(wc -c <"$_f") - _end)) 8
+	} | dd of="$_f" bs=1 seek="$_e" conv=notrunc status=none || fail "cannot write $_f"
+}
+
+# the intact file's event line, as it would read with another size and name
+intact_event() {
+	grep '^# event : ' "$workdir/intact.out" |
+		sed "s/ = cpu-clock,/ = renamed,/;s/, size = 128,/, size = $1,/"
+}
+
+for size in 32 64 128 136 2147483000; do
+	event_desc "event-desc-$size" "$size"
+	run "event-desc-$size"
+	"$PREPORT" -i "$workdir/event-desc-$size.data" --stdio >"$workdir/event-desc-$size.report" \
+		2>"$workdir/event-desc-$size.report.err"
+	rrc=$?
+	if [ "$rc" != 0 ] || [ -s "$workdir/event-desc-$size.err" ] || [ "$rrc" != 0 ]; then
+		bad "EVENT_DESC with $size-byte attrs: exit $rc (report: $rrc), stderr:" \
+			"$(lines "$workdir/event-desc-$size.err") $(lines "$workdir/event-desc-$size.report.err")"
+		continue
+	fi
+	case $size in
+	32 | 2147483000)
+		grep -q '^# EVENT_DESC: malformed$' "$workdir/event-desc-$size.out" &&
+			! grep -q '^# event : ' "$workdir/event-desc-$size.out"
+		check $? "EVENT_DESC with $size-byte attrs: '# EVENT_DESC: malformed'"
+		name=cpu-clock
+		;;
+	*)
+		intact_event "$size" >"$workdir/event-desc-$size.want"
+		grep '^# event : ' "$workdir/event-desc-$size.out" >"$workdir/event-desc-$size.got"
+		cmp -s "$workdir/event-desc-$size.want" "$workdir/event-desc-$size.got" &&
+			! grep -q malformed "$workdir/event-desc-$size.out"
+		check $? "EVENT_DESC with $size-byte attrs: the event printed as in the intact file"
+		name=renamed
+		;;
+	esac
+	grep -q "^# Samples: .* of event '$name'\$" "$workdir/event-desc-$size.report"
+	check $? "EVENT_DESC with $size-byte attrs: the report names the event '$name'"
+done
 
 finish

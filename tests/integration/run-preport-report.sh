@@ -175,6 +175,56 @@ perf_flat_folded() {
 	same_as_perf "$1" "$f" --no-children --sort sym
 	"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"
 	check $? "$1: preport --folded exits 0"
+	nosyms_folded "$1" "$f"
+}
+
+# nosyms_folded WORKLOAD FILE: with no symbols (an empty --symfs), preport --folded names
+# every frame as perf script's frames collapse into folded stacks (stackcollapse-perf.pl,
+# inferno): "[unknown] (DSO)" is "[" DSO's base name "]", a bracketed DSO keeping its own
+# brackets ([[kernel.kallsyms]], [[vdso]]); so both give the same stacks.
+nosyms_folded() {
+	mkdir -p "$workdir/nosyms"
+	if ! "$PERF" script -i "$2" --symfs="$workdir/nosyms" -F comm,ip,sym,dso >"$2.script" \
+		2>"$2.script.err"; then
+		say "$1: perf script failed ($(lines "$2.script.err" 1)): unsymbolized names unchecked"
+		return
+	fi
+	awk '
+	function flush(  i, line) {
+		if (n) {
+			line = comm
+			for (i = n; i >= 1; i--)
+				line = line ";" f[i]
+			c[line]++
+		}
+		n = 0
+	}
+	/^[^ \t]/ { flush(); comm = $1; next }
+	/^$/ { flush(); next }
+	{
+		dso = $NF
+		gsub(/^\(|\)$/, "", dso)
+		name = $2
+		for (i = 3; i < NF; i++)
+			name = name " " $i
+		if (name == "[unknown]") {
+			sub(/.*\//, "", dso)
+			name = dso == "[unknown]" ? dso : "[" dso "]"
+		}
+		f[++n] = name
+	}
+	END { flush(); for (l in c) print l " " c[l] }' "$2.script" | sort >"$2.collapsed"
+	"$PREPORT" -i "$2" --symfs "$workdir/nosyms" --folded 2>"$2.nosyms.err" |
+		sort >"$2.nosyms"
+	if [ -s "$2.nosyms" ] && cmp -s "$2.collapsed" "$2.nosyms"; then
+		ok "$1: unsymbolized, --folded gives the $(wc -l <"$2.nosyms") stacks of" \
+			"perf script's, collapsed ($(grep -o '\[\[[^];]*\]\]' "$2.nosyms" |
+				sort -u | join_lines))"
+	else
+		bad "$1: unsymbolized, --folded and perf script's stacks differ:" \
+			"$(diff "$2.collapsed" "$2.nosyms" | grep '^[<>]' | head -n 4 | join_lines)" \
+			"$(lines "$2.nosyms.err" 2)"
+	fi
 }
 
 ev=cpu-clock

@@ -402,6 +402,39 @@ if expect_ok "--header-only with damaged segments"; then
 	check $? "the listing marks the two damaged segments"
 fi
 
+# The listing counts segments on several threads: 30 copies of s1, s2, d1 and d2 in turn, and
+# each line must say what the listing of $dir says of its original (its own reason, too).
+say "--- a listing of many segments"
+no_name() { awk '{ $2 = $3 = $4 = $5 = $6 = ""; print }'; } # nor start and end
+many=$workdir/many
+mkdir -m 700 "$many"
+: >"$workdir/many.want"
+i=0
+while [ "$i" -lt 30 ]; do
+	case $((i % 4)) in
+	0) f=$s1 ;;
+	1) f=$s2 ;;
+	2) f=$d1 ;;
+	*) f=$d2 ;;
+	esac
+	name=$(segname "$((t1 + 60 * i))" "$((i + 1))")
+	cp "$f" "$many/$name" || fail "cannot copy $f"
+	grep "^# $(basename "$f") " "$workdir/damagedhdr.out" | no_name >>"$workdir/many.want"
+	i=$((i + 1))
+done
+run many --header-only -i "$many"
+if expect_ok "--header-only on 30 segments"; then
+	grep '^# precord-' "$out" | no_name >"$workdir/many.got"
+	if [ "$(wc -l <"$workdir/many.got")" -eq 30 ] &&
+		cmp -s "$workdir/many.want" "$workdir/many.got"; then
+		ok "each of the 30 segments is listed with its original's samples, bytes and state"
+	else
+		bad "the listing of 30 copies differs from their originals':" \
+			"$(diff "$workdir/many.want" "$workdir/many.got" | grep '^[<>]' | head -n 4 |
+				join_lines)"
+	fi
+fi
+
 say "--- what is not a segment"
 mkfifo "$dir/$(segname "$((t1 + 50))" 6)"
 ln -s "$s1" "$dir/$(segname "$((t1 + 51))" 7)"
