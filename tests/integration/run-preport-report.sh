@@ -166,6 +166,10 @@ perf_flat_folded() {
 	# root; under -g none by the sort keys alone.  Down to 0.2%, above a lone sample.
 	same_as_perf "$1" "$f" --children -g callee --percent-limit 0.2
 	same_as_perf "$1" "$f" --children -n -g none --percent-limit 0.2
+	# -g none alone keeps the Children column, as perf 6.1 does on a file-form recording
+	# (review 22 #5: it drops it only for pipe-form input, -g none or not)
+	same_as_perf "$1" "$f" -g none --percent-limit 1
+	same_as_perf "$1" "$f" --children --percent-limit 5 -g none
 	same_as_perf "$1" "$f" --no-children -g flat,count
 	same_as_perf "$1" "$f" --no-children -g folded,period
 	# fractal: each branch's share of its caller's, hidden callees as one "[...]" branch
