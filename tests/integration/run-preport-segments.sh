@@ -379,6 +379,55 @@ if expect_ok "-D -i DIR"; then
 	check $? "-D prints the 90 samples of all segments"
 fi
 
+say "--- a segment left live by a crash (review 22 #8)"
+# a closed segment, then a .partial without its end marker, as a SIGKILLed daemon leaves them
+kdir=$workdir/killed
+mkdir -m 700 "$kdir"
+ks=$kdir/$(segname "$t2" 1)
+(umask 077 && "$WRITE_STREAM" -o "$ks" --precord --wall "$t2" --step-ms 100 "$DEMO" hot_a:6) ||
+	fail "write-stream failed for $ks"
+kp=$kdir/$(segname "$t3" 2 .partial)
+(umask 077 && "$WRITE_STREAM" -o "$kp" --precord --cut --wall "$t3" --step-ms 100 "$DEMO" \
+	hot_a:4 hot_b:4) || fail "write-stream failed for $kp"
+touch -d "@$((t2 + 5))" "$ks"
+kname=$(basename "$kp")
+# cut_checks LABEL WANT: preport -i KDIR warns WANT times (1: once, that the .partial was cut
+# short, in the words it uses for that file alone; 0: not), and its flame graph's subtitle says
+# "partial:" (1) or not (0)
+cut_checks() {
+	"$PREPORT" -q --folded -i "$kdir" >"$workdir/kfold.out" 2>"$workdir/kfold.err"
+	_rc=$?
+	_n=$(grep -c "^preport: warning: $kname was cut short (no end marker): it ends at .*, 0.700 s after the first sample; the recorder was killed" "$workdir/kfold.err")
+	_all=$(grep -c . "$workdir/kfold.err")
+	_got=$(folded_total "$workdir/kfold.out")
+	if [ "$_rc" -eq 0 ] && [ "$_n" -eq "$2" ] && [ "$_all" -eq "$2" ] && [ "$_got" -eq 14 ]; then
+		ok "$1: exit 0, 14 samples, $_n warning(s) $(lines "$workdir/kfold.err" 1)"
+	else
+		bad "$1: exit $_rc, $_got samples (want 14), $_n cut-short warnings of $_all lines (want $2): $(lines "$workdir/kfold.err" 3)"
+	fi
+	"$PREPORT" -i "$kdir" --flamegraph "$workdir/kflame.svg" 2>"$workdir/kflame.err"
+	_rc=$?
+	_sub=$(python3 -c 'import sys, xml.etree.ElementTree as ET
+for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text"):
+    if t.get("id") == "subtitle":
+        print("".join(t.itertext()))' "$workdir/kflame.svg" 2>&1)
+	case $_rc:$2:$_sub in
+	"0:1:partial: segment $kname cut short at "*" · cpu-clock · 14 samples"* | \
+		"0:0:cpu-clock · 14 samples"*)
+		ok "$1: the flame graph's subtitle is '$_sub'" ;;
+	*) bad "$1: the flame graph's subtitle is '$_sub' (exit $_rc): $(lines "$workdir/kflame.err" 2)" ;;
+	esac
+}
+cut_checks "no daemon holds the directory: the .partial was left by a crash" 1
+if command -v flock >/dev/null; then
+	: >"$kdir/precord.lock"
+	exec 9>"$kdir/precord.lock" # this shell holds the lock, as a running daemon does
+	flock -x 9
+	cut_checks "a daemon holds the directory: its live .partial is read in silence" 0
+	exec 9>&-
+	rm -f "$kdir/precord.lock"
+fi
+
 say "--- damaged segments"
 d1=$(segment "$((t1 + 30))" 4 "" hot_a:7)
 truncate -s 10 "$d1"
