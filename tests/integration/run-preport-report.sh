@@ -175,6 +175,19 @@ perf_flat_folded() {
 	# fractal: each branch's share of its caller's, hidden callees as one "[...]" branch
 	same_as_perf "$1" "$f" --no-children -g fractal
 	same_as_perf "$1" "$f" --children --percent-limit 1 -g fractal,5
+	# --time in perf's percent forms, of the span its SAMPLE_TIME feature gives (review 22 #6)
+	for _t in 10%/2 0%-10%,30%-40% 25% 10%/1,10%/3,10%/10; do
+		same_as_perf "$1" "$f" --no-children -g none --time "$_t"
+		_a=$("$PERF" report -i "$f" --stdio --no-children -g none --time "$_t" 2>&1 |
+			sed -n 's/^# Samples: \([0-9]*\) .*/\1/p')
+		_b=$("$PREPORT" -i "$f" --stdio --no-children -g none --time "$_t" 2>"$f.time.err" |
+			sed -n 's/^# Samples: \([0-9]*\) .*/\1/p')
+		if [ -n "$_a" ] && [ "$_a" = "$_b" ]; then
+			ok "$1 --time $_t: $_b samples, as perf report"
+		else
+			bad "$1 --time $_t: preport counts '$_b' samples, perf report '$_a': $(lines "$f.time.err")"
+		fi
+	done
 	# with --sort sym a graph leaves out the entry's own frame (the row names it)
 	same_as_perf "$1" "$f" --no-children --sort sym
 	"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"
