@@ -56,6 +56,10 @@ struct prec_report_opts {
 	uint32_t nr_cpu_bits;
 	bool time_set;
 	uint64_t time_start, time_end; /* ns; end 0: open */
+	/* --time's percent forms, resolved: a sample is kept when it lies in one of these
+	 * (pairs of start and end, end 0: open), on top of time_start/time_end */
+	const uint64_t (*time_ranges)[2];
+	size_t nr_time_ranges;
 };
 
 /* What the first pass found, for choosing the hist's and views' options. */

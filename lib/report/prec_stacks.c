@@ -64,10 +64,17 @@ static bool in_u32_list(const uint32_t *list, size_t n, uint32_t v)
 static bool sample_in_scope(const struct prec_report_session *rs, const struct prec_sample *s)
 {
 	const struct prec_report_opts *o = &rs->o;
+	size_t i;
 
 	if (o->cpus && (s->cpu >= o->nr_cpu_bits || !o->cpus[s->cpu]))
 		return false;
 	if (rs->win && (s->time < rs->win_lo || s->time > rs->win_hi))
+		return false;
+	for (i = 0; i < o->nr_time_ranges; i++)
+		if (s->time >= o->time_ranges[i][0] &&
+		    (!o->time_ranges[i][1] || s->time <= o->time_ranges[i][1]))
+			break;
+	if (o->nr_time_ranges && i == o->nr_time_ranges)
 		return false;
 	return !o->time_set ||
 	       (s->time >= o->time_start && (!o->time_end || s->time <= o->time_end));

@@ -18,7 +18,9 @@
  * scripts shows the graph and its tooltips.  The same frames are also data for the script
  * (one JSON array of numbers, one of strings), which moves the rects to zoom and searches the
  * names; rect "fI" is frame I of the data.  The controls above the frames and the details
- * line below are groups that the script keeps in the window when a deep graph is scrolled.
+ * line below are groups that the script keeps in the window when a deep graph is scrolled;
+ * in a window narrower than the drawing the script scales the whole down to its width (the
+ * file's width and height stay those of the drawing, the size an <img> shows).
  * Every text of the recording is escaped: XML entities in the SVG's own text, \u escapes in
  * the data (which therefore holds no '<', '>' or '&'), U+FFFD for invalid UTF-8.  No network
  * resource is used.

@@ -510,13 +510,27 @@ static bool opt_cpu(struct parse *p, const char *arg)
 static bool opt_time(struct parse *p, const char *arg)
 {
 	struct prec_report_opts *so = &p->o->report.session;
+	struct preport_report_opts *ro = &p->o->report;
 	const char *comma = strchr(arg, ',');
 	uint64_t *lo = &so->time_start, *hi = &so->time_end;
 
+	free(ro->time_pct);
+	ro->time_pct = NULL;
+	ro->nr_time_pct = 0;
+	*lo = *hi = 0;
+	so->time_set = true;
+	if (strchr(arg, '%')) {
+		if (preport_time_slices_parse(arg, &ro->time_pct, &ro->nr_time_pct) == -ENOMEM)
+			return bad_value("--time", arg, "out of memory");
+		return ro->time_pct ||
+		       bad_value("--time", arg, "give START,END in seconds, or percentages of the "
+						"recording as perf takes them: 10%/2 (the 2nd "
+						"tenth), 0%-10%, or a list: 0%-10%,30%-40%");
+	}
 	if (!comma || parse_time_ns(arg, (size_t)(comma - arg), lo) ||
 	    parse_time_ns(comma + 1, strlen(comma + 1), hi) || (*hi && *hi < *lo))
-		return bad_value("--time", arg, "give START,END in seconds, e.g. 1234.5,1240");
-	so->time_set = true;
+		return bad_value("--time", arg, "give START,END in seconds, e.g. 1234.5,1240, "
+						"or percentages such as 10%/2 or 0%-10%");
 	return true;
 }
 
@@ -618,7 +632,8 @@ static const struct opt {
 	{ "tid", 0, " LIST", CALL, 0, 0, opt_tid, "only these thread ids" },
 	{ "cpu", 0, " LIST", CALL, 0, 0, opt_cpu, "only these CPUs (e.g. 0-3,6)" },
 	{ "time", 0, " START,END", CALL, 0, 0, opt_time,
-	  "only samples in this time window (seconds; -D shows ns)" },
+	  "only samples in this time window (seconds; -D shows ns),\n"
+	  "or perf's percent slices of the recording: 10%/2, 0%-10%,30%-40%" },
 	{ "since", 0, " TIME", SET_STR, OPT_FIELD(since), 0, NULL,
 	  "only samples from this wall-clock time on (local time:\n"
 	  "'2026-11-26 03:10:05', '03:10', 'yesterday', '-2h')" },
@@ -861,6 +876,12 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 			argv[optind]);
 		return false;
 	}
+	if (ro->time_pct && o->input && !strcmp(o->input, "-")) {
+		fprintf(stderr, "preport: --time in percent needs the recording's first and last "
+				"sample times before the report, so a second reading: give the "
+				"recording as a file, not standard input\n");
+		return false;
+	}
 	if (!parse_range(o->since, o->until, &o->range))
 		return false;
 	if (!exports_fit(o))
@@ -903,6 +924,7 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 void preport_opts__free(struct preport_opts *o)
 {
 	free((void *)o->report.filters);
+	free(o->report.time_pct);
 	free_list(o->report.session.comms);
 	free_list(o->report.hist.dso_filter);
 	free_list(o->report.hist.sym_filter);

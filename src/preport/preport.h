@@ -55,6 +55,9 @@ struct preport_report_opts {
 	/* what the session needs: symbols, -U, -T (thread_counts), --max-stack, the sample
 	 * filters */
 	struct prec_report_opts session;
+	/* --time in percent forms: slices as fractions of the input's span (time_slices.c) */
+	double (*time_pct)[2];
+	size_t nr_time_pct;
 	/* the process exits right after: leave the report's memory to the kernel */
 	bool no_teardown;
 };
@@ -150,6 +153,21 @@ struct preport_stream {
 };
 
 struct preport_input;
+
+/* ---- --time's percent forms (time_slices.c) ---- */
+
+/*
+ * Parse perf's percent forms of --time ("10%/2", "0%-10%,30%-40%", "25%") into *ret, n pairs
+ * of fractions (start, end) of the input's span, to free().  -EINVAL for anything else.
+ */
+int preport_time_slices_parse(const char *arg, double (**ret)[2], size_t *ret_n);
+/*
+ * The n slices as sample times, *ret (to free()), from the first and last sample of `in`
+ * (streams opened and closed again; a perf file's SAMPLE_TIME feature when it has one).
+ * -errno of reading; -ESPIPE for standard input, which cannot be read twice.
+ */
+int preport_time_slices_resolve(struct preport_input *in, const double (*pct)[2], size_t n,
+				uint64_t (**ret)[2]);
 
 bool preport_is_dir(const char *path);
 /* "2026-11-26 03:10:05" in local time, with ".123" if ms. */

@@ -236,6 +236,8 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 {
 	struct prec_report_session *rs = NULL;
 	struct prec_view_evsel *ve = NULL;
+	struct prec_report_opts so = o->session;
+	uint64_t (*slices)[2] = NULL;
 	struct prec_report_facts f;
 	struct prec_hist_opts ho;
 	struct prec_view_opts vo;
@@ -244,7 +246,13 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 	int err, e2;
 
 	phases_start(&ph);
-	err = prec_report_session__new(&o->session, &rs);
+	err = o->nr_time_pct ? preport_time_slices_resolve(in, (const double(*)[2])o->time_pct,
+							   o->nr_time_pct, &slices)
+			     : 0;
+	so.time_ranges = (const uint64_t(*)[2])slices;
+	so.nr_time_ranges = slices ? o->nr_time_pct : 0;
+	if (!err)
+		err = prec_report_session__new(&so, &rs);
 	if (!err)
 		err = preport_input__survey(in, rs);
 	if (!err)
@@ -312,5 +320,6 @@ int preport_report_input(struct preport_input *in, const struct preport_report_o
 out:
 	free(ve);
 	prec_report_session__free(rs);
+	free(slices);
 	return err;
 }

@@ -447,7 +447,8 @@ int preport_input__open_stream(struct preport_input *in, size_t i, struct prepor
 	ret->r = r;
 	ret->name = seg->name;
 	ret->path = segment_path(in, in->pick[i]);
-	ret->live = seg->live;
+	/* a .partial no daemon holds is one a crash left: cut short, and said so */
+	ret->live = seg->live && in->writer;
 	/* without a clock the segment still counts whole: it was picked by its span */
 	if (stream_window(in, r, seg->name, ret) == -ENOMEM) {
 		close_segment(in, r);

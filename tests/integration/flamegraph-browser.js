@@ -85,11 +85,11 @@ async function withoutScript(page, svg, shot) {
 	      `as an <img>: ${r.differ} of ${r.all} pixels differ from the page with the script`);
 }
 
-// In a window lower than the graph, scrolled halfway: the title, search box and details line
+// In a window lower than the graph (and `width` wide), scrolled halfway: the title, search box and details line
 // are in view, Ctrl-F focuses the search without scrolling, and after a click on a frame in
 // view Reset zoom is in view too and goes back without scrolling.
-async function lowWindow(browser, url) {
-	const page = await browser.newPage({ viewport: { width: 1240, height: 240 } });
+async function lowWindow(browser, url, width) {
+	const page = await browser.newPage({ viewport: { width, height: 240 } });
 	await page.goto(url);
 	await page.waitForSelector('#f0', { state: 'attached' });
 	const frame = () => page.evaluate(() => new Promise((ok) =>
@@ -119,7 +119,7 @@ async function lowWindow(browser, url) {
 	});
 	const at = await where();
 	check(at.y > 0 && at.title && at.search && at.details,
-	      `a ${h} px graph in a 240 px window scrolled to ${at.y}: title in view ${at.title}, ` +
+	      `${width} px wide: a ${h} px graph in a 240 px window scrolled to ${at.y}: title in view ${at.title}, ` +
 	      `search ${at.search}, details ${at.details}`);
 	await page.keyboard.press('Control+f');
 	await frame();
@@ -149,6 +149,52 @@ async function lowWindow(browser, url) {
 		await frame();
 		const r = await where();
 		check(r.y === at.y, `Reset zoom leaves the page where it was: ${at.y}, ${r.y}`);
+	}
+	await page.close();
+}
+
+// In windows narrower than the drawing (1000 px, then resized to 700 px), opened on its own:
+// nothing is cut off (the search box, the legend, the frames and every text end inside the
+// window, and the page does not scroll sideways), and a click still zooms a frame to the
+// full width.  As an <img> the graph keeps its size (withoutScript()).
+async function narrowWindow(browser, url) {
+	const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+	await page.goto(url);
+	await page.waitForSelector('#f0', { state: 'attached' });
+	const frame = () => page.evaluate(() => new Promise((ok) =>
+		requestAnimationFrame(() => requestAnimationFrame(ok))));
+	for (const width of [1000, 700]) {
+		await page.setViewportSize({ width, height: 700 });
+		await frame();
+		const r = await page.evaluate(() => {
+			const de = document.documentElement;
+			const els = [document.getElementById('search'), document.getElementById('f0'),
+				     ...document.querySelectorAll('#controls text, #footer text, ' +
+								  '#footer rect[x]')];
+			let worst = 0, what = '';
+			for (const e of els) {
+				const b = e.getBoundingClientRect();
+				if (b.width > 0 && b.right > worst) {
+					worst = b.right;
+					what = e.id || e.textContent || e.tagName;
+				}
+			}
+			return { vw: de.clientWidth, sw: de.scrollWidth, worst: Math.round(worst),
+				 what };
+		});
+		check(r.vw > 0 && r.worst <= r.vw && r.sw <= r.vw,
+		      `in a ${width} px window: the rightmost element (${r.what}) ends at ` +
+		      `${r.worst} px of ${r.vw}, the page is ${r.sw} px wide`);
+	}
+	const z = await page.evaluate(() => {
+		const d = JSON.parse(document.getElementById('flamedata').textContent);
+		return { full: d.width - 20, k: d.frames.length / 5 > 1 ? 1 : -1 };
+	});
+	if (z.k > 0) {
+		await page.click('#f1');
+		const w = await page.$eval('#f1', (e) => +e.getAttribute('width'));
+		check(Math.abs(w - z.full) < 0.01, `in a 700 px window a click zooms f1 to the ` +
+		      `full width: ${w} (${z.full} in the drawing's units)`);
 	}
 	await page.close();
 }
@@ -239,8 +285,11 @@ async function lowWindow(browser, url) {
 	await page.mouse.move(5, 5);
 	if (shot)
 		await page.screenshot({ path: shot });
-	if (low === 'low')
-		await lowWindow(browser, url);
+	if (low === 'low') {
+		await lowWindow(browser, url, 1240);
+		await lowWindow(browser, url, 900); // scaled down to the width as well
+	}
+	await narrowWindow(browser, url);
 	check(errors.length === 0, 'no script errors' + (errors.length ? ': ' + errors.join('; ') : ''));
 	const others = requests.filter((u) => u !== url);
 	check(others.length === 0, `no request beside the file itself (${others.join(' ')})`);

@@ -8,8 +8,9 @@
 # in another that matches is not counted twice), also for text that is not the regular
 # expression it looks like (a C++ name, "(anonymous namespace)::helper", of the C++
 # recording).  In a window lower than the graph, the title, search box, details line and
-# Reset zoom stay in view wherever the page is scrolled, and Ctrl-F does not scroll it.  The
-# inverted graph loads without errors too.
+# Reset zoom stay in view wherever the page is scrolled, and Ctrl-F does not scroll it, also
+# 900 px wide.  In windows narrower than the graph (1000 px, resized to 700 px) nothing is cut
+# off and a click still zooms (review 22 #14).  The inverted graph loads without errors too.
 # Both show their frames as an <img> (where scripts never run: a wiki's, a README's) as the
 # page with its script does before a click.
 #

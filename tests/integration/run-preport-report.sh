@@ -166,11 +166,28 @@ perf_flat_folded() {
 	# root; under -g none by the sort keys alone.  Down to 0.2%, above a lone sample.
 	same_as_perf "$1" "$f" --children -g callee --percent-limit 0.2
 	same_as_perf "$1" "$f" --children -n -g none --percent-limit 0.2
+	# -g none alone keeps the Children column, as perf 6.1 does on a file-form recording
+	# (review 22 #5: it drops it only for pipe-form input, -g none or not)
+	same_as_perf "$1" "$f" -g none --percent-limit 1
+	same_as_perf "$1" "$f" --children --percent-limit 5 -g none
 	same_as_perf "$1" "$f" --no-children -g flat,count
 	same_as_perf "$1" "$f" --no-children -g folded,period
 	# fractal: each branch's share of its caller's, hidden callees as one "[...]" branch
 	same_as_perf "$1" "$f" --no-children -g fractal
 	same_as_perf "$1" "$f" --children --percent-limit 1 -g fractal,5
+	# --time in perf's percent forms, of the span its SAMPLE_TIME feature gives (review 22 #6)
+	for _t in 10%/2 0%-10%,30%-40% 25% 10%/1,10%/3,10%/10; do
+		same_as_perf "$1" "$f" --no-children -g none --time "$_t"
+		_a=$("$PERF" report -i "$f" --stdio --no-children -g none --time "$_t" 2>&1 |
+			sed -n 's/^# Samples: \([0-9]*\) .*/\1/p')
+		_b=$("$PREPORT" -i "$f" --stdio --no-children -g none --time "$_t" 2>"$f.time.err" |
+			sed -n 's/^# Samples: \([0-9]*\) .*/\1/p')
+		if [ -n "$_a" ] && [ "$_a" = "$_b" ]; then
+			ok "$1 --time $_t: $_b samples, as perf report"
+		else
+			bad "$1 --time $_t: preport counts '$_b' samples, perf report '$_a': $(lines "$f.time.err")"
+		fi
+	done
 	# with --sort sym a graph leaves out the entry's own frame (the row names it)
 	same_as_perf "$1" "$f" --no-children --sort sym
 	"$PREPORT" -i "$f" --folded >"$f.folded" 2>"$f.folded.err"

@@ -379,6 +379,85 @@ if expect_ok "-D -i DIR"; then
 	check $? "-D prints the 90 samples of all segments"
 fi
 
+say "--- --time in perf's percent forms (review 22 #6)"
+# segment 1 alone: 40 samples 100 ms apart, so its span is 3.9 s: 10%/1 is [0, 390 ms) and
+# keeps samples 0-3; 50%-60% is [1950, 2340) ms: samples 20-23; 100% is all of them
+count "--time 10%/1 of segment 1" 4 -i "$s1" --time 10%/1
+count "--time 10%/1,10%/6 of segment 1" 8 -i "$s1" --time 10%/1,10%/6
+count "--time 0%-10%,50%-60% of segment 1" 8 -i "$s1" --time 0%-10%,50%-60%
+count "--time 100% of segment 1" 40 -i "$s1" --time 100%
+# (a directory's are checked below on the daemon's: write-stream's segments do not share a
+# clock)
+# usage_error LABEL PATTERN ARGS...: preport ARGS exits 2 with one line matching PATTERN
+usage_error() {
+	_l=$1
+	_p=$2
+	shift 2
+	"$PREPORT" -q --folded "$@" >/dev/null 2>"$workdir/usage.err"
+	_rc=$?
+	if [ "$_rc" -eq 2 ] && [ "$(grep -c . "$workdir/usage.err")" -eq 1 ] &&
+		grep -q -e "$_p" "$workdir/usage.err"; then
+		ok "$_l: exit 2, $(lines "$workdir/usage.err" 1)"
+	else
+		bad "$_l: exit $_rc, want 2 and one line /$_p/: $(lines "$workdir/usage.err" 3)"
+	fi
+}
+usage_error "--time in percent on standard input" 'give the recording as a file' \
+	-i - --time 10%/1 <"$s1"
+for t in 5%-2% 10%/0 10%/11 10%/1,0%-5% 10%,20% 50%-60; do
+	usage_error "--time $t" "^preport: bad value '$t' for --time: give START,END" \
+		-i "$s1" --time "$t"
+done
+
+say "--- a segment left live by a crash (review 22 #8)"
+# a closed segment, then a .partial without its end marker, as a SIGKILLed daemon leaves them
+kdir=$workdir/killed
+mkdir -m 700 "$kdir"
+ks=$kdir/$(segname "$t2" 1)
+(umask 077 && "$WRITE_STREAM" -o "$ks" --precord --wall "$t2" --step-ms 100 "$DEMO" hot_a:6) ||
+	fail "write-stream failed for $ks"
+kp=$kdir/$(segname "$t3" 2 .partial)
+(umask 077 && "$WRITE_STREAM" -o "$kp" --precord --cut --wall "$t3" --step-ms 100 "$DEMO" \
+	hot_a:4 hot_b:4) || fail "write-stream failed for $kp"
+touch -d "@$((t2 + 5))" "$ks"
+kname=$(basename "$kp")
+# cut_checks LABEL WANT: preport -i KDIR warns WANT times (1: once, that the .partial was cut
+# short, in the words it uses for that file alone; 0: not), and its flame graph's subtitle says
+# "partial:" (1) or not (0)
+cut_checks() {
+	"$PREPORT" -q --folded -i "$kdir" >"$workdir/kfold.out" 2>"$workdir/kfold.err"
+	_rc=$?
+	_n=$(grep -c "^preport: warning: $kname was cut short (no end marker): it ends at .*, 0.700 s after the first sample; the recorder was killed" "$workdir/kfold.err")
+	_all=$(grep -c . "$workdir/kfold.err")
+	_got=$(folded_total "$workdir/kfold.out")
+	if [ "$_rc" -eq 0 ] && [ "$_n" -eq "$2" ] && [ "$_all" -eq "$2" ] && [ "$_got" -eq 14 ]; then
+		ok "$1: exit 0, 14 samples, $_n warning(s) $(lines "$workdir/kfold.err" 1)"
+	else
+		bad "$1: exit $_rc, $_got samples (want 14), $_n cut-short warnings of $_all lines (want $2): $(lines "$workdir/kfold.err" 3)"
+	fi
+	"$PREPORT" -i "$kdir" --flamegraph "$workdir/kflame.svg" 2>"$workdir/kflame.err"
+	_rc=$?
+	_sub=$(python3 -c 'import sys, xml.etree.ElementTree as ET
+for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text"):
+    if t.get("id") == "subtitle":
+        print("".join(t.itertext()))' "$workdir/kflame.svg" 2>&1)
+	case $_rc:$2:$_sub in
+	"0:1:partial: segment $kname cut short at "*" · cpu-clock · 14 samples"* | \
+		"0:0:cpu-clock · 14 samples"*)
+		ok "$1: the flame graph's subtitle is '$_sub'" ;;
+	*) bad "$1: the flame graph's subtitle is '$_sub' (exit $_rc): $(lines "$workdir/kflame.err" 2)" ;;
+	esac
+}
+cut_checks "no daemon holds the directory: the .partial was left by a crash" 1
+if command -v flock >/dev/null; then
+	: >"$kdir/precord.lock"
+	exec 9>"$kdir/precord.lock" # this shell holds the lock, as a running daemon does
+	flock -x 9
+	cut_checks "a daemon holds the directory: its live .partial is read in silence" 0
+	exec 9>&-
+	rm -f "$kdir/precord.lock"
+fi
+
 say "--- damaged segments"
 d1=$(segment "$((t1 + 30))" 4 "" hot_a:7)
 truncate -s 10 "$d1"
@@ -563,6 +642,26 @@ elif [ -f "$workdir/daemon.err" ]; then
 			"$all" --pid "$demo_pid" -i "$ddir" --since "@$dstart" --until "@$dend"
 		count "the daemon: --until before the run keeps none of demo" 0 \
 			--pid "$demo_pid" -i "$ddir" --until "@$((dstart - 2))"
+		# --time in percent is of the whole directory's span, first sample to last
+		# (review 22 #6): the counts -D's sample times give for 0%-40% and 10%/9
+		"$PREPORT" -D -i "$ddir" 2>/dev/null | sed -n 's/.*: SAMPLE .* time \([0-9]*\) .*/\1/p' \
+			>"$workdir/dtimes"
+		for t in 0%-40% 10%/9; do
+			want=$(awk -v t="$t" 'NR == FNR { if (!f || $1 < f) f = $1; if ($1 > l) l = $1; next }
+				FNR == 1 { s = l - f; split(t, a, /[%\/-]+/)
+					if (t ~ /\//) { lo = a[1] * (a[2] - 1) / 100; hi = a[1] * a[2] / 100 }
+					else { lo = a[1] / 100; hi = a[2] / 100 }
+					b = f + int(lo * s + 0.5); e = f + int(hi * s + 0.5)
+					if (e > b && e != l) e-- }
+				$1 >= b && $1 <= e { n++ } END { print n + 0 }' \
+				"$workdir/dtimes" "$workdir/dtimes")
+			if [ "$want" -gt 0 ]; then
+				count "the daemon: --time $t of the directory's $(grep -c . "$workdir/dtimes") samples" \
+					"$want" -i "$ddir" --time "$t"
+			else
+				bad "the daemon: -D shows no sample in --time $t: $(lines "$workdir/dtimes" 2)"
+			fi
+		done
 	fi
 	# at each switch, ranges that start or end 50 us around the last sample of the segment
 	# before and the first of the one after (from -D's times, mapped to the wall clock by
