@@ -28,6 +28,10 @@
  * free space above the limit and the closed segments together, as of its start): what such a
  * switch deletes is then an older segment, not the one just ended.
  *
+ * DIR removed while the daemon runs (its fd then has no link left) is looked for at each
+ * flush: nothing written could ever be read, and a new daemon could start on a new DIR of the
+ * same name beside this one, so the daemon says so and exits 1 (systemd starts it again).
+ *
  * Memory does not grow with uptime: the session's task table holds the live processes only
  * (an exited one goes once its last samples are drained), the build-id cache is capped, and
  * a status is one line.
@@ -76,6 +80,7 @@ struct daemon {
 	uint64_t samples_written; /* in closed segments */
 	uint64_t segments_closed;
 	bool stopping, switch_asked;
+	bool dir_removed; /* DIR was unlinked under us: stop, status 1 */
 	bool disk_full; /* writing stopped until space returns (or the write error passes) */
 	int stop_err; /* the write error that stopped writing: a full disk or another */
 	bool resumed; /* a segment begun after a full disk, its first flush not written yet */
@@ -868,6 +873,20 @@ static int next_timeout(struct daemon *d, uint64_t next_flush, uint64_t next_wat
 	return t > now ? (int)(t - now) : 0;
 }
 
+/* Whether DIR was removed (rm -rf): its fd then names a directory with no link left. */
+static bool dir_was_removed(struct daemon *d)
+{
+	struct stat st;
+
+	if (fstat(prec_segdir__fd(d->dir), &st) || st.st_nlink)
+		return false;
+	note_error(d, "%s was removed while the daemon recorded into it: stopping, since nothing "
+		      "written there can be read; start the daemon again to record into a new %s",
+		   d->o->dir, d->o->dir);
+	d->dir_removed = true;
+	return true;
+}
+
 static void run_loop(struct daemon *d)
 {
 	const struct rec_opts *o = d->o;
@@ -903,6 +922,8 @@ static void run_loop(struct daemon *d)
 			prec_session__flush(d->s);
 			confirm_resume(d);
 			next_flush = now_ms() + o->flush_ms;
+			if (dir_was_removed(d))
+				break;
 		}
 		err = prec_session__write_error(d->s);
 		if (err && d->seg_fd >= 0)
@@ -1031,11 +1052,17 @@ int daemon_run(const struct rec_opts *o)
 
 	service_stopping();
 	prec_session__enable(d.s, false);
-	if (d.seg_fd >= 0)
+	if (d.dir_removed && d.seg_fd >= 0) { /* the segment has no name left to close */
+		prec_session__end_output(d.s, NULL);
+		close(d.seg_fd);
+		d.seg_fd = -1;
+	} else if (d.seg_fd >= 0) {
 		end_segment(&d);
-	prune(&d);
+	}
+	if (!d.dir_removed)
+		prune(&d);
 	log_totals(&d);
-	rc = 0;
+	rc = d.dir_removed ? 1 : 0;
 out:
 	tell_ready(&ready_fd, d.last_error);
 	ctl_server_close(d.ctl_fd, prec_segdir__fd(d.dir));
