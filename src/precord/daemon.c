@@ -258,6 +258,12 @@ static void prune(struct daemon *d)
 		say_unmet(d);
 }
 
+static bool retention_set(const struct prec_retention *r)
+{
+	return r->max_files || r->max_bytes || r->max_age_ns || r->min_free.bytes ||
+	       r->min_free.pct_bp;
+}
+
 static bool space_error(int err)
 {
 	return err == -ENOSPC || err == -EDQUOT;
@@ -405,8 +411,11 @@ static void handle_write_error(struct daemon *d, int err)
 	if (space_error(err))
 		note(d, LOG_ERR, NOTE_STOPPED,
 		     "%s is full (%s): writing stopped; nothing closed is lost, the "
-		     "samples meanwhile are counted and writing resumes when space returns",
-		     d->o->dir, strerror(-err));
+		     "samples meanwhile are counted and writing resumes when space returns; free "
+		     "space there%s",
+		     d->o->dir, strerror(-err),
+		     retention_set(&d->o->retention) ? "" : ", or restart the daemon with "
+		     "--max-disk or --min-free so that old segments make room");
 	else /* an I/O error, a file system gone read-only: the same retry may cure it */
 		note(d, LOG_ERR, NOTE_STOPPED,
 		     "cannot write segment %s in %s (%s): writing stopped; nothing "
