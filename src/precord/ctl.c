@@ -24,6 +24,19 @@ static void ctl_usage(FILE *f)
 		PRECORD_DEFAULT_DIR);
 }
 
+/* Whether a daemon holds DIR's lock (its socket being gone): 1 if so, else 0. */
+static int lock_held(const char *dir)
+{
+	struct prec_segdir *d;
+	int held;
+
+	if (prec_segdir__open_read(dir, &d))
+		return 0;
+	held = prec_segdir__writer_active(d) == 1;
+	prec_segdir__free(d);
+	return held;
+}
+
 /*
  * The options of argv[1..argc-1] up to the first non-option, whose index is returned; -1
  * after --help, -2 after a bad option (said).
@@ -99,7 +112,12 @@ int ctl_main(int argc, char **argv)
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		int err = errno;
 
-		if (err == ENOENT || err == ECONNREFUSED)
+		if ((err == ENOENT || err == ECONNREFUSED) && lock_held(dir))
+			fprintf(stderr, "precord ctl: a precord daemon holds %s but its control "
+					"socket %s/%s is gone; restart that daemon (its pid is in "
+					"%s/%s)\n", dir, dir, PRECORD_SOCKET_NAME, dir,
+				PREC_SEGDIR_LOCK_NAME);
+		else if (err == ENOENT || err == ECONNREFUSED)
 			fprintf(stderr, "precord ctl: no precord daemon is running on %s; start "
 					"one with 'precord daemon --dir %s'\n", dir, dir);
 		else if (err == EACCES || err == EPERM)

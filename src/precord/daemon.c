@@ -20,6 +20,18 @@
  * segment over --max-disk, a --min-free with nothing left to delete) is said once each time
  * it begins to hold, in the log and in the status.
  *
+ * --min-free guards the file system while a segment grows, not only at a switch: the free space
+ * is looked at after each flush and every FREE_CHECK_BYTES written, and below the limit the
+ * segment switches (retention then deletes the oldest); if nothing is left to delete, writing
+ * stops as on a full disk, until a retry finds the limit and RESUME_FREE more free.  A segment
+ * also switches at a quarter (MAX_DISK_SHARE) of the room --min-free leaves for segments (the
+ * free space above the limit and the closed segments together, as of its start): what such a
+ * switch deletes is then an older segment, not the one just ended.
+ *
+ * DIR removed while the daemon runs (its fd then has no link left) is looked for at each
+ * flush: nothing written could ever be read, and a new daemon could start on a new DIR of the
+ * same name beside this one, so the daemon says so and exits 1 (systemd starts it again).
+ *
  * Memory does not grow with uptime: the session's task table holds the live processes only
  * (an exited one goes once its last samples are drained), the build-id cache is capped, and
  * a status is one line.
@@ -48,6 +60,7 @@
 #define RETRY_MS 10000 /* after a full disk, try a new segment this often */
 #define RESUME_FREE (1u << 20) /* and only with this much free: less fills at the first flush */
 #define MAX_DISK_SHARE 4 /* a segment switches at 1/4 of --max-disk at most */
+#define FREE_CHECK_BYTES (256u << 10) /* --min-free: statvfs this often, and at flushes */
 
 /* What the last error or warning (status) is about, so that its end can be marked. */
 enum note_kind { NOTE_OTHER, NOTE_STOPPED, NOTE_OVER_DISK, NOTE_NO_FREE };
@@ -67,11 +80,16 @@ struct daemon {
 	uint64_t samples_written; /* in closed segments */
 	uint64_t segments_closed;
 	bool stopping, switch_asked;
+	bool dir_removed; /* DIR was unlinked under us: stop, status 1 */
 	bool disk_full; /* writing stopped until space returns (or the write error passes) */
 	int stop_err; /* the write error that stopped writing: a full disk or another */
 	bool resumed; /* a segment begun after a full disk, its first flush not written yet */
 	uint64_t disk_full_since_ms, dropped_at_full, next_retry_ms;
 	uint64_t switch_bytes; /* --switch-output's size, lowered to fit --max-disk; 0: none */
+	uint64_t seg_switch_bytes; /* this segment's: switch_bytes, lowered to fit --min-free */
+	uint64_t free_checked_bytes; /* the live segment's size at the last --min-free check */
+	bool min_free_stop; /* writing stopped because --min-free cannot be met */
+	bool min_free_said; /* the live segment was once ended early for --min-free */
 	unsigned unmet_said;   /* retention limits said to be unmet, 1u << prec_prune_reason */
 	enum note_kind last_kind;
 	char last_error[1024]; /* a message may name a long DIR */
@@ -180,6 +198,22 @@ static uint64_t dir_bytes(struct daemon *d, size_t *ret_n)
 	return bytes;
 }
 
+/*
+ * The file system's space available to unprivileged users and what --min-free asks to keep
+ * free there, in bytes.  Returns false without a --min-free or when statvfs fails.
+ */
+static bool free_space(struct daemon *d, uint64_t *ret_avail, uint64_t *ret_want)
+{
+	const struct prec_min_free *m = &d->o->retention.min_free;
+	struct statvfs vfs;
+
+	if ((!m->bytes && !m->pct_bp) || fstatvfs(prec_segdir__fd(d->dir), &vfs))
+		return false;
+	*ret_avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	*ret_want = prec_min_free__bytes(m, (uint64_t)vfs.f_blocks * vfs.f_frsize);
+	return true;
+}
+
 /* A retention limit that deletions cannot meet is said when it begins, and its end marked. */
 static void say_unmet(struct daemon *d)
 {
@@ -202,12 +236,14 @@ static void say_unmet(struct daemon *d)
 			avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 		note(d, LOG_WARNING, NOTE_NO_FREE,
 		     "--min-free cannot be met: no closed segment is left to delete in %s and its "
-		     "file system has %s free; free space on it or lower --min-free",
-		     d->o->dir, fmt_bytes(avail, b1, sizeof(b1)));
+		     "file system has %s free%s; free space on it or lower --min-free",
+		     d->o->dir, fmt_bytes(avail, b1, sizeof(b1)),
+		     d->stopping ? "" : ": writing stops until space returns");
 	}
 	if (ended & (1u << PREC_PRUNE_BYTES))
 		note_ended(d, NOTE_OVER_DISK);
-	if (ended & (1u << PREC_PRUNE_FREE))
+	/* while writing stays stopped for it, the retry marks the end */
+	if ((ended & (1u << PREC_PRUNE_FREE)) && !d->min_free_stop)
 		note_ended(d, NOTE_NO_FREE);
 	d->unmet_said = now;
 }
@@ -220,6 +256,12 @@ static void prune(struct daemon *d)
 		note_error(d, "cannot apply retention in %s: %s", d->o->dir, strerror(-n));
 	else
 		say_unmet(d);
+}
+
+static bool retention_set(const struct prec_retention *r)
+{
+	return r->max_files || r->max_bytes || r->max_age_ns || r->min_free.bytes ||
+	       r->min_free.pct_bp;
 }
 
 static bool space_error(int err)
@@ -237,6 +279,27 @@ static void drop_segment(struct daemon *d)
 		unlinkat(prec_segdir__fd(d->dir), closed.name, 0);
 	close(d->seg_fd);
 	d->seg_fd = -1;
+}
+
+/*
+ * The size at which the segment just begun switches: switch_bytes, lowered to a quarter of
+ * the room --min-free leaves for segments (the free space above it and the closed segments,
+ * which retention may delete, together).  Without room, the --min-free check ends it.
+ */
+static void set_segment_switch(struct daemon *d)
+{
+	uint64_t avail, want, room, cap;
+
+	d->seg_switch_bytes = d->switch_bytes;
+	d->free_checked_bytes = 0;
+	if (!free_space(d, &avail, &want))
+		return;
+	room = avail + dir_bytes(d, NULL);
+	if (room <= want)
+		return;
+	cap = (room - want) / MAX_DISK_SHARE;
+	if (!d->seg_switch_bytes || cap < d->seg_switch_bytes)
+		d->seg_switch_bytes = cap;
 }
 
 /*
@@ -266,6 +329,7 @@ static int begin_segment(struct daemon *d)
 		return err;
 	}
 	d->seg_start_ms = now_ms();
+	set_segment_switch(d);
 	if (d->o->verbose && !prec_session__task_stats(d->s, &ts))
 		service_log(LOG_DEBUG, "segment %s began: its header and synthesized state took "
 				       "%" PRIu64 " ms (task table: %" PRIu64 " processes, %" PRIu64
@@ -298,6 +362,19 @@ static int end_segment(struct daemon *d)
 	return werr;
 }
 
+/* Writing stops until a retry finds space: the samples drained meanwhile are counted. */
+static void stop_writing(struct daemon *d, int err)
+{
+	struct prec_session_stats total;
+
+	prec_session__total_stats(d->s, &total);
+	d->disk_full = true;
+	d->stop_err = err;
+	d->disk_full_since_ms = now_ms();
+	d->dropped_at_full = total.dropped_samples;
+	d->next_retry_ms = now_ms() + RETRY_MS;
+}
+
 /*
  * A write failed.  The segment is ended either way (a writer that failed takes nothing more).
  * For a full disk retention may free space; if it frees nothing, writing stops until a retry
@@ -306,7 +383,7 @@ static int end_segment(struct daemon *d)
  */
 static void handle_write_error(struct daemon *d, int err)
 {
-	struct prec_session_stats total, cur;
+	struct prec_session_stats cur;
 	int n = 0;
 
 	if (d->seg_fd >= 0) { /* a switch may have ended it already */
@@ -330,17 +407,15 @@ static void handle_write_error(struct daemon *d, int err)
 	}
 	if (n > 0 && !begin_segment(d))
 		return;
-	prec_session__total_stats(d->s, &total);
-	d->disk_full = true;
-	d->stop_err = err;
-	d->disk_full_since_ms = now_ms();
-	d->dropped_at_full = total.dropped_samples;
-	d->next_retry_ms = now_ms() + RETRY_MS;
+	stop_writing(d, err);
 	if (space_error(err))
 		note(d, LOG_ERR, NOTE_STOPPED,
 		     "%s is full (%s): writing stopped; nothing closed is lost, the "
-		     "samples meanwhile are counted and writing resumes when space returns",
-		     d->o->dir, strerror(-err));
+		     "samples meanwhile are counted and writing resumes when space returns; free "
+		     "space there%s",
+		     d->o->dir, strerror(-err),
+		     retention_set(&d->o->retention) ? "" : ", or restart the daemon with "
+		     "--max-disk or --min-free so that old segments make room");
 	else /* an I/O error, a file system gone read-only: the same retry may cure it */
 		note(d, LOG_ERR, NOTE_STOPPED,
 		     "cannot write segment %s in %s (%s): writing stopped; nothing "
@@ -351,19 +426,26 @@ static void handle_write_error(struct daemon *d, int err)
 
 static void retry_after_full(struct daemon *d)
 {
+	uint64_t avail, want = 0;
 	struct statvfs vfs;
 
 	if (!d->disk_full || now_ms() < d->next_retry_ms)
 		return;
 	d->next_retry_ms = now_ms() + RETRY_MS;
 	prune(d);
-	if (!fstatvfs(prec_segdir__fd(d->dir), &vfs) &&
-	    (uint64_t)vfs.f_bavail * vfs.f_frsize < RESUME_FREE)
+	if (!free_space(d, &avail, &want)) /* no --min-free: only RESUME_FREE */
+		avail = fstatvfs(prec_segdir__fd(d->dir), &vfs) ? UINT64_MAX /* writes will tell */
+								 : (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (avail < want + RESUME_FREE)
 		return;
 	if (begin_segment(d))
 		return;
 	d->disk_full = false;
 	d->resumed = true; /* said once its first flush is written */
+	if (d->min_free_stop) {
+		d->min_free_stop = false;
+		note_ended(d, NOTE_NO_FREE);
+	}
 }
 
 /* A segment begun after a full disk has written its first flush: writing goes on. */
@@ -398,9 +480,44 @@ static void switch_segment(struct daemon *d)
 		return;
 	}
 	prune(d);
+	if (prec_segdir__unmet(d->dir) & (1u << PREC_PRUNE_FREE)) {
+		/* --min-free with nothing left to delete (said by prune): do not fill the disk */
+		d->min_free_stop = true;
+		stop_writing(d, -ENOSPC);
+		return;
+	}
 	err = begin_segment(d);
 	if (err)
 		handle_write_error(d, err);
+}
+
+/*
+ * --min-free, after each flush and every FREE_CHECK_BYTES the live segment grows: below the
+ * limit, the segment switches now (said once a run), and retention makes room.
+ */
+static void check_min_free(struct daemon *d, bool flushed)
+{
+	struct prec_session_stats cur;
+	uint64_t avail, want;
+	char b1[32], b2[32];
+
+	if (d->seg_fd < 0 || d->switch_asked)
+		return;
+	prec_session__output_stats(d->s, &cur);
+	if (!flushed && cur.written_bytes < d->free_checked_bytes + FREE_CHECK_BYTES)
+		return;
+	d->free_checked_bytes = cur.written_bytes;
+	if (!free_space(d, &avail, &want) || avail >= want)
+		return;
+	d->switch_asked = true;
+	if (d->min_free_said)
+		return;
+	d->min_free_said = true;
+	note(d, LOG_WARNING, NOTE_OTHER,
+	     "%s's file system has %s free, under --min-free's %s: segment %s ends early and "
+	     "retention deletes the oldest segments (not said again)",
+	     d->o->dir, fmt_bytes(avail, b1, sizeof(b1)), fmt_bytes(want, b2, sizeof(b2)),
+	     d->seg.name);
 }
 
 /* ---- settings ---- */
@@ -562,6 +679,7 @@ static void status_text(void *ctx, char *buf, size_t len)
 		 total.ring.lost, total.ring.lost_records, total.lost_samples, pct,
 		 total.ring.throttles, cpu_s, rss_kb,
 		 d->seg_fd >= 0 ? d->seg.name : !d->disk_full ? "none"
+		 : d->min_free_stop ? "none (under --min-free)"
 		 : space_error(d->stop_err) ? "none (disk full)" : "none (write error)",
 		 d->last_error[0] ? d->last_error : "none");
 }
@@ -574,7 +692,8 @@ static void update_service_status(struct daemon *d)
 		return;
 	prec_session__total_stats(d->s, &total);
 	service_status("%s; %" PRIu64 " samples, %" PRIu64 " lost; segment %s",
-		       !d->disk_full ? "recording" : space_error(d->stop_err) ?
+		       !d->disk_full ? "recording" : d->min_free_stop ?
+		       "under --min-free, not writing" : space_error(d->stop_err) ?
 		       "disk full, not writing" : "write error, not writing", total.ring.samples,
 		       total.lost_samples, d->seg_fd >= 0 ? d->seg.name : "none");
 }
@@ -763,6 +882,20 @@ static int next_timeout(struct daemon *d, uint64_t next_flush, uint64_t next_wat
 	return t > now ? (int)(t - now) : 0;
 }
 
+/* Whether DIR was removed (rm -rf): its fd then names a directory with no link left. */
+static bool dir_was_removed(struct daemon *d)
+{
+	struct stat st;
+
+	if (fstat(prec_segdir__fd(d->dir), &st) || st.st_nlink)
+		return false;
+	note_error(d, "%s was removed while the daemon recorded into it: stopping, since nothing "
+		      "written there can be read; start the daemon again to record into a new %s",
+		   d->o->dir, d->o->dir);
+	d->dir_removed = true;
+	return true;
+}
+
 static void run_loop(struct daemon *d)
 {
 	const struct rec_opts *o = d->o;
@@ -773,6 +906,7 @@ static void run_loop(struct daemon *d)
 	while (!d->stopping) {
 		struct epoll_event evs[4];
 		int i, n, sig, err;
+		bool flushed;
 
 		err = prec_session__wait(d->s, next_timeout(d, next_flush, next_wd), d->ep_fd);
 		if (err) {
@@ -792,22 +926,26 @@ static void run_loop(struct daemon *d)
 				d->stopping = true;
 		}
 		prec_session__drain(d->s);
-		if (now_ms() >= next_flush) {
+		flushed = now_ms() >= next_flush;
+		if (flushed) {
 			prec_session__flush(d->s);
 			confirm_resume(d);
 			next_flush = now_ms() + o->flush_ms;
+			if (dir_was_removed(d))
+				break;
 		}
 		err = prec_session__write_error(d->s);
 		if (err && d->seg_fd >= 0)
 			handle_write_error(d, err);
 		retry_after_full(d);
+		check_min_free(d, flushed);
 		if (d->seg_fd >= 0 && !d->switch_asked) {
 			struct prec_session_stats cur;
 
 			prec_session__output_stats(d->s, &cur);
 			if ((o->switch_spec.time_ms &&
 			     now_ms() >= d->seg_start_ms + o->switch_spec.time_ms) ||
-			    (d->switch_bytes && cur.written_bytes >= d->switch_bytes))
+			    (d->seg_switch_bytes && cur.written_bytes >= d->seg_switch_bytes))
 				d->switch_asked = true;
 		}
 		if (d->switch_asked && !d->stopping)
@@ -898,27 +1036,42 @@ int daemon_run(const struct rec_opts *o)
 	 * the rings, and the session's task table (and the segment) learn it from there.
 	 */
 	prec_session__enable(d.s, true);
-	err = begin_segment(&d);
-	if (err) {
+	if (prec_segdir__unmet(d.dir) & (1u << PREC_PRUNE_FREE)) {
+		/* said by prune: begin as after a full disk, writing when space returns */
+		d.min_free_stop = true;
+		stop_writing(&d, -ENOSPC);
+	} else if ((err = begin_segment(&d))) {
 		if (space_error(err))
 			note_error(&d, "cannot begin a segment in %s: %s; free some space", o->dir,
 				   strerror(-err));
 		goto out;
 	}
 	d.started_ms = now_ms();
-	service_log(LOG_NOTICE, "recording into %s (segment %s)", o->dir, d.seg.name);
-	service_ready("recording; segment %s", d.seg.name);
+	if (d.seg_fd >= 0) {
+		service_log(LOG_NOTICE, "recording into %s (segment %s)", o->dir, d.seg.name);
+		service_ready("recording; segment %s", d.seg.name);
+	} else {
+		service_log(LOG_NOTICE, "recording into %s; writing waits until --min-free holds",
+			    o->dir);
+		service_ready("recording; not writing while --min-free cannot be met");
+	}
 	tell_ready(&ready_fd, NULL);
 
 	run_loop(&d);
 
 	service_stopping();
 	prec_session__enable(d.s, false);
-	if (d.seg_fd >= 0)
+	if (d.dir_removed && d.seg_fd >= 0) { /* the segment has no name left to close */
+		prec_session__end_output(d.s, NULL);
+		close(d.seg_fd);
+		d.seg_fd = -1;
+	} else if (d.seg_fd >= 0) {
 		end_segment(&d);
-	prune(&d);
+	}
+	if (!d.dir_removed)
+		prune(&d);
 	log_totals(&d);
-	rc = 0;
+	rc = d.dir_removed ? 1 : 0;
 out:
 	tell_ready(&ready_fd, d.last_error);
 	ctl_server_close(d.ctl_fd, prec_segdir__fd(d.dir));

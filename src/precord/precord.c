@@ -377,6 +377,7 @@ static int run(int argc, char **argv, enum mode mode)
 	char *end;
 	size_t nev = 0;
 	char *events = NULL;
+	bool freq_given = false; /* the daemon's default -F 99 gives way to a -c */
 	int c, bad, rc = 2;
 
 	if (mode == MODE_DAEMON) {
@@ -430,6 +431,7 @@ static int run(int argc, char **argv, enum mode mode)
 			break;
 		}
 		case 'F':
+			freq_given = true;
 			if (!strcmp(optarg, "max")) {
 				o.freq = UINT64_MAX;
 			} else if (parse_u64(optarg, &o.freq) || !o.freq) {
@@ -619,6 +621,8 @@ static int run(int argc, char **argv, enum mode mode)
 			    o.threads_only ? "threads" : "processes", o.threads_only ? 't' : 'p');
 		o.all_cpus = false;
 	}
+	if (o.period && !freq_given)
+		o.freq = 0;
 	if (o.freq && o.period) {
 		fprintf(stderr, "precord: give either -F or -c, not both\n");
 		goto out;

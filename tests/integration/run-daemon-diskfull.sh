@@ -3,7 +3,8 @@
 # shellcheck disable=SC2317 # the predicates are called through poll
 # precord daemon on a full disk (issue 17, "Disk full"): DIR on a 4 MiB tmpfs, then a filler
 # file leaves ~100 KiB free.  The daemon (no retention limit, so nothing may be deleted):
-#   - says once in its log, in one line, that the disk is full (besides a warning that the
+#   - says once in its log, in one line, that the disk is full, naming the remedy (free space,
+#     or --max-disk/--min-free: review 22 #9) (besides a warning that the
 #     segment being written was cut; and not again while it retries, ~12 s, even when
 #     16 KiB come back: enough to begin a segment, not to write it), keeps running, and
 #     ctl status's "samples not written" grows
@@ -51,6 +52,8 @@ say "filler: $(stat -c %s "$mnt/filler") bytes; $(($(stat -f -c '%a * %S' "$mnt"
 
 poll 30 log_says "is full"
 check $? "the daemon says the disk is full (log: $(lines "$dlog" 4))"
+grep "is full" "$dlog" | grep -q -e "free space there, or restart the daemon with --max-disk or --min-free"
+check $? "with no retention set, it names the remedy: $(grep "is full" "$dlog" | head -n 1)"
 poll 30 not_written_above 0
 n1=$(status_of "$D" "samples not written")
 check $? "ctl status counts samples not written ($n1)"

@@ -13,6 +13,8 @@
 #     and numbers its segments after every earlier one
 # A last run, with --switch-max-files 1, counts the last leftover against that limit at its
 # start, is stopped cleanly and leaves no .partial.
+# DIR removed (rm -rf) under a running daemon (review 22 #11: it sampled on for ever, logging
+# EBUSY): the daemon says DIR was removed and exits 1 (waited for at most 30 s).
 # Skips when perf is missing or the kernel refuses perf_event_open.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/record-lib.sh"
@@ -131,6 +133,26 @@ then
 	for f in $(closed_segments "$D"); do
 		[ "$(seq_of "$f")" -gt "$before" ] && cp "$D/$f" "$R/$f" && file_reads "last: $f" "$R/$f"
 	done
+fi
+
+say "--- DIR removed under a running daemon"
+G=$workdir/gone
+if start_daemon gone "$G" -a -e cpu-clock -F 99 --switch-output=1h; then
+	rm -rf "$G"
+	i=0
+	while kill -0 "$dpid" 2>/dev/null && [ "$i" -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$dpid" 2>/dev/null; then
+		bad "the daemon still runs 30 s after its DIR was removed: $(lines "$dlog" 4)"
+	else
+		wait "$dpid"
+		rc=$?
+		forget_daemon "$dpid"
+		[ "$rc" -eq 1 ] && grep -q "$G was removed" "$dlog"
+		check $? "the daemon says DIR was removed and exits $rc (want 1): $(lines "$dlog" 4)"
+	fi
 fi
 
 finish

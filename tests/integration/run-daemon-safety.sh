@@ -16,7 +16,10 @@
 #                 (which is signal, as in perf, and takes no next argument), a bad
 #                 --max-disk, the record options -o, --duration and -q (usage errors, rc 2),
 #                 an unknown option (one line that starts "precord daemon:"), ctl with no
-#                 daemon, an unknown ctl command
+#                 daemon, an unknown ctl command; -F with -c (while -c alone replaces the
+#                 default -F 99: review 22 #16, it was refused as if -F were given);
+#                 ctl to a daemon whose socket was removed: not "no daemon is running"
+#                 (which invites a second start) but that the daemon holding DIR lost it
 # Skips when perf is missing or the kernel refuses perf_event_open.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/record-lib.sh"
@@ -63,6 +66,24 @@ refused "unknown ctl command" 2 "unknown command" "$PRECORD" ctl --dir "$workdir
 long=$workdir/$(printf '%0120d' 0)
 refused "--dir too long for a socket" 1 "choose a shorter --dir" \
 	"$PRECORD" daemon --dir "$long" -e cpu-clock
+
+refused "-F with -c" 2 "give either -F or -c" \
+	"$PRECORD" daemon --dir "$workdir/bad" -e cpu-clock -F 99 -c 100000
+if start_daemon period "$workdir/period" -e cpu-clock -c 10000000; then
+	t=$(status_of "$workdir/period" target)
+	case $t in *"cpu-clock every 10000000 events"*) true ;; *) false ;; esac
+	check $? "-c 10000000 alone replaces the default -F 99: target: $t"
+	stop_daemon period "$workdir/period"
+fi
+
+if start_daemon nosock "$workdir/nosock" -e cpu-clock; then
+	rm "$workdir/nosock/precord.sock"
+	refused "ctl with the socket removed" 1 "holds $workdir/nosock but its control socket" \
+		"$PRECORD" ctl --dir "$workdir/nosock" status
+	kill "$dpid"
+	wait "$dpid"
+	forget_daemon "$dpid"
+fi
 
 say "--- DIR refused"
 mkdir -m 0700 "$workdir/real"
