@@ -59,9 +59,10 @@ static bool wall_time(const struct prec_reader *r, uint64_t t, char *buf, size_t
 }
 
 void preport_warn_cut(const struct prec_reader *r, const char *input,
-		      const struct prec_time_range *t)
+		      const struct prec_time_range *t, const char *why)
 {
-	const char *why = "the recorder was killed, its disk filled up, or it is still recording";
+	if (!why)
+		why = "the recorder was killed, its disk filled up, or it is still recording";
 	const char *name;
 	char when[128];
 

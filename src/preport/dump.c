@@ -241,6 +241,6 @@ int preport_dump(struct prec_reader *r, const char *input, const struct preport_
 	if (prec_reader__truncated(r))
 		fprintf(out, "(input truncated: records after the cut are missing)\n");
 	if (rc == 0)
-		preport_warn_cut(r, input, &times);
+		preport_warn_cut(r, input, &times, NULL);
 	return rc < 0 ? rc : 0;
 }

@@ -115,11 +115,12 @@ void preport_times_add_record(struct prec_time_range *t, const struct prec_reade
 			      const struct prec_record *rec);
 /*
  * After the last record was read: one warning line on stderr if `r` is a precord stream that
- * was cut short (prec_reader__cut_short()), saying when it ends.  Nothing for a NULL input
- * (a daemon's live segment, which has no end marker yet).
+ * was cut short (prec_reader__cut_short()), saying when it ends and `why` (NULL: the causes a
+ * single recording has).  Nothing for a NULL input (a daemon's live segment, which has no end
+ * marker yet).
  */
 void preport_warn_cut(const struct prec_reader *r, const char *input,
-		      const struct prec_time_range *t);
+		      const struct prec_time_range *t, const char *why);
 /* The same in brief, "cut short at TIME", into buf (len bytes). */
 void preport_cut_note(const struct prec_reader *r, const struct prec_time_range *t, char *buf,
 		      size_t len);

@@ -648,7 +648,11 @@ int preport_input__read(struct preport_input *in, struct prec_report_session *rs
 		if (!err && !s.live && prec_reader__cut_short(s.r)) { /* live: no end marker yet */
 			char note[192];
 
-			preport_warn_cut(s.r, s.name, prec_report_session__times(rs));
+			/* a directory's segment that is not live was left by a daemon */
+			preport_warn_cut(s.r, s.name, prec_report_session__times(rs),
+					 in->single ? NULL
+						    : "the daemon writing it was killed or its disk "
+						      "filled up");
 			preport_cut_note(s.r, prec_report_session__times(rs), note, sizeof(note));
 			note_damage(in, &s, note);
 		}

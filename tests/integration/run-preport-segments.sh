@@ -422,12 +422,12 @@ kp=$kdir/$(segname "$t3" 2 .partial)
 touch -d "@$((t2 + 5))" "$ks"
 kname=$(basename "$kp")
 # cut_checks LABEL WANT: preport -i KDIR warns WANT times (1: once, that the .partial was cut
-# short, in the words it uses for that file alone; 0: not), and its flame graph's subtitle says
+# short, naming the daemon as the cause; 0: not), and its flame graph's subtitle says
 # "partial:" (1) or not (0)
 cut_checks() {
 	"$PREPORT" -q --folded -i "$kdir" >"$workdir/kfold.out" 2>"$workdir/kfold.err"
 	_rc=$?
-	_n=$(grep -c "^preport: warning: $kname was cut short (no end marker): it ends at .*, 0.700 s after the first sample; the recorder was killed" "$workdir/kfold.err")
+	_n=$(grep -c "^preport: warning: $kname was cut short (no end marker): it ends at .*, 0.700 s after the first sample; the daemon writing it was killed or its disk filled up$" "$workdir/kfold.err")
 	_all=$(grep -c . "$workdir/kfold.err")
 	_got=$(folded_total "$workdir/kfold.out")
 	if [ "$_rc" -eq 0 ] && [ "$_n" -eq "$2" ] && [ "$_all" -eq "$2" ] && [ "$_got" -eq 14 ]; then
