@@ -192,7 +192,8 @@ int prec_session__new(const struct prec_session_opts *o, struct prec_session **r
 	if (err)
 		goto fail;
 	eo.cpu_field = o->system_wide || o->cpu_list;
-	eo.inherit = !o->system_wide;
+	/* as perf: -t records the threads named, not those they start */
+	eo.inherit = !o->system_wide && !o->threads_only;
 	eo.enable_on_exec = o->workload > 0 && !o->system_wide && !o->nr_pids;
 	err = prec_buildid_cache__new(0, &s->bids);
 	if (!err)

@@ -203,6 +203,12 @@ static int check_events(const struct rec_opts *o)
 	struct prec_events *ev;
 	int err;
 
+	if (strpbrk(o->events, "{}")) {
+		fprintf(stderr, "precord: event groups ('{...}') are not supported: each event "
+				"samples on its own; give the events without braces (-e "
+				"cpu-clock,page-faults), or use perf record for a group\n");
+		return 2;
+	}
 	err = prec_events__new(&eo, &ev, &e);
 	if (err) {
 		report_session_error(NULL, false, err, &e);

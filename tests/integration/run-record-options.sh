@@ -119,6 +119,23 @@ else
 fi
 stop_bg "$tpid"
 
+# -t names threads, and as in perf (which sets no inherit for -t) the processes and threads
+# they start after the attach are not recorded: here a shell that starts demo half a second
+# after it (the "; true" keeps the shell from exec'ing demo in its own thread).
+start_bg sh -c "sleep 0.5; \"$DEMO\" 600; true"
+spid=$bg_pid
+f=$workdir/tid-children.data
+record tid-children -e cpu-clock -F 999 -t "$spid" --duration 1.5 -o "$f"
+check_status "-t SHELL" "$rec_rc" 0
+preport_reads "-t SHELL" "$f"
+n=$(sample_field "$f.samples" tid | grep -cv "^$spid\$")
+if [ "$n" -eq 0 ]; then
+	ok "-t SHELL: no sample of the demo the shell started after the attach"
+else
+	bad "-t SHELL: $n samples of other threads than $spid (the demo it started): -t must not follow them"
+fi
+stop_bg "$spid"
+
 # ---- -a ----
 say "--- -a: the whole system for 1 s, with a demo running"
 start_bg "$DEMO" 3000

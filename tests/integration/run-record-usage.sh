@@ -65,6 +65,8 @@ usage "use 'perf record -e syscalls:sys_enter_*'" -e cpu-clock,syscalls:sys_ente
 if [ -e /sys/bus/event_source/devices/tracepoint/type ]; then
 	usage "use 'perf record -e tracepoint/config=1/'" -e tracepoint/config=1/
 fi
+usage "event groups ('{...}') are not supported" -e '{cpu-clock,page-faults}'
+usage "give the events without braces" -e cpu-clock -e '{page-faults}'
 usage "too many events" -e "$(printf 'cpu-clock,%.0s' $(seq 40))cpu-clock"
 usage "'0'" -F 0
 usage "'abc'" -F abc
@@ -94,6 +96,7 @@ daemon_usage "'abc'" -C abc
 daemon_usage "'nosuch'" -e nosuch
 daemon_usage "'0'" -F 0
 daemon_usage "not tracepoints" -e sched:sched_switch
+daemon_usage "event groups" -e '{cpu-clock,page-faults}'
 daemon_usage "-o/--output" -o x.data
 daemon_usage "--duration" --duration 5
 daemon_usage "-q/--quiet" -q
