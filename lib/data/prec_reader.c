@@ -100,8 +100,8 @@ static int reader_start(struct prec_reader *r)
 	if (err)
 		return err;
 	if (avail < 8) {
-		prec_log(PREC_LOG_ERROR, "input is empty or too short to be perf.data (%zu bytes)",
-			 avail);
+		prec_log(PREC_LOG_ERROR, "input is empty or too short to be perf.data (%zu byte%s)",
+			 avail, avail == 1 ? "" : "s");
 		return -EBADMSG;
 	}
 	memcpy(h, p, 8);
