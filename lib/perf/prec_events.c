@@ -361,9 +361,14 @@ struct prec_ring *prec_events__ring(const struct prec_events *ev, size_t i)
 	return ev->rings[i].ring;
 }
 
-int prec_events__ring_fd(const struct prec_events *ev, size_t i)
+size_t prec_events__nr_fds(const struct prec_events *ev)
 {
-	return ev->rings[i].fd;
+	return ev->nr_fds;
+}
+
+int prec_events__fd(const struct prec_events *ev, size_t k)
+{
+	return ev->fds[k];
 }
 
 uint64_t prec_events__lost_samples(const struct prec_events *ev, size_t i)

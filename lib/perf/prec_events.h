@@ -88,8 +88,13 @@ const uint64_t *prec_events__ids(const struct prec_events *ev, size_t i, size_t 
 
 size_t prec_events__nr_rings(const struct prec_events *ev);
 struct prec_ring *prec_events__ring(const struct prec_events *ev, size_t i);
-/* The fd ring i is mapped from: poll(2) it for POLLIN; POLLHUP once its targets are gone. */
-int prec_events__ring_fd(const struct prec_events *ev, size_t i);
+/*
+ * The event fds, k < prec_events__nr_fds() (-1 for a thread that exited while attaching):
+ * poll(2) them all for POLLIN.  An fd gives POLLHUP once its thread is gone; the rings are
+ * done only when every fd has, since the other fds of a CPU write into the ring of its first.
+ */
+size_t prec_events__nr_fds(const struct prec_events *ev);
+int prec_events__fd(const struct prec_events *ev, size_t k);
 
 /*
  * Samples the kernel dropped for event i because a ring was full, summed over its fds

@@ -71,7 +71,8 @@ struct prec_session {
 	size_t nr_cpus;
 	pid_t *tids; /* -1 alone for system-wide */
 	size_t nr_tids;
-	struct pollfd *pfd; /* one per ring, then the caller's wake fd */
+	struct pollfd *pfd; /* one per open event fd (nr_pfd), then the caller's wake fd */
+	size_t nr_pfd;
 	struct prec_buildid_cache *bids; /* build-ids from user space, not attr.build_id */
 	size_t nr_hup;
 	struct prec_tasks *tasks; /* keep_tasks: the targets' tasks, as drained */
@@ -203,14 +204,18 @@ int prec_session__new(const struct prec_session_opts *o, struct prec_session **r
 					o->nr_pids > 0, ret_err);
 	if (err)
 		goto fail;
-	s->pfd = calloc(prec_events__nr_rings(s->ev) + 1, sizeof(*s->pfd));
+	/* every event fd, not only the rings': a ring's first thread may exit before the others
+	 * writing into it (a leader's pthread_exit) */
+	s->pfd = calloc(prec_events__nr_fds(s->ev) + 1, sizeof(*s->pfd));
 	if (!s->pfd) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	for (i = 0; i < prec_events__nr_rings(s->ev); i++) {
-		s->pfd[i].fd = prec_events__ring_fd(s->ev, i);
-		s->pfd[i].events = POLLIN;
+	for (i = 0; i < prec_events__nr_fds(s->ev); i++) {
+		if (prec_events__fd(s->ev, i) < 0)
+			continue;
+		s->pfd[s->nr_pfd].fd = prec_events__fd(s->ev, i);
+		s->pfd[s->nr_pfd++].events = POLLIN;
 	}
 	if (o->keep_tasks && (o->system_wide || o->nr_pids)) {
 		struct prec_sample_layout l;
@@ -875,7 +880,7 @@ int prec_session__end_output(struct prec_session *s, struct prec_session_stats *
 
 int prec_session__wait(struct prec_session *s, int timeout_ms, int wake_fd)
 {
-	size_t i, n = prec_events__nr_rings(s->ev);
+	size_t i, n = s->nr_pfd;
 
 	s->pfd[n].fd = wake_fd;
 	s->pfd[n].events = POLLIN;
@@ -891,9 +896,7 @@ int prec_session__wait(struct prec_session *s, int timeout_ms, int wake_fd)
 
 bool prec_session__targets_gone(const struct prec_session *s)
 {
-	size_t n = prec_events__nr_rings(s->ev);
-
-	return n && s->nr_hup == n;
+	return s->nr_pfd && s->nr_hup == s->nr_pfd;
 }
 
 void prec_session__output_stats(const struct prec_session *s, struct prec_session_stats *ret)

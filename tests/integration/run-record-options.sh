@@ -119,6 +119,34 @@ else
 fi
 stop_bg "$tpid"
 
+# -p of a process whose leader leaves (pthread_exit) while its threads run on: the recording
+# goes on until the last thread ends, as perf's does.  The leader leaves 0.6 s after the
+# start, the threads spin for 1.5 s; precord attaches before the leader leaves.
+start_bg "$WL/threads" 1500 600
+lpid=$bg_pid
+sleep 0.2
+f=$workdir/leader-exit.data
+record leader-exit -e cpu-clock -F 999 -p "$lpid" --duration 20 -o "$f" # 20 s: a guard
+check_status "-p, leader leaves" "$rec_rc" 0
+preport_reads "-p, leader leaves" "$f"
+# the samples after the leader's EXIT; checked only when precord found the two threads at
+# the attach (their COMM records of time 0): a thread made later is followed by inheritance
+# from the leader's event alone, which ends with the leader, in perf too
+lexit=$(awk -v p="$lpid" '/: EXIT / && $0 ~ " tid " p " " { print $NF; exit }' "$f.dump")
+nthr=$(grep -c ": COMM pid $lpid tid [0-9]* comm thread_[ab] time 0\$" "$f.dump")
+if [ -z "$lexit" ] || [ "$nthr" -ne 2 ]; then
+	say "-p, leader leaves: precord attached before the threads existed or after the leader left (EXIT '$lexit', threads seen $nthr): not checked"
+else
+	n=$(awk -v t="$lexit" '{ for (i = 1; i < NF; i++) if ($i == "time" && $(i + 1) > t) { n++; break } }
+		END { print n + 0 }' "$f.samples")
+	if [ "$n" -ge 100 ]; then
+		ok "-p, leader leaves: $n samples of its threads after it left"
+	else
+		bad "-p, leader leaves: $n samples after the leader left, want >= 100 (the threads spin on for about 0.9 s each): $(lines "$workdir/leader-exit.err" 2)"
+	fi
+fi
+stop_bg "$lpid"
+
 # -t names threads, and as in perf (which sets no inherit for -t) the processes and threads
 # they start after the attach are not recorded: here a shell that starts demo half a second
 # after it (the "; true" keeps the shell from exec'ing demo in its own thread).

@@ -5,9 +5,10 @@
  *   thread_a (in a thread named "thread_a")   about 50% of the CPU time
  *   thread_b (in a thread named "thread_b")   about 50%
  *
- * Usage: threads [MILLISECONDS]   (default 500)
+ * Usage: threads [MILLISECONDS [LEADER_MILLISECONDS]]   (default 500)
  *
- * main starts two threads and waits for them.  Each thread spins in its own function until
+ * main starts two threads and waits for them; given LEADER_MILLISECONDS, it sleeps that long
+ * instead and leaves with pthread_exit(), so that the process lives on in its two threads.  Each thread spins in its own function until
  * it has used MILLISECONDS of its own CPU time (CLOCK_THREAD_CPUTIME_ID), so the 50:50 split
  * holds however the threads are scheduled; with two free CPUs the run takes MILLISECONDS of
  * wall-clock time.  The loop body is one dependent multiply-add; the CPU clock (a system
@@ -87,28 +88,35 @@ WL_FN void *thread_b(void *arg)
 	return NULL;
 }
 
+static int parse_ms(const char *arg, unsigned long *ret)
+{
+	char *end;
+
+	errno = 0;
+	*ret = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || *ret > MAX_MS) {
+		fprintf(stderr, "threads: '%s' is not a time in milliseconds (0..%lu)\n", arg,
+			MAX_MS);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long ms = DEFAULT_MS;
+	unsigned long ms = DEFAULT_MS, leader_ms = 0;
 	uint64_t budget;
 	pthread_t ta, tb;
 	int err;
 
-	if (argc > 2) {
-		fprintf(stderr, "usage: threads [MILLISECONDS]\n");
+	if (argc > 3) {
+		fprintf(stderr, "usage: threads [MILLISECONDS [LEADER_MILLISECONDS]]\n");
 		return 2;
 	}
-	if (argc == 2) {
-		char *end;
-
-		errno = 0;
-		ms = strtoul(argv[1], &end, 10);
-		if (errno || end == argv[1] || *end || argv[1][0] == '-' || ms > MAX_MS) {
-			fprintf(stderr, "threads: '%s' is not a run time in milliseconds (0..%lu)\n",
-				argv[1], MAX_MS);
-			return 2;
-		}
-	}
+	if (argc >= 2 && parse_ms(argv[1], &ms))
+		return 2;
+	if (argc == 3 && parse_ms(argv[2], &leader_ms))
+		return 2;
 	budget = (uint64_t)ms * 1000000u;
 	err = pthread_create(&ta, NULL, thread_a, &budget);
 	if (err) {
@@ -120,6 +128,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "threads: cannot create a thread: %s\n", strerror(err));
 		pthread_join(ta, NULL);
 		return 1;
+	}
+	if (argc == 3) {
+		/* the leader leaves, the process lives on in its threads */
+		struct timespec ts = { (time_t)(leader_ms / 1000),
+				       (long)(leader_ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+		pthread_exit(NULL);
 	}
 	pthread_join(ta, NULL);
 	pthread_join(tb, NULL);
