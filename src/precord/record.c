@@ -179,6 +179,16 @@ static void write_error(const struct rec_opts *o, int err, bool workload_runs)
 		workload_runs ? "; the workload keeps running" : "");
 }
 
+/* A file that got not even its header holds nothing: remove it, if it is still the one made. */
+static void drop_empty_output(const char *path, int fd)
+{
+	struct stat a, b;
+
+	if (strcmp(path, "-") && !fstat(fd, &a) && !lstat(path, &b) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino && S_ISREG(b.st_mode))
+		unlink(path);
+}
+
 int record_run(const struct rec_opts *o)
 {
 	struct workload wl = { .pid = -1, .go_fd = -1, .err_fd = -1 };
@@ -215,7 +225,12 @@ int record_run(const struct rec_opts *o)
 		goto out;
 	err = prec_session__begin_output(s, out_fd);
 	if (err) {
-		fprintf(stderr, "precord: cannot write '%s': %s\n", o->output, strerror(-err));
+		bool space = err == -ENOSPC || err == -EDQUOT;
+
+		fprintf(stderr, "precord: cannot write '%s': %s; %s\n", o->output, strerror(-err),
+			space ? "free space there, or write elsewhere with -o"
+			      : "nothing was recorded");
+		drop_empty_output(o->output, out_fd);
 		goto out;
 	}
 

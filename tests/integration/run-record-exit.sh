@@ -173,6 +173,18 @@ if mount -t tmpfs -o size=256k,mode=0700 precord-test "$small" 2>"$workdir/mount
 		bad "disk full: no 'cannot write ... No space left': $(lines "$workdir/full.err" 3)"
 	fi
 	cp "$f" "$workdir/full.data"
+	# no room even for the header: one line that says what to do, and no empty file left
+	dd if=/dev/zero of="$small/filler" bs=4k count=100 2>/dev/null
+	g=$small/nothing.data
+	record full0 -e cpu-clock -o "$g" -- true
+	check_status "disk full at the start" "$rec_rc" 1
+	if [ "$(grep -c . "$workdir/full0.err")" -eq 1 ] &&
+		grep -q "^precord: cannot write '$g': No space left on device; free space there, or write elsewhere with -o\$" "$workdir/full0.err" &&
+		[ ! -e "$g" ]; then
+		ok "disk full at the start: one line with what to do, no empty file left"
+	else
+		bad "disk full at the start: $(lines "$workdir/full0.err" 3); file left: $(ls -l "$g" 2>&1)"
+	fi
 	umount "$small"
 	cut_readable "disk full" "$workdir/full.data"
 else
