@@ -147,6 +147,32 @@ else
 fi
 stop_bg "$lpid"
 
+# -p A,B where A ends first: B is recorded to its end (the first fd of each CPU's ring is A's)
+start_bg "$DEMO" 400
+apid=$bg_pid
+start_bg "$DEMO" 1500
+bpid=$bg_pid
+sleep 0.1
+f=$workdir/two-pids.data
+record two-pids -e cpu-clock -F 999 -p "$apid,$bpid" --duration 20 -o "$f"
+check_status "-p A,B" "$rec_rc" 0
+preport_reads "-p A,B" "$f"
+aexit=$(awk -v p="$apid" '/: EXIT / && $0 ~ " tid " p " " { print $NF; exit }' "$f.dump")
+if [ -z "$aexit" ]; then
+	say "-p A,B: A ($apid) ended before the attach: not checked"
+else
+	n=$(awk -v t="$aexit" -v p="$bpid" '$0 ~ " pid " p " " {
+		for (i = 1; i < NF; i++) if ($i == "time" && $(i + 1) > t) { n++; break } }
+		END { print n + 0 }' "$f.samples")
+	if [ "$n" -ge 100 ]; then
+		ok "-p A,B: $n samples of B after A ended"
+	else
+		bad "-p A,B: $n samples of B after A ended, want >= 100: $(lines "$workdir/two-pids.err" 2)"
+	fi
+fi
+stop_bg "$apid"
+stop_bg "$bpid"
+
 # -t names threads, and as in perf (which sets no inherit for -t) the processes and threads
 # they start after the attach are not recorded: here a shell that starts demo half a second
 # after it (the "; true" keeps the shell from exec'ing demo in its own thread).
