@@ -539,7 +539,8 @@ static int run(int argc, char **argv, enum mode mode)
 			}
 			o.duration = strtod(optarg, &end);
 			if (*end || !(o.duration > 0)) {
-				fprintf(stderr, "precord: bad duration '%s'; give seconds\n", optarg);
+				fprintf(stderr, "precord: bad duration '%s'; give a number of seconds "
+						"above 0, e.g. --duration 10\n", optarg);
 				goto out;
 			}
 			break;

@@ -871,6 +871,15 @@ bool preport_opts__parse(struct preport_opts *o, int argc, char **argv, int *ret
 			if (!strcmp(opts[i].name, filter_names[k]))
 				filters[k] = opts[i].arg ? optarg : "";
 	}
+	if (optind < argc && optind > 1 &&
+	    (!strcmp(argv[optind - 1], "-g") || !strcmp(argv[optind - 1], "--call-graph"))) {
+		/* "-g X" with an X that is no graph spec was left as an argument */
+		fprintf(stderr, "preport: unknown call graph spec '%s' for %s; give a mode (graph, "
+				"flat, folded, fractal, none), caller or callee, a threshold, as "
+				"in -g graph,0.5,caller (see preport(1))\n",
+			argv[optind], argv[optind - 1]);
+		return false;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "preport: unexpected argument '%s'; run 'preport --help' for usage\n",
 			argv[optind]);

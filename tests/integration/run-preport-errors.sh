@@ -247,6 +247,8 @@ run bad-short -Z
 expect_error "unknown option -Z" 2
 run no-arg -D -i
 expect_error "-i without a file" 2
+run cg-word -i "$workdir/stream.data" -g nosuch
+expect_error "-g nosuch" 2 "unknown call graph spec 'nosuch' for -g; give a mode"
 # call-graph settings of perf's that preport does not do are refused, never ignored
 run cg-fractal -i "$workdir/stream.data" -g fractal,count
 expect_error "-g fractal,count" 2 'fractal shows percentages only'
