@@ -225,6 +225,18 @@ static int run_file(const struct preport_opts *o)
 		if (!err)
 			err = preport_print_header(r, o->input, stdout);
 	}
+	if (!err && !o->header_only && !o->dump_raw) {
+		/* a recording that defines no event ends inside or right after its header */
+		err = prec_reader__read_header(r);
+		if (!err && !prec_reader__nr_evsels(r)) {
+			fprintf(stderr, "preport: %s holds no event, nothing to report: it ends in "
+					"or right after its header, so its recorder stopped as it began "
+					"(or it is not a recording)\n",
+				preport_shown(o->input));
+			prec_reader__free(r);
+			return 1;
+		}
+	}
 	if (!err && !o->header_only) {
 		/* with --since/--until, a recording without wall-clock data is refused here */
 		err = preport_input__new_file(r, o->input, &o->range, &in);

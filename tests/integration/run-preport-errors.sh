@@ -241,6 +241,13 @@ for f in stream.data $perf_file; do
 	expect_error "byte-swapped magic ($f, stdin)" 1 "standard input:.*byte order"
 done
 
+# a recording cut right after its 16-byte pipe header (its recorder killed as it began)
+head -c 16 "$workdir/stream.data" >"$workdir/header-only.data"
+for view in --stdio --folded; do
+	run header-only -i "$workdir/header-only.data" "$view"
+	expect_error "header only, $view" 1 "holds no event, nothing to report"
+done
+
 run bad-long --no-such-option
 expect_error "unknown option --no-such-option" 2
 run bad-short -Z
