@@ -164,10 +164,12 @@ else
 	n=$(awk -v t="$aexit" -v p="$bpid" '$0 ~ " pid " p " " {
 		for (i = 1; i < NF; i++) if ($i == "time" && $(i + 1) > t) { n++; break } }
 		END { print n + 0 }' "$f.samples")
-	if [ "$n" -ge 100 ]; then
+	# B runs 1.1 s of wall time after A: at least 20 samples even when it gets 2% of a CPU
+	# (the code before gave 0-2)
+	if [ "$n" -ge 20 ]; then
 		ok "-p A,B: $n samples of B after A ended"
 	else
-		bad "-p A,B: $n samples of B after A ended, want >= 100: $(lines "$workdir/two-pids.err" 2)"
+		bad "-p A,B: $n samples of B after A ended, want >= 20: $(lines "$workdir/two-pids.err" 2)"
 	fi
 fi
 stop_bg "$apid"
