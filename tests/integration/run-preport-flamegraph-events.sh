@@ -100,8 +100,10 @@ head -c $((size - 100)) "$f" >"$workdir/cut.data"
 "$PREPORT" -i "$workdir/cut.data" --flamegraph "$workdir/cut.svg" 2>"$workdir/cut.err"
 check_status "--flamegraph of a recording cut short" $? 0 "$workdir/cut.err"
 sub=$(subtitle_all "$workdir/cut.svg")
+# ("cut short at TIME" when a sample before the cut has a time; the whole recording may be
+# in the zstd frame the cut falls in, which leaves no sample: once in CI)
 case $sub in
-"partial: input cut short "*" · cpu-clock · "*) ok "cut short: $sub" ;;
+"partial: input cut short"*" · cpu-clock · "*) ok "cut short: $sub" ;;
 *) bad "cut short: the subtitle is '$sub', not 'partial: input cut short ...'" ;;
 esac
 # the size of the last record (pipe form: records one after the other from byte 16) made
